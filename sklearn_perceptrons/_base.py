@@ -1,0 +1,430 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every perceptron of the package shares.
+
+Parameter tables, input and label validation (with a lean path for the
+one-row calls of streaming), the row tables that map classes to binary
+sub-problems, the per-row stopping rules, the verbose lines and the
+all-or-nothing update of a fitted estimator.
+"""
+
+import functools
+import numbers
+import warnings
+from math import ceil
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import compute_class_weight
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    assert_all_finite,
+    check_is_fitted,
+    validate_data,
+)
+
+# Update rules of the compiled epoch; mirrored by the enum of _linear_fast.pyx.
+RULE_THRESHOLD = 0
+RULE_MARGIN = 1
+
+_FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def keep_state_on_error(method):
+    """Make ``method`` all-or-nothing: on any exception, restore ``self``.
+
+    ``validate_data(reset=True)`` sets ``n_features_in_`` before the labels are
+    even looked at, so a failed ``fit`` would otherwise leave a half-updated
+    estimator behind.  The fitting code never mutates a fitted array in place,
+    so a shallow copy of ``__dict__`` is a complete snapshot.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        snapshot = self.__dict__.copy()
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+
+    return wrapper
+
+
+def one_vs_all_table(n_classes):
+    """Rows touched by each class, and signs, for one-vs-all sub-problems.
+
+    Binary problems have one row, in which ``classes_[1]`` is the positive
+    class; otherwise row ``k`` is "class k vs. the rest".
+
+    Returns
+    -------
+    rows_ptr, rows, signs : ndarrays of int32, int32, int8
+        The rows touched by a sample of class ``c`` are
+        ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` with signs at the same places.
+    """
+    if n_classes == 2:
+        return (
+            np.array([0, 1, 2], dtype=np.int32),
+            np.array([0, 0], dtype=np.int32),
+            np.array([-1, 1], dtype=np.int8),
+        )
+    rows = np.tile(np.arange(n_classes, dtype=np.int32), n_classes)
+    signs = np.where(
+        rows.reshape(n_classes, n_classes) == np.arange(n_classes)[:, None], 1, -1
+    ).astype(np.int8)
+    rows_ptr = np.arange(0, n_classes * n_classes + 1, n_classes, dtype=np.int32)
+    return rows_ptr, rows, signs.ravel()
+
+
+def one_vs_one_table(n_classes):
+    """Rows touched by each class, and signs, for one-vs-one sub-problems.
+
+    Row ``p`` is the pair ``(i, j)``, ``i < j``, in lexicographic order, with
+    class ``j`` positive (as scikit-learn's ``OneVsOneClassifier``).  A sample
+    of class ``c`` touches only the ``n_classes - 1`` pairs that involve ``c``.
+    """
+    pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+    rows, signs, rows_ptr = [], [], [0]
+    for c in range(n_classes):
+        for p, (i, j) in enumerate(pairs):
+            if c in (i, j):
+                rows.append(p)
+                signs.append(1 if c == j else -1)
+        rows_ptr.append(len(rows))
+    return (
+        np.asarray(rows_ptr, dtype=np.int32),
+        np.asarray(rows, dtype=np.int32),
+        np.asarray(signs, dtype=np.int8),
+    )
+
+
+def sign_matrix(table, n_classes, n_rows):
+    """Dense (n_classes, n_rows) matrix of the sign of each class in each row.
+
+    Zero where a class does not take part in a row's binary problem.
+    """
+    rows_ptr, rows, signs = table
+    matrix = np.zeros((n_classes, n_rows), dtype=np.int8)
+    for c in range(n_classes):
+        span = slice(rows_ptr[c], rows_ptr[c + 1])
+        matrix[c, rows[span]] = signs[span]
+    return matrix
+
+
+def row_accuracy(scores, y_class, signs_of_class):
+    """Accuracy of every row's binary classifier on the given samples.
+
+    A row predicts the positive class iff its score is > 0, as ``predict``
+    does.  Rows with no sample of their classes get accuracy 0.
+    """
+    signs = signs_of_class[y_class]
+    correct = np.where(signs > 0, scores > 0, scores <= 0) & (signs != 0)
+    counts = (signs != 0).sum(axis=0)
+    return np.divide(
+        correct.sum(axis=0), counts, out=np.zeros(scores.shape[1]), where=counts > 0
+    )
+
+
+class StoppingRule:
+    """The per-row stopping rules of ``fit``, shared by every perceptron.
+
+    Each binary sub-problem (row) stops on its own: (1) after an epoch with
+    zero updates (converged); (2) if ``tol`` is not None, after
+    ``n_iter_no_change`` consecutive epochs whose number of updates did not
+    fall below ``best - tol * n_samples`` or, with early stopping, whose
+    validation accuracy did not rise above ``best + tol``.  Rows still going
+    at ``max_iter`` stop there unconverged.
+    """
+
+    def __init__(self, n_rows, *, tol, n_iter_no_change, n_samples, early_stopping):
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.n_samples = n_samples
+        self.early_stopping = early_stopping
+        self.active = np.ones(n_rows, dtype=np.uint8)
+        self.converged = np.zeros(n_rows, dtype=bool)
+        self.n_iter = np.zeros(n_rows, dtype=np.int64)
+        self.best_updates = np.full(n_rows, np.inf)
+        self.best_score = np.full(n_rows, -np.inf)
+        self.no_improvement = np.zeros(n_rows, dtype=np.int64)
+
+    def update(self, updates, val_score=None):
+        """Record one epoch of the active rows.
+
+        Returns the boolean mask of the rows whose validation score is the best
+        so far (their coefficients should be kept); all False without early
+        stopping.
+        """
+        active = self.active.astype(bool)
+        self.n_iter[active] += 1
+        improved = np.zeros_like(active)
+        if self.early_stopping:
+            improved = active & (val_score > self.best_score)
+            if self.tol is not None:
+                stalled = val_score < self.best_score + self.tol
+            self.best_score = np.where(improved, val_score, self.best_score)
+        elif self.tol is not None:
+            stalled = updates > self.best_updates - self.tol * self.n_samples
+            self.best_updates = np.where(
+                active, np.minimum(self.best_updates, updates), self.best_updates
+            )
+        if self.tol is not None:
+            self.no_improvement = np.where(
+                active & stalled, self.no_improvement + 1, 0
+            )
+            self.active[active & (self.no_improvement >= self.n_iter_no_change)] = 0
+        zero = active & (updates == 0)
+        self.converged |= zero
+        self.active[zero] = 0
+        return improved
+
+    @property
+    def done(self):
+        return not self.active.any()
+
+
+def check_y_1d(y):
+    """Ravel a column-vector y with scikit-learn's DataConversionWarning."""
+    from sklearn.utils.validation import column_or_1d
+
+    return column_or_1d(y, warn=True)
+
+
+def validation_split(n_samples, validation_fraction, random_state):
+    """Split sample indices into a training and a validation part.
+
+    The split does not look at the labels, so that in a one-vs-all problem
+    every row sees the split its own binary problem would see (a stratified
+    split would depend on all K classes).
+    """
+    n_val = int(ceil(validation_fraction * n_samples))
+    n_train = n_samples - n_val
+    if n_val < 1 or n_train < 1:
+        raise ValueError(
+            f"early_stopping=True with validation_fraction={validation_fraction} "
+            f"leaves {n_train} training and {n_val} validation samples out of "
+            f"{n_samples}; both must be at least 1. Use more samples or another "
+            "validation_fraction."
+        )
+    permutation = random_state.permutation(n_samples)
+    return (
+        np.sort(permutation[n_val:]).astype(np.int32),
+        np.sort(permutation[:n_val]).astype(np.int32),
+    )
+
+
+class BasePerceptron(ClassifierMixin, BaseEstimator):
+    """Parameters, validation, labels and diagnostics of every perceptron."""
+
+    _parameter_constraints = {
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "average": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    # -- tags ------------------------------------------------------------
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # -- validation ------------------------------------------------------
+
+    def _validate_fit_data(self, X, y, sample_weight):
+        """Validate X, y and sample_weight for ``fit`` (resets feature info)."""
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=list(_FLOAT_DTYPES),
+            order="C",
+            accept_large_sparse=False,
+            reset=True,
+        )
+        check_classification_targets(y)
+        classes, y_class = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"The training data contains only one class: {classes[0]!r}. "
+                f"{type(self).__name__} needs samples of at least 2 classes."
+            )
+        sample_weight = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True
+        )
+        return X, classes, y_class.astype(np.int32), sample_weight
+
+    def _validate_partial_fit_data(self, X, y, classes, sample_weight):
+        """Validate a ``partial_fit`` batch; the first call sets ``classes_``.
+
+        Returns the validated X, the class index of every sample, the sample
+        weights and the classes.  After the first call, a float ndarray X
+        takes a lean path (a shape and finiteness check instead of
+        ``validate_data``), so that a one-row call stays cheap.
+        """
+        first_call = not hasattr(self, "classes_")
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: "
+                    "the list of every label the stream will contain."
+                )
+            classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"classes={classes.tolist()!r} holds only one class; "
+                    "partial_fit needs at least 2 classes."
+                )
+        else:
+            if classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_
+            ):
+                raise ValueError(
+                    f"classes={np.asarray(classes).tolist()!r} is not the same "
+                    f"as on the first call to partial_fit: "
+                    f"{self.classes_.tolist()!r}."
+                )
+            classes = self.classes_
+        if first_call or not self._is_lean_input(X):
+            X, y = validate_data(
+                self,
+                X,
+                y,
+                accept_sparse="csr",
+                dtype=list(_FLOAT_DTYPES),
+                order="C",
+                accept_large_sparse=False,
+                reset=first_call,
+            )
+        else:
+            y = self._lean_check_X(X, y)
+        y_class = np.searchsorted(classes, y)
+        y_class = np.minimum(y_class, classes.shape[0] - 1)
+        unknown = classes[y_class] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
+                f"that are not in classes={classes.tolist()!r}."
+            )
+        if sample_weight is None:
+            sample_weight = np.ones(X.shape[0])
+        else:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True,
+                allow_all_zero_weights=True,
+            )
+        return X, y_class.astype(np.int32), sample_weight, classes
+
+    def _is_lean_input(self, X):
+        """Whether X may skip ``validate_data``: a 2-d float C-ordered ndarray
+        and an estimator fitted without feature names."""
+        return (
+            type(X) is np.ndarray
+            and X.ndim == 2
+            and X.dtype in _FLOAT_DTYPES
+            and X.flags.c_contiguous
+            and not hasattr(self, "feature_names_in_")
+        )
+
+    def _lean_check_X(self, X, y=None):
+        """The checks of ``validate_data`` that matter for a float ndarray."""
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
+        if X.shape[0] == 0:
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
+                "of 1 is required."
+            )
+        assert_all_finite(X, input_name="X")
+        if y is None:
+            return None
+        y = np.asarray(y)
+        if y.ndim != 1:
+            y = check_y_1d(y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"Found input variables with inconsistent numbers of samples: "
+                f"[{X.shape[0]}, {y.shape[0]}]"
+            )
+        return y
+
+    def _validate_predict_data(self, X):
+        """Validate X for prediction, with a lean path for float ndarrays."""
+        check_is_fitted(self)
+        if self._is_lean_input(X):
+            self._lean_check_X(X)
+            return X
+        return validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=list(_FLOAT_DTYPES),
+            order="C",
+            accept_large_sparse=False,
+            reset=False,
+        )
+
+    def _class_weights(self, classes, y_class=None, *, partial=False):
+        """Weight of every class index, from ``class_weight``."""
+        if self.class_weight is None:
+            return np.ones(classes.shape[0])
+        if partial and isinstance(self.class_weight, str):
+            raise ValueError(
+                "class_weight='balanced' is not supported by partial_fit, which "
+                "sees one batch at a time. Compute the weights once with "
+                "sklearn.utils.compute_class_weight('balanced', classes=classes, "
+                "y=y) and pass them as a dict."
+            )
+        unknown = set(self.class_weight) - set(classes.tolist()) if isinstance(
+            self.class_weight, dict) else set()
+        if unknown:
+            raise ValueError(
+                f"class_weight names labels {sorted(map(str, unknown))} that are "
+                f"not among the classes {classes.tolist()!r}."
+            )
+        y = None if y_class is None else classes[y_class]
+        return compute_class_weight(self.class_weight, classes=classes, y=y)
+
+    # -- diagnostics ------------------------------------------------------
+
+    def _print_epoch(self, epoch, updates, weight_norm, elapsed):
+        if self.verbose:
+            print(
+                f"-- Epoch {epoch}: updates {int(updates)}, "
+                f"norm(w) {weight_norm:.6g}, time {elapsed:.4f} s",
+                flush=True,
+            )
+
+    def _warn_max_iter(self, n_unconverged):
+        warnings.warn(
+            f"{type(self).__name__} reached max_iter={self.max_iter} with "
+            f"{n_unconverged} binary sub-problem(s) still making updates; "
+            "the data may not be separable. Increase max_iter, set tol, or "
+            "accept the current solution.",
+            ConvergenceWarning,
+        )
+
+    def _epoch_order(self, train_idx, rng):
+        """Indices of the next epoch: a fresh permutation when ``shuffle``."""
+        if self.shuffle:
+            order = train_idx.copy()
+            rng.shuffle(order)
+            return order
+        return train_idx

@@ -14,7 +14,6 @@ import warnings
 from math import ceil
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import compute_class_weight
@@ -26,6 +25,8 @@ from sklearn.utils.validation import (
     check_is_fitted,
     validate_data,
 )
+
+from ._shuffle import shuffle_indices
 
 # Update rules of the compiled epoch; mirrored by the enum of _linear_fast.pyx.
 RULE_THRESHOLD = 0
@@ -129,6 +130,28 @@ def row_accuracy(scores, y_class, signs_of_class):
     return np.divide(
         correct.sum(axis=0), counts, out=np.zeros(scores.shape[1]), where=counts > 0
     )
+
+
+def encode_labels(y):
+    """Return the sorted classes of y and the class index of every sample.
+
+    Integer and boolean labels are always a valid classification target, and
+    their classes are found by counting, in O(n) instead of the O(n log n)
+    sorts of ``np.unique`` and ``type_of_target``, which would otherwise cost
+    as much as a training epoch on a large X.  Other labels go through
+    scikit-learn's ``check_classification_targets``.
+    """
+    if y.dtype.kind in "iub" and y.shape[0] > 0:
+        low, high = int(y.min()), int(y.max())
+        if high - low <= 4 * y.shape[0] + 1024 and -(2**62) < low <= high < 2**62:
+            offsets = y.astype(np.intp) - low
+            present = np.bincount(offsets, minlength=high - low + 1) > 0
+            codes = np.cumsum(present, dtype=np.int32) - 1
+            classes = (np.flatnonzero(present) + low).astype(y.dtype)
+            return classes, codes[offsets]
+    check_classification_targets(y)
+    classes, y_class = np.unique(y, return_inverse=True)
+    return classes, y_class.astype(np.int32)
 
 
 class StoppingRule:
@@ -256,17 +279,16 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             accept_large_sparse=False,
             reset=True,
         )
-        check_classification_targets(y)
-        classes, y_class = np.unique(y, return_inverse=True)
+        classes, y_class = encode_labels(y)
         if classes.shape[0] < 2:
             raise ValueError(
-                f"The training data contains only one class: {classes[0]!r}. "
+                f"The training data contains only one class: {classes.tolist()[0]!r}. "
                 f"{type(self).__name__} needs samples of at least 2 classes."
             )
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True
         )
-        return X, classes, y_class.astype(np.int32), sample_weight
+        return X, classes, y_class, sample_weight
 
     def _validate_partial_fit_data(self, X, y, classes, sample_weight):
         """Validate a ``partial_fit`` batch; the first call sets ``classes_``.
@@ -425,6 +447,6 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         """Indices of the next epoch: a fresh permutation when ``shuffle``."""
         if self.shuffle:
             order = train_idx.copy()
-            rng.shuffle(order)
+            shuffle_indices(order, int(rng.randint(0, 2**63 - 1, dtype=np.int64)))
             return order
         return train_idx

@@ -9,11 +9,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
 from . import _linear_fast
 from ._base import (
+    RULE_MARGIN,
     RULE_THRESHOLD,
     BasePerceptron,
     StoppingRule,
@@ -143,6 +144,20 @@ class BaseLinearPerceptron(BasePerceptron):
     def _rule_parameters(self, X, n_rows):
         """Return (rule, threshold, kappa): the update rule of every row."""
         raise NotImplementedError
+
+    def _partial_pass(self, X, state, y_class, step, table):
+        """The pass of ``partial_fit`` over the rows of X, in order.
+
+        Returns the updates of every row.  A hook: ``MarginPerceptron``'s
+        online margin search splits the pass where its margin changes.
+        """
+        n_rows = state.coef.shape[0]
+        rule, threshold, kappa = self._rule_parameters(X, n_rows)
+        return run_epoch(
+            X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
+            fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
+            rule=rule, threshold=threshold, kappa=kappa,
+        )
 
     # -- public API --------------------------------------------------------
 
@@ -324,12 +339,7 @@ class BaseLinearPerceptron(BasePerceptron):
             state = self._state.copy()
         else:
             state = self._initial_state(X, n_rows, None, None)
-        rule, threshold, kappa = self._rule_parameters(X, n_rows)
-        updates = run_epoch(
-            X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
-            fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=rule, threshold=threshold, kappa=kappa,
-        )
+        updates = self._partial_pass(X, state, y_class, step, table)
         _check_finite_weights(state)
         total = int(updates.sum())
         self.classes_ = classes

@@ -9,12 +9,13 @@ all-or-nothing update of a fitted estimator.
 """
 
 import functools
+import math
 import numbers
 import warnings
 from math import ceil
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -33,6 +34,35 @@ RULE_THRESHOLD = 0
 RULE_MARGIN = 1
 
 _FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def check_finite(array, name):
+    """Raise ValueError if ``array`` (a float ndarray) holds NaN or infinity.
+
+    A sum is finite iff every term is finite, barring overflow, so the
+    common case costs one reduction and no temporary array; a non-finite
+    sum falls back to scikit-learn's exact check and its error message.
+    """
+    if not math.isfinite(np.add.reduce(array, axis=None)):
+        assert_all_finite(array, input_name=name)
+
+
+def partial_fit_context(method):
+    """``_fit_context`` for the first call of ``partial_fit`` only.
+
+    scikit-learn's ``_fit_context`` already skips parameter validation once a
+    ``partial_fit`` estimator is fitted; later calls also skip its context
+    managers, whose cost would dominate a one-row call.
+    """
+    first_call = _fit_context(prefer_skip_nested_validation=True)(method)
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if hasattr(self, "classes_"):
+            return method(self, *args, **kwargs)
+        return first_call(self, *args, **kwargs)
+
+    return wrapper
 
 
 def keep_state_on_error(method):
@@ -57,6 +87,7 @@ def keep_state_on_error(method):
     return wrapper
 
 
+@functools.lru_cache(maxsize=64)
 def one_vs_all_table(n_classes):
     """Rows touched by each class, and signs, for one-vs-all sub-problems.
 
@@ -70,7 +101,7 @@ def one_vs_all_table(n_classes):
         ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` with signs at the same places.
     """
     if n_classes == 2:
-        return (
+        return _read_only(
             np.array([0, 1, 2], dtype=np.int32),
             np.array([0, 0], dtype=np.int32),
             np.array([-1, 1], dtype=np.int8),
@@ -80,9 +111,17 @@ def one_vs_all_table(n_classes):
         rows.reshape(n_classes, n_classes) == np.arange(n_classes)[:, None], 1, -1
     ).astype(np.int8)
     rows_ptr = np.arange(0, n_classes * n_classes + 1, n_classes, dtype=np.int32)
-    return rows_ptr, rows, signs.ravel()
+    return _read_only(rows_ptr, rows, signs.ravel())
 
 
+def _read_only(*arrays):
+    """Freeze the arrays of a cached table, so no caller can corrupt it."""
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays
+
+
+@functools.lru_cache(maxsize=64)
 def one_vs_one_table(n_classes):
     """Rows touched by each class, and signs, for one-vs-one sub-problems.
 
@@ -98,7 +137,7 @@ def one_vs_one_table(n_classes):
                 rows.append(p)
                 signs.append(1 if c == j else -1)
         rows_ptr.append(len(rows))
-    return (
+    return _read_only(
         np.asarray(rows_ptr, dtype=np.int32),
         np.asarray(rows, dtype=np.int32),
         np.asarray(signs, dtype=np.int8),
@@ -294,7 +333,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         """Validate a ``partial_fit`` batch; the first call sets ``classes_``.
 
         Returns the validated X, the class index of every sample, the sample
-        weights and the classes.  After the first call, a float ndarray X
+        weights (None when not given) and the classes.  After the first call, a float ndarray X
         takes a lean path (a shape and finiteness check instead of
         ``validate_data``), so that a one-row call stays cheap.
         """
@@ -337,14 +376,12 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         y_class = np.searchsorted(classes, y)
         y_class = np.minimum(y_class, classes.shape[0] - 1)
         unknown = classes[y_class] != y
-        if np.any(unknown):
+        if unknown.any():
             raise ValueError(
                 f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
                 f"that are not in classes={classes.tolist()!r}."
             )
-        if sample_weight is None:
-            sample_weight = np.ones(X.shape[0])
-        else:
+        if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True,
                 allow_all_zero_weights=True,
@@ -374,7 +411,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
                 f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
                 "of 1 is required."
             )
-        assert_all_finite(X, input_name="X")
+        check_finite(X, "X")
         if y is None:
             return None
         y = np.asarray(y)

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The linear perceptrons: :class:`Perceptron` (and the shared linear driver)."""
 
+import math
 import numbers
 from time import perf_counter
 
@@ -20,6 +21,7 @@ from ._base import (
     StoppingRule,
     keep_state_on_error,
     one_vs_all_table,
+    partial_fit_context,
     row_accuracy,
     sign_matrix,
     validation_split,
@@ -67,13 +69,23 @@ class LinearState:
 
     def copy(self):
         new = LinearState.__new__(LinearState)
-        new.__dict__.update({k: getattr(v, "copy", lambda: v)()
-                             for k, v in self.__dict__.items()})
+        new.coef = self.coef.copy()
+        new.intercept = self.intercept.copy()
+        new.coef_sum = self.coef_sum.copy()
+        new.intercept_sum = self.intercept_sum.copy()
+        new.visits = self.visits.copy()
+        new.average = self.average
         return new
 
-    def model(self):
-        """The (coef, intercept) predictions use: the average, or the iterate."""
+    def model(self, copy=True):
+        """The (coef, intercept) predictions use: the average, or the iterate.
+
+        ``copy=False`` may return the iterate itself, for callers that never
+        update this state again.
+        """
         if not self.average:
+            if not copy:
+                return self.coef, self.intercept
             return self.coef.copy(), self.intercept.copy()
         visits = np.maximum(self.visits, 1.0)
         coef = self.coef - self.coef_sum / visits[:, None]
@@ -325,6 +337,15 @@ class BaseLinearPerceptron(BasePerceptron):
         self.n_mistakes_ = int(sum(mistakes_per_epoch))
         self.converged_ = bool(stopper.converged.all())
 
+    def _partial_fit_steps(self, classes, y_class, sample_weight):
+        """Update size of every sample of a partial_fit batch."""
+        eta = self._learning_rate()
+        if self.class_weight is not None:
+            eta = eta * self._class_weights(classes, partial=True)[y_class]
+        if sample_weight is None:
+            return np.full(y_class.shape[0], eta, dtype=np.float64)
+        return eta * sample_weight
+
     def _partial_fit(self, X, y, classes, sample_weight):
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
@@ -333,8 +354,7 @@ class BaseLinearPerceptron(BasePerceptron):
         n_classes = classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
-        class_weight = self._class_weights(classes, partial=True)
-        step = self._learning_rate() * sample_weight * class_weight[y_class]
+        step = self._partial_fit_steps(classes, y_class, sample_weight)
         if hasattr(self, "_state"):
             state = self._state.copy()
         else:
@@ -344,8 +364,13 @@ class BaseLinearPerceptron(BasePerceptron):
         total = int(updates.sum())
         self.classes_ = classes
         self._state = state
-        self.coef_, self.intercept_ = state.model()
-        self.mistakes_per_epoch_ = [*getattr(self, "mistakes_per_epoch_", []), total]
+        # The next call updates a copy of the state, so coef_ may share it.
+        self.coef_, self.intercept_ = state.model(copy=False)
+        if hasattr(self, "mistakes_per_epoch_"):
+            # In place: copying the list would make a long stream quadratic.
+            self.mistakes_per_epoch_.append(total)
+        else:
+            self.mistakes_per_epoch_ = [total]
         self.n_mistakes_ = getattr(self, "n_mistakes_", 0) + total
         self.n_iter_ = getattr(self, "n_iter_", 0) + 1
         self.converged_ = total == 0
@@ -362,7 +387,9 @@ def _copy_rows(target, source, rows):
 
 
 def _check_finite_weights(state):
-    if not (np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()):
+    if not (math.isfinite(np.add.reduce(state.coef, axis=None))
+            and math.isfinite(np.add.reduce(state.intercept, axis=None))) and not (
+            np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()):
         raise ValueError(
             "The weights became non-finite (floating-point overflow). Scale the "
             "features (e.g. with StandardScaler) or lower eta0 / sample_weight."
@@ -593,7 +620,7 @@ class Perceptron(BaseLinearPerceptron):
         return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
     @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
 
@@ -614,6 +641,668 @@ class Perceptron(BaseLinearPerceptron):
         Returns
         -------
         self : Perceptron
+            The updated estimator.
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+
+# ---------------------------------------------------------------------------
+# The margin perceptron
+# ---------------------------------------------------------------------------
+
+
+def _padded_sq_norms(X, fit_intercept):
+    """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``."""
+    sq = row_norms(X, squared=True).astype(np.float64, copy=False)
+    return sq + 1.0 if fit_intercept else sq
+
+
+def _weight_norms(coef, intercept, fit_intercept):
+    """``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row, in float64."""
+    sq = np.einsum("ij,ij->i", coef, coef, dtype=np.float64)
+    if fit_intercept:
+        sq = sq + intercept.astype(np.float64) ** 2
+    return np.sqrt(sq)
+
+
+def _row_geometry(sq_norms, y_class, step, signs_of_class):
+    """Squared radius and step range of every row's binary problem.
+
+    Only the samples that take part in a row (sign != 0) with a positive
+    step can ever update it, so only they count.  Returns per-row arrays
+    ``sq_radius`` (0 where no sample counts), ``step_min`` (inf) and
+    ``step_max`` (0).
+    """
+    n_classes, n_rows = signs_of_class.shape
+    counted = step > 0
+    classes = y_class[counted]
+    class_sq = np.zeros(n_classes)
+    class_max = np.zeros(n_classes)
+    class_min = np.full(n_classes, np.inf)
+    np.maximum.at(class_sq, classes, sq_norms[counted])
+    np.maximum.at(class_max, classes, step[counted])
+    np.minimum.at(class_min, classes, step[counted])
+    part = signs_of_class != 0
+    return (
+        np.where(part, class_sq[:, None], 0.0).max(axis=0),
+        np.where(part, class_min[:, None], np.inf).min(axis=0),
+        np.where(part, class_max[:, None], 0.0).max(axis=0),
+    )
+
+
+class _MarginSearch:
+    """State of the certified margin search of every row (``margin="auto"``).
+
+    Row ``k`` runs the margin perceptron with ``gamma_k = R_k / 2**h_k``;
+    ``run_updates_k`` counts the updates since the current run started (at
+    ``w~ = 0``, or at a warm start of norm ``start_norm_k``).  Plain arrays,
+    replaced rather than mutated once fitted, so that the all-or-nothing
+    snapshot of ``keep_state_on_error`` stays valid.
+    """
+
+    def __init__(self, sq_radius, halvings, run_updates, start_norm,
+                 step_min, step_max):
+        self.sq_radius = sq_radius
+        self.halvings = halvings
+        self.run_updates = run_updates
+        self.start_norm = start_norm
+        self.step_min = step_min
+        self.step_max = step_max
+
+    def copy(self):
+        return _MarginSearch(*(np.array(getattr(self, name)) for name in (
+            "sq_radius", "halvings", "run_updates", "start_norm",
+            "step_min", "step_max",
+        )))
+
+    def gamma(self):
+        return np.ldexp(np.sqrt(self.sq_radius), -self.halvings)
+
+    def budget(self, epsilon):
+        """Updates a run may make if a separator of margin gamma exists.
+
+        Unit steps from ``w~ = 0`` on data of radius R: ``4 R² / (ε² γ²)``.
+        Steps ``c_i`` in ``[c_min, c_max]``: that times ``c_max / c_min``.
+        A run started at ``||w~_0|| = a > 0``: at most
+        ``4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min)``
+        (see the Notes of :class:`MarginPerceptron`).  Infinite where
+        ``gamma = 0`` or no sample can update the row.
+        """
+        gamma = self.gamma()
+        radius = np.sqrt(self.sq_radius)
+        usable = (gamma > 0) & (self.step_max > 0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = self.step_max / self.step_min
+            budget = ratio * 4.0 * self.sq_radius / (epsilon * gamma) ** 2
+            a = self.start_norm
+            warm = (4.0 * (a + np.maximum(
+                a, 2.0 * self.step_max * self.sq_radius / (epsilon * gamma)
+                + self.step_max * radius))
+                / (3.0 * epsilon * gamma * self.step_min))
+            budget = np.where(a > 0, np.maximum(budget, warm), budget)
+        return np.where(usable, budget, np.inf)
+
+    def restart(self, state, rows):
+        """Halve gamma of ``rows`` and restart their runs at ``w~ = 0``."""
+        self.halvings[rows] += 1
+        self.run_updates[rows] = 0
+        self.start_norm[rows] = 0.0
+        state.coef[rows] = 0
+        state.intercept[rows] = 0
+        state.visits[rows] = 0.0
+        if state.average:
+            state.coef_sum[rows] = 0.0
+            state.intercept_sum[rows] = 0.0
+
+
+def _weighted_errors(X, idx, y_class, step, coef, intercept, signs_of_class):
+    """Weighted training errors of every given row on the samples ``idx``.
+
+    A sample counts with its step (sample weight times class weight) when
+    the row's classifier (positive iff score > 0, as ``predict``) gets its
+    sign wrong.  The scores come from the compiled routine, which computes
+    each row with the same arithmetic whatever the other rows are, so row
+    ``k`` of a one-vs-all fit agrees bit for bit with its binary fit.
+    """
+    scores = row_scores(X, idx, coef, intercept)
+    signs = signs_of_class[y_class[idx]]
+    wrong = np.where(signs > 0, scores <= 0, scores > 0) & (signs != 0)
+    return step[idx] @ wrong
+
+
+class MarginPerceptron(BaseLinearPerceptron):
+    """The margin perceptron, with a certified search for a large margin.
+
+    Works on the padded vectors ``x~ = [x; 1]`` and weights ``w~ = [w; b]``
+    when ``fit_intercept`` (on ``x`` and ``w`` otherwise).  A sample of sign
+    ``s`` (+1 for ``classes_[1]``, -1 otherwise) triggers the perceptron
+    update ``w~ += c * s * x~`` (``c`` its sample weight times its class
+    weight) when ``w~ = 0`` or when its signed distance to the hyperplane,
+    ``d = s * (w~ . x~) / ||w~||``, is below ``(1 - epsilon) * gamma``: a
+    mistake, or a correct answer too close to the hyperplane (a margin
+    mistake).  Starts from ``w~ = 0``.  More than two classes are learned
+    one-vs-all, all K rows in one compiled pass over X per epoch.
+
+    Parameters
+    ----------
+    margin : float > 0 or "auto", default="auto"
+        The target margin γ.  A float is used as is.  "auto" searches for a
+        large margin by certified halving (see Notes): γ starts at the
+        radius R of the (padded) training data and is halved whenever a run
+        has made more updates than a margin-γ separator would allow.
+
+    epsilon : float in (0, 1], default=0.5
+        Approximation parameter ε: samples closer to the hyperplane than
+        ``(1 - epsilon) * gamma`` trigger an update.  On data of radius R
+        separable with margin γ, a run makes at most ``4 R² / (ε² γ²)``
+        updates (``16 R² / γ²`` at ε = 1/2).  ``epsilon=1`` is the perceptron
+        with the strict rule ``d < 0`` (or ``w~ = 0``).
+
+    fit_intercept : bool, default=True
+        Whether to learn an intercept ``b``; margins and radii are then those
+        of the padded vectors.
+
+    max_iter : int, default=1000
+        Maximum number of epochs of ``fit``; with "auto", over all runs of
+        the search together.
+
+    tol : float or None, default=1e-3
+        Stopping tolerance: when not None, a row's run is stalled after
+        ``n_iter_no_change`` consecutive epochs whose number of updates did
+        not fall below ``best - tol * n_samples`` (or, with early stopping,
+        whose validation accuracy did not rise above ``best + tol``).  With
+        a float ``margin`` a stalled row stops; with "auto" its γ is halved
+        instead (a heuristic halving, see Notes).
+
+    n_iter_no_change : int, default=5
+        Number of epochs without improvement before the tol rule fires.
+
+    shuffle : bool, default=True
+        Whether to visit the samples in a fresh random order every epoch;
+        otherwise cyclically (row 0, 1, ..., n - 1).
+
+    average : bool, default=False
+        If True, ``coef_`` and ``intercept_`` are the average of ``(w, b)``
+        over every sample visit of training (of the current run, with
+        "auto"), computed without storing the history.
+
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes: an update on a sample of class ``j`` is
+        scaled by ``class_weight[j]`` (in the one-vs-all sub-problem of class
+        ``k`` a sample keeps the weight of its own class).
+
+    early_stopping : bool, default=False
+        Whether to hold out ``validation_fraction`` of the training data and
+        let the tol rule watch the validation accuracy; the coefficients of
+        each row's best validation epoch (over all runs, with "auto") are
+        kept, as in :class:`Perceptron`.
+
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
+
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the last iterate of the previous fit
+        (and, with "auto", from its γ).
+
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations and of the validation split.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: updates, ``||w||`` and time; if
+        > 1, also a line whenever "auto" halves the γ of a row.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights, in the dtype of the training data.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+
+    margin_ : float or ndarray of shape (n_classes,)
+        The smallest signed distance ``s * (w~ . x~) / ||w~||`` of a sample
+        of the last ``fit`` (every sample of X, whatever its weight) to the
+        learned hyperplane ``(coef_, intercept_)``; negative when a sample is
+        misclassified, 0.0 for ``w~ = 0``.  After ``partial_fit``: over the
+        samples of the last batch.  One value per one-vs-all row when
+        multiclass.  Equal to :func:`sklearn_perceptrons.bounds.margin`.
+
+    gamma_ : float or ndarray of shape (n_classes,)
+        The γ used: ``margin`` for a float, the last γ tried with "auto".
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels; ``classes_[1]`` is the positive class of a
+        binary problem.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+
+    n_iter_ : int
+        Epochs run by the last ``fit`` (the largest number over one-vs-all
+        rows, all runs of the search included); after ``partial_fit``, the
+        number of passes since the first.
+
+    n_mistakes_ : int
+        Updates (mistakes and margin mistakes) made by the last ``fit`` over
+        all rows and runs; ``partial_fit`` adds to it.
+
+    mistakes_per_epoch_ : list of int
+        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
+        one entry per call.
+
+    converged_ : bool
+        Whether every row of the last ``fit`` ended on an epoch with zero
+        updates (after ``partial_fit``: whether its pass made no update).
+
+    See Also
+    --------
+    Perceptron : The standard perceptron.
+    sklearn.svm.LinearSVC : The (soft) maximum-margin linear classifier.
+    sklearn_perceptrons.bounds.max_margin : The exact maximum margin.
+
+    Notes
+    -----
+    **The guarantee.**  If every ``||x~_i|| <= R`` and a unit vector separates
+    the data with margin γ (``s_i u . x~_i >= γ``), a run from ``w~ = 0``
+    with unit steps makes at most ``4 R² / (ε² γ²)`` updates, in any order:
+    ``u . w~`` grows by ≥ γ per update while, once ``||w~|| >= 2 R² / (ε γ)``,
+    ``||w~||`` grows by at most ``(1 - 3ε/4) γ``.  When it converges (an
+    epoch without update), every sample is at distance ``>= (1 - epsilon)
+    * gamma`` (γ/2 at ε = 1/2) from the hyperplane.  With steps ``c_i``
+    between ``c_min`` and ``c_max`` (sample and class weights) the same
+    argument bounds ``sum c / c_max``, hence the number of updates by
+    ``(c_max / c_min) * 4 R² / (ε² γ²)``; from a start of norm ``a > 0`` by
+    ``4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min)``.
+
+    **margin="auto".**  Every one-vs-all row searches on its own, with
+    ``R`` the radius of the padded training samples that can update it
+    (positive weight).  Its γ starts at ``R`` (at the previous ``gamma_``
+    with ``warm_start``) and its run at ``w~ = 0`` (or at the warm start).
+    At the end of each epoch a row that made no update has converged and is
+    frozen.  A row whose run has made more updates than the bound above
+    without converging has *proved* that no separator of margin γ exists:
+    its γ is halved and its run **restarts from** ``w~ = 0``, because the
+    bound holds for a run started at a known point (restarting keeps the
+    certificate of every level exactly the bound above).  When ``tol`` is
+    set and the tol rule fires for a row, its γ is also halved and its run
+    restarted; that halving is a heuristic, not a proof.  The search stops
+    when every row has converged or after ``max_iter`` epochs in total.  A
+    row that converges at γ after certified halvings only (always the case
+    with ``tol=None``) has ``margin_ >= (1 - epsilon) * gamma`` while the
+    maximum margin γ* is below ``2 gamma``: ``margin_ > (1 - epsilon) * γ* /
+    2`` (γ*/4 at ε = 1/2).  A row that never converges (non-separable data,
+    or ``max_iter`` too small) keeps the *pocket*: the coefficients, over
+    the ends of all epochs of all its runs, with the smallest weighted
+    number of training errors (the sum of the weights of the misclassified
+    training samples, counted with one extra product of X with the active
+    rows per epoch); ``converged_`` is then False and ``gamma_`` is its last
+    γ.  With ``early_stopping`` the pocket is the best validation epoch of
+    every row, as in :class:`Perceptron`.
+
+    **partial_fit with "auto"** runs the same certified rule online: row
+    ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the
+    rows seen so far (so γ starts at that radius), and as soon as the
+    updates of its current run exceed the bound (with the running radius and
+    step range, which only grow it) ``h_k`` increases by one and the run
+    restarts from ``w~ = 0``.  The check is exact (the pass is split where
+    the bound can be reached or the radius grows), so one call on a batch
+    equals one call per row.  After a ``fit`` with "auto" the online search
+    continues that fit's last run.  On a stream separable with margin γ* it
+    makes at most ``64 R² / (3 ε² γ*²) + log2(2 R / γ*) + 1`` updates in
+    total.
+
+    **Update and cost.**  The rule is a parameter of the same compiled epoch
+    as :class:`Perceptron`'s, which keeps ``||w~||`` up to date
+    incrementally (and recomputes it at the start of every pass); an epoch
+    costs the same as the perceptron's.  There is no ``eta0``: the margin
+    rule does not depend on the scale of ``w~``, and the update size is
+    ``sample_weight * class_weight``.
+
+    References
+    ----------
+    .. [1] W. Krauth and M. Mézard, "Learning algorithms with optimal
+       stability in neural networks", Journal of Physics A 20(11), 1987.
+    .. [2] A. Blum and J. Dunagan, "Smoothed analysis of the perceptron
+       algorithm for linear programming", SODA, 2002.
+    .. [3] P. Tsampouka and J. Shawe-Taylor, "Approximate maximum margin
+       algorithms with rules controlled by the number of mistakes", ICML,
+       2007.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_perceptrons import MarginPerceptron
+    >>> from sklearn_perceptrons.bounds import max_margin
+    >>> X, y = load_iris(return_X_y=True)
+    >>> y = y == 0  # setosa vs. the rest: separable
+    >>> clf = MarginPerceptron(tol=None, random_state=0).fit(X, y)
+    >>> clf.converged_
+    True
+    >>> gamma_star = max_margin(X, y)[0]
+    >>> bool(clf.margin_ >= gamma_star / 4)
+    True
+    >>> clf.score(X, y)
+    1.0
+    """
+
+    _parameter_constraints = {
+        **BaseLinearPerceptron._parameter_constraints,
+        "margin": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "epsilon": [Interval(numbers.Real, 0, 1, closed="right")],
+    }
+
+    def __init__(
+        self,
+        *,
+        margin="auto",
+        epsilon=0.5,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        average=False,
+        class_weight=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        warm_start=False,
+        random_state=0,
+        verbose=0,
+    ):
+        self.margin = margin
+        self.epsilon = epsilon
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.average = average
+        self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _rule_parameters(self, X, n_rows):
+        if self.margin == "auto":
+            # The first level of the search (the search itself sets the
+            # margin of every row; see _run_epochs and _partial_pass).
+            gamma = np.sqrt(_padded_sq_norms(X, self.fit_intercept).max())
+        else:
+            gamma = float(self.margin)
+        return (
+            RULE_MARGIN,
+            np.zeros(n_rows),
+            np.full(n_rows, (1.0 - self.epsilon) * gamma),
+        )
+
+    # -- fit -----------------------------------------------------------------
+
+    def _run_epochs(self, X, y_class, step, table, state, train_idx, val_idx, rng,
+                    *, rule, threshold, kappa, max_epochs=None):
+        n_rows = state.coef.shape[0]
+        signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
+        if self.margin == "auto":
+            result, search = self._search(
+                X, y_class, step, table, state, train_idx, val_idx, rng,
+                signs_of_class, self.max_iter if max_epochs is None else max_epochs,
+            )
+            gamma = search.gamma()
+        else:
+            result = super()._run_epochs(
+                X, y_class, step, table, state, train_idx, val_idx, rng,
+                rule=rule, threshold=threshold, kappa=kappa, max_epochs=max_epochs,
+            )
+            search, gamma = None, np.full(n_rows, float(self.margin))
+        self._search_state = search
+        self._set_margins(X, y_class, signs_of_class, *result[1], gamma)
+        return result
+
+    def _search(self, X, y_class, step, table, state, train_idx, val_idx, rng,
+                signs_of_class, max_epochs):
+        """The certified halving search of ``margin="auto"`` (see Notes)."""
+        n_rows = state.coef.shape[0]
+        epsilon = float(self.epsilon)
+        sq_radius, step_min, step_max = _row_geometry(
+            _padded_sq_norms(X, self.fit_intercept)[train_idx],
+            y_class[train_idx], step[train_idx], signs_of_class,
+        )
+        halvings = np.zeros(n_rows, dtype=np.int64)
+        previous = getattr(self, "_search_state", None)
+        if (self.warm_start and previous is not None
+                and previous.halvings.shape == (n_rows,)):
+            halvings = previous.halvings.copy()
+        search = _MarginSearch(
+            sq_radius, halvings, np.zeros(n_rows, dtype=np.int64),
+            _weight_norms(state.coef, state.intercept, self.fit_intercept),
+            step_min, step_max,
+        )
+        stopper = StoppingRule(
+            n_rows, tol=self.tol, n_iter_no_change=self.n_iter_no_change,
+            n_samples=train_idx.shape[0], early_stopping=self.early_stopping,
+        )
+        pocket_coef, pocket_intercept = state.model()
+        pocket_score = np.full(n_rows, -np.inf)  # minus errors, or accuracy
+        no_threshold = np.zeros(n_rows)
+        mistakes_per_epoch = []
+        for epoch in range(1, max_epochs + 1):
+            start = perf_counter()
+            order = self._epoch_order(train_idx, rng)
+            active = stopper.active.astype(bool)
+            updates = run_epoch(
+                X, state, order, y_class, step, table,
+                fit_intercept=self.fit_intercept, active=stopper.active,
+                rule=RULE_MARGIN, threshold=no_threshold,
+                kappa=(1.0 - epsilon) * search.gamma(),
+            )
+            _check_finite_weights(state)
+            mistakes_per_epoch.append(int(updates.sum()))
+            search.run_updates += updates
+            coef, intercept = state.model()
+            rows = np.flatnonzero(active)
+            score = np.full(n_rows, -np.inf)
+            val_score = None
+            if val_idx is not None:
+                val_score = row_accuracy(
+                    row_scores(X, val_idx, coef, intercept),
+                    y_class[val_idx], signs_of_class,
+                )
+                score[rows] = val_score[rows]
+            else:
+                score[rows] = -_weighted_errors(
+                    X, train_idx, y_class, step, coef[rows], intercept[rows],
+                    signs_of_class[:, rows],
+                )
+            better = active & (score > pocket_score)
+            pocket_score[better] = score[better]
+            pocket_coef[better] = coef[better]
+            pocket_intercept[better] = intercept[better]
+
+            stopper.update(updates, val_score)
+            converged = active & stopper.converged
+            stalled = active & ~converged & ~stopper.active.astype(bool)
+            proved = active & ~converged & (search.run_updates > search.budget(epsilon))
+            # The search stops rows only when they converge.
+            stopper.active[active & ~converged] = 1
+            halve = np.flatnonzero(stalled | proved) if epoch < max_epochs else []
+            if len(halve):
+                search.restart(state, halve)
+                stopper.best_updates[halve] = np.inf
+                stopper.best_score[halve] = -np.inf
+                stopper.no_improvement[halve] = 0
+            self._print_epoch(
+                epoch, updates.sum(), float(np.linalg.norm(state.coef)),
+                perf_counter() - start,
+            )
+            if self.verbose > 1:
+                for k in halve:
+                    print(
+                        f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
+                        f"({'certified' if proved[k] else 'tol rule'})",
+                        flush=True,
+                    )
+            if stopper.done:
+                break
+        coef, intercept = state.model()
+        keep_pocket = (
+            np.ones(n_rows, dtype=bool) if val_idx is not None
+            else ~stopper.converged
+        )
+        coef[keep_pocket] = pocket_coef[keep_pocket]
+        intercept[keep_pocket] = pocket_intercept[keep_pocket]
+        return (state, (coef, intercept), stopper, mistakes_per_epoch), search
+
+    # -- partial_fit ---------------------------------------------------------
+
+    def _partial_pass(self, X, state, y_class, step, table):
+        n_rows = state.coef.shape[0]
+        signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
+        if self.margin == "auto":
+            updates, search = self._online_search_pass(
+                X, state, y_class, step, table, signs_of_class
+            )
+            gamma = search.gamma()
+        else:
+            updates = super()._partial_pass(X, state, y_class, step, table)
+            search, gamma = None, np.full(n_rows, float(self.margin))
+        self._search_state = search
+        self._set_margins(X, y_class, signs_of_class, *state.model(), gamma)
+        return updates
+
+    def _online_search_pass(self, X, state, y_class, step, table, signs_of_class):
+        """One pass of the online certified search (see Notes)."""
+        n_samples, n_rows = X.shape[0], state.coef.shape[0]
+        epsilon = float(self.epsilon)
+        previous = getattr(self, "_search_state", None)
+        if previous is not None and previous.halvings.shape == (n_rows,):
+            search = previous.copy()
+        else:
+            search = _MarginSearch(
+                np.zeros(n_rows), np.zeros(n_rows, dtype=np.int64),
+                np.zeros(n_rows, dtype=np.int64),
+                _weight_norms(state.coef, state.intercept, self.fit_intercept),
+                np.full(n_rows, np.inf), np.zeros(n_rows),
+            )
+        # Running radius and step range of every row after each sample.
+        counts = (signs_of_class[y_class] != 0) & (step > 0)[:, None]
+        sq_norms = _padded_sq_norms(X, self.fit_intercept)
+        sq_radius = np.maximum.accumulate(np.vstack(
+            [search.sq_radius, np.where(counts, sq_norms[:, None], 0.0)]
+        ), axis=0)
+        step_min = np.minimum.accumulate(np.vstack(
+            [search.step_min, np.where(counts, step[:, None], np.inf)]
+        ), axis=0)[1:]
+        step_max = np.maximum.accumulate(np.vstack(
+            [search.step_max, np.where(counts, step[:, None], 0.0)]
+        ), axis=0)[1:]
+        # The margin of a row changes where its radius grows: split there.
+        grows = np.flatnonzero((sq_radius[1:] > sq_radius[:-1]).any(axis=1))
+        sq_radius = sq_radius[1:]
+        breaks = np.append(grows, n_samples)
+        total = np.zeros(n_rows, dtype=np.int64)
+        all_rows = np.ones(n_rows, dtype=np.uint8)
+        no_threshold = np.zeros(n_rows)
+        start = 0
+        while start < n_samples:
+            search.sq_radius = sq_radius[start]
+            search.step_min, search.step_max = step_min[start], step_max[start]
+            # Up to ``floor(budget) - run_updates + 1`` visits cannot exceed
+            # the budget before their last one: check right after it.
+            room = np.floor(search.budget(epsilon)) - search.run_updates + 1
+            room = room.min() if np.isfinite(room).any() else np.inf
+            stop = min(breaks[np.searchsorted(breaks, start, side="right")],
+                       start + max(int(min(room, n_samples)), 1))
+            updates = run_epoch(
+                X, state, np.arange(start, stop, dtype=np.int32), y_class, step,
+                table, fit_intercept=self.fit_intercept, active=all_rows,
+                rule=RULE_MARGIN, threshold=no_threshold,
+                kappa=(1.0 - epsilon) * search.gamma(),
+            )
+            total += updates
+            search.run_updates += updates
+            search.step_min, search.step_max = step_min[stop - 1], step_max[stop - 1]
+            proved = np.flatnonzero(search.run_updates > search.budget(epsilon))
+            if len(proved):
+                search.restart(state, proved)
+            start = stop
+        return total, search
+
+    # -- diagnostics -------------------------------------------------------
+
+    def _set_margins(self, X, y_class, signs_of_class, coef, intercept, gamma):
+        """Set ``margin_`` (over the samples of X) and ``gamma_``."""
+        scores = row_scores(X, np.arange(X.shape[0], dtype=np.int32),
+                            coef, intercept)
+        signs = signs_of_class[y_class]
+        norms = _weight_norms(coef, intercept, self.fit_intercept)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            distances = np.where(signs != 0, signs * scores / norms, np.inf)
+        margin = distances.min(axis=0)
+        margin[norms == 0] = 0.0
+        margin[~(signs != 0).any(axis=0)] = np.nan
+        binary = coef.shape[0] == 1
+        self.margin_ = float(margin[0]) if binary else margin
+        self.gamma_ = float(gamma[0]) if binary else np.asarray(gamma, dtype=float)
+
+    @keep_state_on_error
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+        """Fit the margin perceptron by epochs over the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; float32 and CSR data are used without copies.
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        coef_init : ndarray of shape (n_classes, n_features), default=None
+            Initial weights (shape (1, n_features) or (n_features,) for
+            binary problems); with "auto", the start of the first run only.
+
+        intercept_init : ndarray of shape (n_classes,), default=None
+            Initial intercepts.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights scaling the size of each sample's updates.
+
+        Returns
+        -------
+        self : MarginPerceptron
+            The fitted estimator.
+        """
+        return self._fit(X, y, coef_init, intercept_init, sample_weight)
+
+    @keep_state_on_error
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over the given samples, in the given order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data (never shuffled).
+
+        y : array-like of shape (n_samples,)
+            Target labels of the batch.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the stream; required on the first call.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights scaling the size of each sample's updates.
+
+        Returns
+        -------
+        self : MarginPerceptron
             The updated estimator.
         """
         return self._partial_fit(X, y, classes, sample_weight)

@@ -13,7 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
-from . import _linear_fast
+from ._cpu import linear_fast as _linear_fast
 from ._base import (
     RULE_MARGIN,
     RULE_THRESHOLD,
@@ -652,8 +652,30 @@ class Perceptron(BaseLinearPerceptron):
 
 
 def _padded_sq_norms(X, fit_intercept):
-    """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``."""
-    sq = row_norms(X, squared=True).astype(np.float64, copy=False)
+    """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``.
+
+    Accumulated in float64 even for a float32 X, because the radius enters
+    the certificate of the margin search; a float32 X is read in blocks of
+    rows (about 4 MB of float64 at a time), never converted whole.
+    """
+    if X.dtype == np.float64:
+        sq = row_norms(X, squared=True)
+    else:
+        n_samples = X.shape[0]
+        sq = np.empty(n_samples)
+        block = max(1, (1 << 19) // max(1, X.shape[1]))
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            if sp.issparse(X):
+                lo, hi = X.indptr[start], X.indptr[stop]
+                values = X.data[lo:hi].astype(np.float64)
+                rows = np.repeat(np.arange(stop - start),
+                                 np.diff(X.indptr[start:stop + 1]))
+                sq[start:stop] = np.bincount(rows, weights=values * values,
+                                             minlength=stop - start)
+            else:
+                part = X[start:stop].astype(np.float64)
+                sq[start:stop] = np.einsum("ij,ij->i", part, part)
     return sq + 1.0 if fit_intercept else sq
 
 
@@ -742,6 +764,17 @@ class _MarginSearch:
             budget = np.where(a > 0, np.maximum(budget, warm), budget)
         return np.where(usable, budget, np.inf)
 
+    def halve(self, state, rows, fit_intercept):
+        """Halve gamma of ``rows`` and go on from their current iterates.
+
+        The updates are counted anew from here, against the bound of a run
+        started at the current ``||w~||``.
+        """
+        self.halvings[rows] += 1
+        self.run_updates[rows] = 0
+        self.start_norm[rows] = _weight_norms(
+            state.coef[rows], state.intercept[rows], fit_intercept)
+
     def restart(self, state, rows):
         """Halve gamma of ``rows`` and restart their runs at ``w~ = 0``."""
         self.halvings[rows] += 1
@@ -755,19 +788,35 @@ class _MarginSearch:
             state.intercept_sum[rows] = 0.0
 
 
-def _weighted_errors(X, idx, y_class, step, coef, intercept, signs_of_class):
-    """Weighted training errors of every given row on the samples ``idx``.
+class _TrainingErrors:
+    """Weighted training errors of weight rows on the samples ``idx``.
 
-    A sample counts with its step (sample weight times class weight) when
-    the row's classifier (positive iff score > 0, as ``predict``) gets its
-    sign wrong.  The scores come from the compiled routine, which computes
-    each row with the same arithmetic whatever the other rows are, so row
-    ``k`` of a one-vs-all fit agrees bit for bit with its binary fit.
+    A sample counts with its step (sample weight times class weight) when a
+    row's classifier (positive iff score > 0, as ``predict``) gets its sign
+    wrong.  The per-sample masks are built once per fit, so that an epoch
+    costs one compiled scoring pass and a comparison.  The scores come from
+    the compiled routine, which computes each row with the same arithmetic
+    whatever the other rows are, so row ``k`` of a one-vs-all fit agrees bit
+    for bit with its binary fit.
     """
-    scores = row_scores(X, idx, coef, intercept)
-    signs = signs_of_class[y_class[idx]]
-    wrong = np.where(signs > 0, scores <= 0, scores > 0) & (signs != 0)
-    return step[idx] @ wrong
+
+    def __init__(self, idx, y_class, step, signs_of_class):
+        signs = signs_of_class[y_class[idx]]
+        self.idx = idx
+        self.positive = signs > 0
+        self.takes_part = None if np.all(signs != 0) else signs != 0
+        weights = step[idx]
+        self.uniform = weights.shape[0] == 0 or np.all(weights == weights[0])
+        self.weights = weights[:1] if self.uniform else weights
+
+    def __call__(self, X, coef, intercept, rows):
+        scores = row_scores(X, self.idx, coef[rows], intercept[rows])
+        wrong = (scores > 0) != self.positive[:, rows]
+        if self.takes_part is not None:
+            wrong &= self.takes_part[:, rows]
+        if self.uniform:
+            return np.count_nonzero(wrong, axis=0) * self.weights[0]
+        return self.weights @ wrong
 
 
 class MarginPerceptron(BaseLinearPerceptron):
@@ -812,7 +861,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         not fall below ``best - tol * n_samples`` (or, with early stopping,
         whose validation accuracy did not rise above ``best + tol``).  With
         a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead (a heuristic halving, see Notes).
+        instead and its run goes on (a heuristic halving, see Notes).
 
     n_iter_no_change : int, default=5
         Number of epochs without improvement before the tol rule fires.
@@ -927,8 +976,13 @@ class MarginPerceptron(BaseLinearPerceptron):
     its γ is halved and its run **restarts from** ``w~ = 0``, because the
     bound holds for a run started at a known point (restarting keeps the
     certificate of every level exactly the bound above).  When ``tol`` is
-    set and the tol rule fires for a row, its γ is also halved and its run
-    restarted; that halving is a heuristic, not a proof.  The search stops
+    set and the tol rule fires for a row, its γ is also halved, but its run
+    goes on from its current iterate (a stalled run is usually close to
+    satisfying the halved margin; restarting it would throw that away), and
+    from there its updates are counted against the bound of a run started
+    at the current ``||w~||``, so that a later halving by the bound is still
+    a proof.  A halving by the tol rule is a heuristic, not a proof.  The
+    search stops
     when every row has converged or after ``max_iter`` epochs in total.  A
     row that converges at γ after certified halvings only (always the case
     with ``tol=None``) has ``margin_ >= (1 - epsilon) * gamma`` while the
@@ -1090,6 +1144,9 @@ class MarginPerceptron(BaseLinearPerceptron):
         )
         pocket_coef, pocket_intercept = state.model()
         pocket_score = np.full(n_rows, -np.inf)  # minus errors, or accuracy
+        if val_idx is None:
+            training_errors = _TrainingErrors(train_idx, y_class, step,
+                                              signs_of_class)
         no_threshold = np.zeros(n_rows)
         mistakes_per_epoch = []
         for epoch in range(1, max_epochs + 1):
@@ -1116,10 +1173,7 @@ class MarginPerceptron(BaseLinearPerceptron):
                 )
                 score[rows] = val_score[rows]
             else:
-                score[rows] = -_weighted_errors(
-                    X, train_idx, y_class, step, coef[rows], intercept[rows],
-                    signs_of_class[:, rows],
-                )
+                score[rows] = -training_errors(X, coef, intercept, rows)
             better = active & (score > pocket_score)
             pocket_score[better] = score[better]
             pocket_coef[better] = coef[better]
@@ -1133,7 +1187,10 @@ class MarginPerceptron(BaseLinearPerceptron):
             stopper.active[active & ~converged] = 1
             halve = np.flatnonzero(stalled | proved) if epoch < max_epochs else []
             if len(halve):
-                search.restart(state, halve)
+                # A proof restarts the run at w~ = 0; the tol rule only
+                # halves gamma and lets the run go on from where it is.
+                search.restart(state, halve[proved[halve]])
+                search.halve(state, halve[~proved[halve]], self.fit_intercept)
                 stopper.best_updates[halve] = np.inf
                 stopper.best_score[halve] = -np.inf
                 stopper.no_improvement[halve] = 0

@@ -1,0 +1,384 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The compiled epoch of the linear perceptrons (included by two modules).
+
+``_linear_fast.pyx`` compiles this source for any x86-64 / other CPU, and
+``_linear_fast_avx2.pyx`` compiles the same source with AVX2 enabled; the
+Python layer imports the latter when the CPU has AVX2.  Both are built with
+``-ffp-contract=off`` (no fused multiply-add), so they round alike and
+give bit-identical results.
+
+One function walks the given rows of X once and applies the perceptron update
+rule to one or several weight rows.  Everything that distinguishes the linear
+estimators of this package is a parameter of that walk, not a copy of it:
+
+* which weight rows a sample of class ``c`` touches, and with which sign, is a
+  table (``class_rows_ptr``, ``class_rows``, ``class_signs``): binary problems
+  have one row, native one-vs-all has K rows touched by every sample, and the
+  one-vs-one fast path has K(K-1)/2 rows of which a sample touches the K-1
+  pairs that involve its class;
+* when a sample triggers an update is the *rule*: ``RULE_THRESHOLD`` updates
+  when ``m <= threshold[k]`` (Rosenblatt with a threshold), ``RULE_MARGIN``
+  updates when ``w~ = 0`` or ``m < kappa[k] * ||w~||`` (the margin
+  perceptron; ``||w~||`` is kept up to date incrementally);
+* how big the update is, ``step[i] = eta0 * sample_weight[i] *
+  class_weight[y_i]``, is computed once per call in Python;
+* averaging keeps the running sums of Daume's trick, so the average over every
+  visit costs nothing unless an update happens.
+
+Dense and CSR rows go through the same source: a row is a pointer to its values,
+a pointer to its column indices (ignored for dense rows) and a length.  The
+float32 and float64 specialisations come from the fused type ``floating``.
+The walk holds no Python objects and runs without the GIL.
+"""
+
+from cython cimport floating
+from libc.math cimport sqrt
+
+# Update rules, mirrored as ints in ``_base.py``.
+cdef enum:
+    RULE_THRESHOLD = 0
+    RULE_MARGIN = 1
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define SKP_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 1)
+    #else
+    #define SKP_PREFETCH(addr) ((void)0)
+    #endif
+    """
+    void SKP_PREFETCH(const void* addr) noexcept nogil
+
+
+cdef inline floating _row_dot(
+    const floating* w, const floating* x_values, const int* x_indices,
+    Py_ssize_t nnz, bint sparse,
+) noexcept nogil:
+    """Return w . x for a dense row (``sparse=False``) or a CSR row."""
+    cdef Py_ssize_t j
+    # Eight partial sums hide the latency of the additions and let the
+    # compiler vectorize the dense dot product; the summation order is fixed,
+    # so results stay deterministic.
+    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+    if sparse:
+        for j in range(nnz):
+            s0 += w[x_indices[j]] * x_values[j]
+        return s0
+    j = 0
+    while j + 8 <= nnz:
+        s0 += w[j] * x_values[j]
+        s1 += w[j + 1] * x_values[j + 1]
+        s2 += w[j + 2] * x_values[j + 2]
+        s3 += w[j + 3] * x_values[j + 3]
+        s4 += w[j + 4] * x_values[j + 4]
+        s5 += w[j + 5] * x_values[j + 5]
+        s6 += w[j + 6] * x_values[j + 6]
+        s7 += w[j + 7] * x_values[j + 7]
+        j += 8
+    while j < nnz:
+        s0 += w[j] * x_values[j]
+        j += 1
+    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
+
+
+cdef inline void _prefetch_row(
+    const floating* X_values, const int* X_indptr, bint sparse,
+    Py_ssize_t n_features, Py_ssize_t i,
+) noexcept nogil:
+    """Ask the CPU for row ``i`` ahead of time (rows visited out of order)."""
+    cdef Py_ssize_t start, length, offset = 0
+    cdef Py_ssize_t per_line = 64 // sizeof(floating)
+    if sparse:
+        start = X_indptr[i]
+        length = X_indptr[i + 1] - start
+    else:
+        start = i * n_features
+        length = n_features
+    # One prefetch per 64-byte cache line, for at most 1 KiB of the row.
+    length = min(length, 16 * per_line)
+    while offset < length:
+        SKP_PREFETCH(X_values + start + offset)
+        offset += per_line
+
+
+cdef inline double _row_add(
+    floating* w, double* w_sum, double scale, double sum_scale, bint average,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+) noexcept nogil:
+    """Add ``scale * x`` to ``w`` (and ``sum_scale * x`` to ``w_sum``).
+
+    Returns ``||x||^2`` as a by-product, which the margin rule needs to keep
+    ``||w~||`` up to date without an O(n_features) recomputation.
+    """
+    cdef Py_ssize_t j, col
+    cdef double value, sq_norm = 0.0
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        value = x_values[j]
+        w[col] += <floating>(scale * value)
+        if average:
+            w_sum[col] += sum_scale * value
+        sq_norm += value * value
+    return sq_norm
+
+
+cdef void _epoch(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    floating* coef, floating* intercept, bint fit_intercept,
+    const unsigned char* active,
+    int rule, const double* threshold, const double* kappa, double* norm,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates,
+) noexcept nogil:
+    cdef Py_ssize_t t, i, p, k, nnz
+    cdef const floating* x_values
+    cdef const int* x_indices = NULL
+    cdef const floating* w
+    cdef int c
+    cdef double raw, m, scale, sq_norm_x, new_sq_norm
+    cdef bint update
+    # Rows visited out of order (shuffle) are prefetched a few rows ahead, as
+    # many as fit in about 4 KiB; sequential rows are left to the hardware.
+    cdef Py_ssize_t row_bytes = (
+        (X_indptr[1] - X_indptr[0] if sparse and n_visits else n_features)
+        * sizeof(floating) + 1)
+    cdef Py_ssize_t ahead = max(1, min(16, 4096 // row_bytes))
+
+    for t in range(n_visits):
+        i = order[t]
+        if t + ahead < n_visits:
+            _prefetch_row(X_values, X_indptr, sparse, n_features, order[t + ahead])
+        if sparse:
+            x_values = X_values + X_indptr[i]
+            x_indices = X_indices + X_indptr[i]
+            nnz = X_indptr[i + 1] - X_indptr[i]
+        else:
+            x_values = X_values + i * n_features
+            nnz = n_features
+        c = y_class[i]
+        for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
+            k = class_rows[p]
+            if not active[k]:
+                continue
+            w = coef + k * n_features
+            raw = _row_dot(w, x_values, x_indices, nnz, sparse)
+            if fit_intercept:
+                raw += intercept[k]
+            m = class_signs[p] * raw
+            if rule == RULE_THRESHOLD:
+                update = m <= threshold[k]
+            else:
+                update = norm[k] == 0.0 or m < kappa[k] * norm[k]
+            scale = step[i] * class_signs[p]
+            # A sample of weight zero never updates, so it is no mistake either.
+            if update and scale != 0.0:
+                updates[k] += 1
+                # Daume's trick: the sum of the iterates over all visits is
+                # T * w_T - sum over updates of (visits before it) * delta.
+                sq_norm_x = _row_add(
+                    coef + k * n_features, coef_sum + k * n_features,
+                    scale, scale * visits[k], average,
+                    x_values, x_indices, nnz, sparse,
+                )
+                if fit_intercept:
+                    intercept[k] += <floating>scale
+                    if average:
+                        intercept_sum[k] += scale * visits[k]
+                    sq_norm_x += 1.0
+                if rule == RULE_MARGIN:
+                    # ||w~ + a x~||^2 = ||w~||^2 + 2 a (w~.x~) + a^2 ||x~||^2
+                    new_sq_norm = (norm[k] * norm[k] + 2.0 * scale * raw
+                                   + scale * scale * sq_norm_x)
+                    norm[k] = sqrt(new_sq_norm) if new_sq_norm > 0.0 else 0.0
+            visits[k] += 1.0
+
+
+cdef void _scores(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* rows, Py_ssize_t n_rows_out,
+    const floating* coef, const floating* intercept, Py_ssize_t n_weight_rows,
+    double* out,
+) noexcept nogil:
+    cdef Py_ssize_t t, i, k, nnz
+    cdef const floating* x_values
+    cdef const int* x_indices = NULL
+    for t in range(n_rows_out):
+        i = rows[t]
+        if sparse:
+            x_values = X_values + X_indptr[i]
+            x_indices = X_indices + X_indptr[i]
+            nnz = X_indptr[i + 1] - X_indptr[i]
+        else:
+            x_values = X_values + i * n_features
+            nnz = n_features
+        for k in range(n_weight_rows):
+            out[t * n_weight_rows + k] = (
+                _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+                + intercept[k]
+            )
+
+
+def _margin_norms(floating[:, ::1] coef, floating[::1] intercept,
+                  bint fit_intercept, double[::1] norm):
+    """Write ``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row to ``norm``.
+
+    Called at the start of each epoch of the margin rule so that the
+    incrementally updated norms never drift for long.
+    """
+    cdef Py_ssize_t k, j
+    cdef double s
+    with nogil:
+        for k in range(coef.shape[0]):
+            s = 0.0
+            for j in range(coef.shape[1]):
+                s += <double>coef[k, j] * coef[k, j]
+            if fit_intercept:
+                s += <double>intercept[k] * intercept[k]
+            norm[k] = sqrt(s)
+
+
+def epoch_dense(
+    const floating[:, ::1] X,
+    const int[::1] order,
+    const int[::1] y_class,
+    const double[::1] step,
+    const int[::1] class_rows_ptr,
+    const int[::1] class_rows,
+    const signed char[::1] class_signs,
+    floating[:, ::1] coef,
+    floating[::1] intercept,
+    bint fit_intercept,
+    const unsigned char[::1] active,
+    int rule,
+    const double[::1] threshold,
+    const double[::1] kappa,
+    double[::1] norm,
+    bint average,
+    double[:, ::1] coef_sum,
+    double[::1] intercept_sum,
+    double[::1] visits,
+    long long[::1] updates,
+):
+    """Run one pass of the perceptron rule over the rows ``order`` of dense X.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), C-contiguous
+        Training data, float32 or float64; ``coef`` and ``intercept`` have the
+        same dtype.
+    order : ndarray of int32
+        Indices of the rows to visit, in visiting order.
+    y_class : ndarray of int32 of shape (n_samples,)
+        Class index of every sample (indexes ``class_rows_ptr``).
+    step : ndarray of float64 of shape (n_samples,)
+        Update size of every sample, ``eta0 * sample_weight * class_weight``.
+    class_rows_ptr, class_rows, class_signs : ndarrays
+        The weight rows touched by a sample of class ``c`` are
+        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]``, each with the
+        sign (+1 or -1) the sample takes in that row's binary problem.
+    coef : ndarray of shape (n_rows, n_features)
+        Weights, updated in place.
+    intercept : ndarray of shape (n_rows,)
+        Intercepts, updated in place (only when ``fit_intercept``).
+    fit_intercept : bool
+        Whether the intercept is learned.
+    active : ndarray of uint8 of shape (n_rows,)
+        Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
+    rule : int
+        0: update when ``m <= threshold[k]``; 1: update when ``norm[k] == 0``
+        or ``m < kappa[k] * norm[k]`` (margin perceptron).
+    threshold, kappa : ndarrays of float64 of shape (n_rows,)
+        Parameters of the rule of every row.
+    norm : ndarray of float64 of shape (n_rows,)
+        ``||[w_k; b_k]||``, kept up to date by the margin rule.
+    average : bool
+        Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
+    coef_sum, intercept_sum : ndarrays of float64
+        Sums ``sum (visits before the update) * delta`` of every row.
+    visits : ndarray of float64 of shape (n_rows,)
+        Number of visits of every row so far; incremented in place.
+    updates : ndarray of int64 of shape (n_rows,)
+        Number of updates of every row; incremented in place.
+    """
+    with nogil:
+        _epoch(
+            &X[0, 0], NULL, NULL, False, X.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
+            rule, &threshold[0], &kappa[0], &norm[0],
+            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+        )
+
+
+def epoch_csr(
+    const floating[::1] X_data,
+    const int[::1] X_indices,
+    const int[::1] X_indptr,
+    const int[::1] order,
+    const int[::1] y_class,
+    const double[::1] step,
+    const int[::1] class_rows_ptr,
+    const int[::1] class_rows,
+    const signed char[::1] class_signs,
+    floating[:, ::1] coef,
+    floating[::1] intercept,
+    bint fit_intercept,
+    const unsigned char[::1] active,
+    int rule,
+    const double[::1] threshold,
+    const double[::1] kappa,
+    double[::1] norm,
+    bint average,
+    double[:, ::1] coef_sum,
+    double[::1] intercept_sum,
+    double[::1] visits,
+    long long[::1] updates,
+):
+    """Run one pass of the perceptron rule over the rows ``order`` of a CSR X.
+
+    ``X_data``, ``X_indices`` and ``X_indptr`` are the CSR arrays (int32
+    indices); every other parameter is as in :func:`epoch_dense`.
+    """
+    # An all-zero CSR matrix has empty data: point at something valid anyway.
+    cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
+    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    with nogil:
+        _epoch(
+            values, indices, &X_indptr[0], True, coef.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
+            rule, &threshold[0], &kappa[0], &norm[0],
+            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+        )
+
+
+def scores_dense(const floating[:, ::1] X, const int[::1] rows,
+                 const floating[:, ::1] coef, const floating[::1] intercept,
+                 double[:, ::1] out):
+    """Write ``X[rows] @ coef.T + intercept`` to ``out`` without copying rows."""
+    with nogil:
+        _scores(&X[0, 0], NULL, NULL, False, X.shape[1], &rows[0], rows.shape[0],
+                &coef[0, 0], &intercept[0], coef.shape[0], &out[0, 0])
+
+
+def scores_csr(const floating[::1] X_data, const int[::1] X_indices,
+               const int[::1] X_indptr, const int[::1] rows,
+               const floating[:, ::1] coef, const floating[::1] intercept,
+               double[:, ::1] out):
+    """Write ``X[rows] @ coef.T + intercept`` to ``out`` for a CSR X."""
+    cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
+    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    with nogil:
+        _scores(values, indices, &X_indptr[0], True, coef.shape[1],
+                &rows[0], rows.shape[0],
+                &coef[0, 0], &intercept[0], coef.shape[0], &out[0, 0])

@@ -1,0 +1,799 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+
+"""The theory of the perceptron, computable.
+
+Radii, margins and the classic mistake bounds of the perceptron, evaluated on a
+data set, so that the theorems can be checked against a run:
+
+* :func:`radius` -- the radius ``R = max_i ||x_i||`` of the data;
+* :func:`margin` -- the smallest signed distance of a sample to a hyperplane;
+* :func:`max_margin` -- the exact hard-margin separator and its margin;
+* :func:`mistake_bound` -- the Block--Novikoff bound ``(R / gamma)**2`` and its
+  general form for a threshold and a non-zero start;
+* :func:`hinge_mistake_bound` -- the mistake bound for non-separable data, in
+  terms of the hinge loss of any comparison vector.
+
+Binary labels only: ``classes = np.unique(y)`` (sorted) must hold exactly two
+labels; ``classes[1]`` is the positive class (``s_i = +1``) and ``classes[0]``
+the negative class (``s_i = -1``), as in the estimators of this package.
+
+The perceptron with an intercept is the homogeneous perceptron run on the
+*padded* vectors ``x~ = [x; 1]`` with weights ``w~ = [w; b]``: an update
+``w += s x, b += s`` is exactly ``w~ += s x~``. Its theorems are therefore
+about padded quantities, and so is this module: with ``fit_intercept=True``
+radii are ``max_i ||[x_i; 1]||``, margins are measured with ``||[w; b]||``
+(the bias is regularised like a weight) and :func:`max_margin` maximises that
+padded margin. It is never larger than the usual geometric margin
+``min_i s_i (w . x_i + b) / ||w||``, and can be much smaller when the data lie
+far from the origin; the perceptron's mistake bounds depend on the padded one.
+
+The bounds count updates made with learning rate ``eta0 = 1`` and unit sample
+weights. The mistake count of a perceptron started at ``w = 0`` with
+threshold 0 does not depend on ``eta0`` (every weight vector is scaled by it);
+with a threshold ``delta`` and a start ``w0``, a run with learning rate
+``eta0`` makes the same updates as a run with learning rate 1, threshold
+``delta / eta0`` and start ``w0 / eta0``.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_array, check_consistent_length, column_or_1d
+from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils.extmath import row_norms, safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets
+
+__all__ = [
+    "hinge_mistake_bound",
+    "margin",
+    "max_margin",
+    "mistake_bound",
+    "radius",
+]
+
+# A dot product of two m-vectors of norms a and b is computed to about
+# m * eps * a * b; margins below this level (relative to the radius) cannot be
+# told apart from zero, so they are reported as "not separable".
+_EPS = np.finfo(np.float64).eps
+
+
+# ----------------------------------------------------------------------------
+# Validation helpers
+# ----------------------------------------------------------------------------
+
+
+def _check_X(X):
+    """Validate X once: CSR or dense, float64, finite, at least one row."""
+    # float64 even for float32 input: the bounds are statements about exact
+    # arithmetic, computed here as accurately as cheaply possible.
+    return check_array(
+        X,
+        accept_sparse="csr",
+        dtype=np.float64,
+        ensure_all_finite=True,
+        input_name="X",
+    )
+
+
+def _check_X_y(X, y):
+    """Validate X and y and encode y to signs in {-1, +1}."""
+    X = _check_X(X)
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(X, y)
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.shape[0] != 2:
+        raise ValueError(
+            "The bounds are defined for binary problems: y must contain exactly "
+            f"2 classes, got {classes.shape[0]} class(es): {classes.tolist()!r}."
+        )
+    # classes[1] is the positive class, as in the estimators (API.md, §1).
+    signs = np.where(y == classes[1], 1.0, -1.0)
+    return X, signs
+
+
+def _check_coef(coef, n_features, name="coef"):
+    """Return coef as a float64 vector of shape (n_features,)."""
+    coef = np.asarray(coef, dtype=np.float64)
+    if coef.ndim == 2 and coef.shape[0] == 1:
+        coef = coef[0]
+    if coef.ndim != 1 or coef.shape[0] != n_features:
+        raise ValueError(
+            f"{name} must have shape (n_features,) = ({n_features},) or "
+            f"(1, {n_features}) to match X; got shape {coef.shape}."
+        )
+    if not np.all(np.isfinite(coef)):
+        raise ValueError(f"{name} must be finite; it contains NaN or infinity.")
+    return coef
+
+
+def _check_intercept(intercept, name="intercept"):
+    """Return intercept as a finite Python float (scalar or shape (1,))."""
+    intercept = np.asarray(intercept, dtype=np.float64)
+    if intercept.size != 1 or intercept.ndim > 1:
+        raise ValueError(
+            f"{name} must be a scalar or an array of shape (1,); got shape "
+            f"{intercept.shape}."
+        )
+    intercept = float(intercept.reshape(-1)[0])
+    if not np.isfinite(intercept):
+        raise ValueError(f"{name} must be finite; got {intercept}.")
+    return intercept
+
+
+# ----------------------------------------------------------------------------
+# Computational helpers (validated inputs only)
+# ----------------------------------------------------------------------------
+
+
+def _squared_norms(X, fit_intercept):
+    """Squared norms of the (padded) rows, without densifying a sparse X."""
+    sq = row_norms(X, squared=True)
+    return sq + 1.0 if fit_intercept else sq
+
+
+def _functional_margins(X, signs, coef, intercept):
+    """s_i (w . x_i + b) for every row, dense or CSR X."""
+    return signs * (safe_sparse_dot(X, coef, dense_output=True) + intercept)
+
+
+def _margin(X, signs, coef, intercept):
+    """min_i s_i (w . x_i + b) / ||[w; b]||, 0.0 for w = 0 and b = 0."""
+    norm = np.sqrt(coef @ coef + intercept * intercept)
+    if norm == 0.0:
+        # The zero vector puts every sample on its decision boundary.
+        return 0.0
+    return float(np.min(_functional_margins(X, signs, coef, intercept)) / norm)
+
+
+def _points(X, signs, idx, fit_intercept):
+    """Dense rows z_i = s_i x~_i for the indices idx, shape (len(idx), m)."""
+    rows = X[idx]
+    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
+    if fit_intercept:
+        rows = np.hstack([rows, np.ones((rows.shape[0], 1))])
+    return rows * signs[idx, np.newaxis]
+
+
+def _point_dots(X, signs, v, fit_intercept):
+    """z_i . v for every i, with v of length n_features (+ 1)."""
+    n_features = X.shape[1]
+    intercept = v[n_features] if fit_intercept else 0.0
+    return _functional_margins(X, signs, v[:n_features], intercept)
+
+
+def _affine_min_norm(P):
+    """Coefficients mu (sum 1) of the min-norm point of the affine hull of P.
+
+    Minimising ||P.T mu|| subject to sum(mu) = 1 gives mu proportional to
+    (B B.T)^+ 1 with B = [P, 1]. It is computed as two least-squares problems
+    on B (t = min-norm solution of B t = 1, then B.T mu' = t), which keeps the
+    conditioning of B instead of squaring it as the Gram matrix would.
+    """
+    B = np.hstack([P, np.ones((P.shape[0], 1))])
+    t = np.linalg.lstsq(B, np.ones(P.shape[0]), rcond=None)[0]
+    mu = np.linalg.lstsq(B.T, t, rcond=None)[0]
+    total = mu.sum()
+    if not np.isfinite(total) or total <= 0.0:
+        return None
+    return mu / total
+
+
+def _min_norm_point(X, signs, fit_intercept, sq_norms, max_iter):
+    """Wolfe's algorithm for the point of conv{z_i} nearest to the origin.
+
+    Returns (x, support, P): the last iterate x = sum_i lambda_i z_i (lambda
+    in the simplex), the rows `support` carrying lambda > 0 and their points
+    P = z[support]. The iterates' norms decrease strictly; the loop stops when
+    the duality gap is closed to rounding error, when x reaches the origin
+    (not separable), or when floating point stops making progress.
+    """
+    scale = np.sqrt(sq_norms.max())
+    m = X.shape[1] + int(fit_intercept)
+    # Noise level of a computed dot product z_i . x, relative to ||x||.
+    noise = 16.0 * m * _EPS * scale
+
+    support = np.array([np.argmin(sq_norms)])
+    P = _points(X, signs, support, fit_intercept)
+    lam = np.ones(1)
+    x = P[0].copy()
+    xx = x @ x
+    for _ in range(max_iter):
+        norm_x = np.sqrt(xx)
+        if norm_x <= noise:
+            # The origin is (numerically) in the hull: not separable.
+            break
+        dots = _point_dots(X, signs, x, fit_intercept)
+        j = int(np.argmin(dots))
+        # Duality gap: min_j z_j.x / ||x|| <= gamma* <= ||x||.
+        gap_closed = xx - dots[j] <= norm_x * max(1e-13 * norm_x, noise)
+        if gap_closed or j in support:
+            break
+        new_support = np.append(support, j)
+        new_P = np.vstack([P, _points(X, signs, np.array([j]), fit_intercept)])
+        new_lam = np.append(lam, 0.0)
+        # Minor cycles: move towards the affine min-norm point, dropping the
+        # points whose weight would turn negative. Each cycle drops at least
+        # one point, so there are at most len(support) of them.
+        for _ in range(new_support.shape[0]):
+            # mu does not depend on the scale of the points; the affine solve
+            # mixes them with a column of ones, so bring them to unit scale.
+            mu = _affine_min_norm(new_P / scale)
+            if mu is None:
+                break
+            if np.all(mu > 0.0):
+                new_lam = mu
+                break
+            neg = np.flatnonzero(mu <= 0.0)
+            ratios = new_lam[neg] / (new_lam[neg] - mu[neg])
+            theta = ratios.min()
+            new_lam = new_lam + theta * (mu - new_lam)
+            new_lam[neg[np.argmin(ratios)]] = 0.0
+            keep = new_lam > 0.0
+            new_support, new_P, new_lam = (
+                new_support[keep],
+                new_P[keep],
+                new_lam[keep],
+            )
+        if new_lam.shape[0] == 0:
+            break
+        new_lam = np.maximum(new_lam, 0.0)
+        new_lam /= new_lam.sum()
+        new_x = new_lam @ new_P
+        new_xx = new_x @ new_x
+        if not new_xx < xx:
+            # No progress in floating point: keep the last iterate.
+            break
+        support, P, lam, x, xx = new_support, new_P, new_lam, new_x, new_xx
+    return x, support, P
+
+
+def _max_margin(X, signs, fit_intercept):
+    """(gamma, coef, intercept) of the max-margin unit vector; validated input."""
+    n_samples, n_features = X.shape
+    sq_norms = _squared_norms(X, fit_intercept)
+    zero = (0.0, np.zeros(n_features), 0.0)
+    if sq_norms.max() == 0.0:
+        return zero
+    m = n_features + int(fit_intercept)
+    x, support, P = _min_norm_point(
+        X, signs, fit_intercept, sq_norms, max_iter=10 * (n_samples + m)
+    )
+    # Polish: at the optimum the support vectors satisfy z_i . w = 1 for the
+    # min-norm solution w of that system (KKT), which least squares finds to
+    # near machine precision even when gamma is tiny relative to R.
+    polished = np.linalg.lstsq(P, np.ones(P.shape[0]), rcond=None)[0]
+    best = zero
+    for v in (x, polished):
+        norm = np.linalg.norm(v)
+        if not (np.isfinite(norm) and norm > 0.0):
+            continue
+        v = v / norm
+        coef = v[:n_features]
+        intercept = float(v[n_features]) if fit_intercept else 0.0
+        gamma = _margin(X, signs, coef, intercept)
+        if gamma > best[0]:
+            best = (gamma, coef, intercept)
+    # A positive margin is a certificate of separability, provided it is above
+    # the rounding noise of the dot products that computed it; ||x|| is an
+    # upper bound on the maximum margin (x is a point of the hull).
+    noise = 16.0 * m * _EPS * np.sqrt(sq_norms.max())
+    upper = float(np.linalg.norm(x))
+    # The polished w is also sum_i lam_i z_i over the support; when lam >= 0,
+    # w / sum(lam) is a point of the hull too, a second upper bound.
+    lam = np.linalg.lstsq(P.T, polished, rcond=None)[0]
+    if np.all(lam >= 0.0) and lam.sum() > 0.0:
+        upper = min(upper, float(np.linalg.norm(lam @ P)) / lam.sum())
+    if best[0] > noise:
+        if upper - best[0] > 1e-7 * upper:
+            warnings.warn(
+                "max_margin did not close its duality gap: the maximum margin "
+                f"lies in [{best[0]:.10g}, {upper:.10g}]; the returned margin is "
+                "the lower end (the data are nearly degenerate for double "
+                "precision).",
+                ConvergenceWarning,
+            )
+        return best
+    if upper > noise:
+        warnings.warn(
+            "max_margin could not decide whether the data are separable: no "
+            f"separator was found and the maximum margin is at most {upper:.3g} "
+            "(the data are nearly degenerate for double precision); reporting "
+            "them as not separable.",
+            ConvergenceWarning,
+        )
+    return zero
+
+
+# ----------------------------------------------------------------------------
+# Public API
+# ----------------------------------------------------------------------------
+
+
+@validate_params(
+    {"X": ["array-like", "sparse matrix"], "fit_intercept": ["boolean"]},
+    prefer_skip_nested_validation=True,
+)
+def radius(X, *, fit_intercept=False):
+    """Radius of the data: the largest norm of a sample.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples. Sparse matrices are never densified.
+
+    fit_intercept : bool, default=False
+        If True, the norms are those of the padded samples ``[x_i; 1]``, the
+        vectors seen by a perceptron that fits an intercept.
+
+    Returns
+    -------
+    R : float
+        ``max_i ||x_i||``, or ``max_i sqrt(||x_i||**2 + 1)`` when
+        ``fit_intercept=True``.
+
+    See Also
+    --------
+    mistake_bound : The Block--Novikoff bound ``(R / gamma)**2``.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import radius
+    >>> X = [[3.0, 4.0], [1.0, 0.0]]
+    >>> radius(X)
+    5.0
+    >>> round(radius(X, fit_intercept=True), 4)  # sqrt(26)
+    5.099
+    """
+    X = _check_X(X)
+    return float(np.sqrt(_squared_norms(X, fit_intercept).max()))
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "coef": ["array-like"],
+        "intercept": ["array-like", numbers.Real],
+    },
+    prefer_skip_nested_validation=True,
+)
+def margin(X, y, coef, intercept=0.0):
+    """Smallest signed distance of a sample to a hyperplane.
+
+    The margin of the linear classifier ``sign(w . x + b)`` on ``(X, y)`` is
+    ``min_i s_i (w . x_i + b) / ||[w; b]||``: the norm includes the
+    intercept. This is the distance, in the padded space of the vectors
+    ``[x; 1]``, from ``[x_i; 1]`` to the hyperplane through the origin with
+    normal ``[w; b]`` -- the margin the perceptron with an intercept (and the
+    margin perceptron) works with. With ``intercept=0`` it is the ordinary
+    geometric margin ``min_i s_i (w . x_i) / ||w||``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples. Sparse matrices are never densified.
+
+    y : array-like of shape (n_samples,)
+        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
+        positive class.
+
+    coef : array-like of shape (n_features,) or (1, n_features)
+        The weight vector ``w``, e.g. a binary classifier's ``coef_``.
+
+    intercept : float or array-like of shape (1,), default=0.0
+        The bias ``b``, e.g. a binary classifier's ``intercept_``.
+
+    Returns
+    -------
+    margin : float
+        The smallest signed distance; negative when a sample is misclassified,
+        0.0 when a sample lies on the hyperplane. By convention it is 0.0 for
+        ``w = 0, b = 0`` (every sample lies on the boundary of that classifier).
+
+    See Also
+    --------
+    max_margin : The largest margin a hyperplane achieves on the data.
+
+    Notes
+    -----
+    The padded distance ``s_i (w . x_i + b) / ||[w; b]||`` is at most the
+    geometric distance ``s_i (w . x_i + b) / ||w||`` when it is positive, and
+    the two agree when ``b = 0``.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import margin
+    >>> X = [[3.0, 4.0], [-3.0, -4.0]]
+    >>> y = [1, 0]
+    >>> margin(X, y, coef=[3.0, 4.0])  # 25 / 5
+    5.0
+    >>> margin(X, y, coef=[3.0, 4.0], intercept=12.0)  # min(37, 13) / 13
+    1.0
+    """
+    X, signs = _check_X_y(X, y)
+    coef = _check_coef(coef, X.shape[1])
+    intercept = _check_intercept(intercept)
+    return _margin(X, signs, coef, intercept)
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "fit_intercept": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def max_margin(X, y, *, fit_intercept=True):
+    """Exact hard-margin separator: the unit vector with the largest margin.
+
+    Solves ``max min_i s_i (w~ . x~_i)`` over ``||w~|| <= 1``, with
+    ``x~ = [x; 1]`` and ``w~ = [w; b]`` when ``fit_intercept=True`` (the bias
+    is regularised like a weight: this is the margin that governs the
+    perceptron with an intercept) and ``x~ = x``, ``w~ = w`` otherwise. For
+    separable data this is the hard-margin SVM through the origin of the
+    padded space, ``min ||w~||**2 / 2`` subject to ``s_i w~ . x~_i >= 1``,
+    rescaled to unit norm.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples. Sparse matrices are never densified (the solver only
+        needs products with X and a few of its rows).
+
+    y : array-like of shape (n_samples,)
+        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
+        positive class.
+
+    fit_intercept : bool, default=True
+        Whether the separator has a bias, measured in the padded space.
+
+    Returns
+    -------
+    gamma : float
+        The maximum margin, ``> 0`` if and only if the data are strictly
+        linearly separable (through the origin when ``fit_intercept=False``).
+        ``0.0`` otherwise: it is then the optimal value of the problem above,
+        attained by ``w~ = 0``.
+
+    coef : ndarray of shape (n_features,)
+        The weights ``w`` of the separator, with ``||[w; b]|| = 1``; zeros
+        when the data are not separable.
+
+    intercept : float
+        The bias ``b``; always 0.0 when ``fit_intercept=False`` or when the
+        data are not separable.
+
+    See Also
+    --------
+    margin : The margin of a given hyperplane;
+        ``margin(X, y, coef, intercept) == gamma``.
+    mistake_bound : The Block--Novikoff bound, computed from ``gamma``.
+
+    Notes
+    -----
+    By minimax duality, with ``z_i = s_i x~_i``,
+
+    ``max_{||w||<=1} min_i z_i . w = min_{p in simplex} ||sum_i p_i z_i||``,
+
+    the distance from the origin to the convex hull of the ``z_i``; the
+    separator is ``p* / ||p*||`` for the nearest point ``p*``, and the data
+    are separable if and only if the origin is outside the hull. The nearest
+    point is found with Wolfe's finite algorithm [1]_, which carries both
+    certificates at every step: the direction ``x / ||x||`` of its iterate
+    ``x`` achieves margin ``min_i z_i . x / ||x|| <= gamma``, while
+    ``||x|| >= gamma``; it stops when they agree to rounding error. The
+    support vectors it finds then give a polished solution of the KKT system
+    ``z_i . w = 1`` (min-norm least squares), and the candidate with the
+    larger *achieved* margin is returned. So ``gamma`` is always the exact
+    margin of the returned ``(coef, intercept)`` -- never more than the true
+    maximum -- and agrees with it to about machine precision relative to the
+    radius ``R``. Margins below about ``16 (n_features + 1) eps R`` cannot be
+    told apart from 0 in floating point and are reported as 0 (not
+    separable).
+
+    Each iteration costs one product with X plus a least-squares solve of the
+    size of the support; a few thousand samples with tens of features take a
+    fraction of a second. When the data are too degenerate for double
+    precision to settle the question (a margin many orders of magnitude below
+    ``R`` with a nearly flat hull), a
+    :class:`~sklearn.exceptions.ConvergenceWarning` says so.
+
+    References
+    ----------
+    .. [1] P. Wolfe, "Finding the nearest point in a polytope", Mathematical
+       Programming 11, 128-149, 1976.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import max_margin
+    >>> X = [[2.0], [0.0]]
+    >>> y = [1, 0]
+    >>> gamma, coef, intercept = max_margin(X, y, fit_intercept=False)
+    >>> gamma  # through the origin, 0 cannot be separated from anything
+    0.0
+    >>> gamma, coef, intercept = max_margin(X, y)
+    >>> round(gamma, 6), coef.round(6), round(intercept, 6)  # 1/sqrt(2)
+    (0.707107, array([0.707107]), -0.707107)
+    """
+    X, signs = _check_X_y(X, y)
+    gamma, coef, intercept = _max_margin(X, signs, fit_intercept)
+    return float(gamma), coef, float(intercept)
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "fit_intercept": ["boolean"],
+        "threshold": [Interval(numbers.Real, None, None, closed="neither")],
+        "coef_init": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
+    """Block--Novikoff bound on the number of updates of the perceptron.
+
+    For data separable with margin ``gamma`` (:func:`max_margin`) and radius
+    ``R`` (:func:`radius`), the perceptron started at ``w = 0`` with
+    threshold 0 makes at most ``(R / gamma)**2`` updates, in total, whatever
+    the order in which the samples are visited (any number of epochs, any
+    shuffling, repetitions allowed). With ``fit_intercept=True`` all
+    quantities are those of the padded vectors, which is exactly
+    :class:`~sklearn_perceptrons.Perceptron` with ``fit_intercept=True``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples. Sparse matrices are never densified.
+
+    y : array-like of shape (n_samples,)
+        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
+        positive class.
+
+    fit_intercept : bool, default=True
+        Whether the perceptron fits an intercept (runs on ``[x; 1]``).
+
+    threshold : float, default=0.0
+        The threshold ``delta`` of the update rule: an update is made when
+        ``s_i (w . x_i + b) <= delta``.
+
+    coef_init : array-like of shape (n_features,) or (1, n_features), \
+            default=None
+        The starting weights ``w0`` (``None`` means zeros). The starting
+        intercept is taken to be 0, so ``w0~ = [w0; 0]`` and
+        ``||w0~|| = ||w0||``.
+
+    Returns
+    -------
+    bound : float
+        ``(2 delta + R**2 + 2 gamma ||w0||) / gamma**2``, which is
+        ``(R / gamma)**2`` for ``delta = 0`` and ``w0 = 0``; ``inf`` when the
+        data are not separable. (For a very negative threshold,
+        ``delta < -R**2 / 2``, the bound is the larger of that value, 0 and
+        ``||w0|| / gamma``; see Notes.)
+
+    See Also
+    --------
+    hinge_mistake_bound : The bound for one pass over non-separable data.
+
+    Notes
+    -----
+    All vectors are padded when ``fit_intercept=True``. Let ``u`` be the unit
+    max-margin vector, ``s_i u . x_i >= gamma``, and ``w_k`` the weights after
+    ``k`` updates (learning rate 1, starting from ``w0``). Each update adds ``s_i x_i`` on a sample with
+    ``s_i w . x_i <= delta``, so
+
+    * ``u . w_k >= u . w0 + k gamma >= k gamma - ||w0||``;
+    * ``||w_k||**2 = ||w_{k-1}||**2 + 2 s_i w_{k-1} . x_i + ||x_i||**2
+      <= ||w0||**2 + k (2 delta + R**2)``.
+
+    If ``k gamma > ||w0||``, Cauchy--Schwarz ``u . w_k <= ||w_k||`` gives
+    ``(k gamma - ||w0||)**2 <= ||w0||**2 + k (2 delta + R**2)``, i.e.
+    ``k**2 gamma**2 <= k (2 delta + R**2 + 2 gamma ||w0||)``, hence
+
+    ``k <= (2 delta + R**2 + 2 gamma ||w0||) / gamma**2``;
+
+    otherwise ``k <= ||w0|| / gamma``, which is smaller as soon as
+    ``2 delta + R**2 >= 0``. This is the contract's
+    ``((2 delta + R**2) ||w*||**2 + 2 s ||w*|| ||w0||) / s**2`` for the
+    max-margin separator ``w*`` (any scaling: ``s = min_i s_i w* . x_i``
+    scales with ``w*`` and the expression is scale-free); the max-margin
+    ``w*`` gives the smallest such bound, since it decreases with the margin.
+    The bound holds at every moment of the run, so it bounds the total number
+    of updates; the run therefore converges (an epoch with no update occurs)
+    after at most that many updates.
+
+    ``gamma`` is the margin actually achieved by the vector returned by
+    :func:`max_margin`, never larger than the true maximum, so the computed
+    bound is never smaller than the exact one (beyond rounding in the last
+    digit).
+
+    The bound is for unit sample weights and learning rate 1; see the module
+    docstring for how a learning rate rescales ``delta`` and ``w0``.
+
+    References
+    ----------
+    .. [1] H. D. Block, "The perceptron: a model for brain functioning. I",
+       Reviews of Modern Physics 34(1), 123-135, 1962.
+    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
+       Proceedings of the Symposium on the Mathematical Theory of Automata
+       12, 615-622, 1962.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import mistake_bound
+    >>> X = [[1.0], [-1.0]]
+    >>> y = [1, 0]
+    >>> round(mistake_bound(X, y, fit_intercept=False), 6)  # R = 1, gamma = 1
+    1.0
+    >>> round(mistake_bound(X, y), 6)  # R = sqrt(2), gamma = 1
+    2.0
+    >>> round(mistake_bound(X, y, threshold=1.0, coef_init=[0.5]), 6)
+    5.0
+    >>> mistake_bound([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]],
+    ...               [0, 0, 1, 1])  # XOR
+    inf
+    """
+    X, signs = _check_X_y(X, y)
+    delta = float(threshold)
+    w0_norm = 0.0
+    if coef_init is not None:
+        w0 = _check_coef(coef_init, X.shape[1], name="coef_init")
+        w0_norm = float(np.linalg.norm(w0))
+    gamma = _max_margin(X, signs, fit_intercept)[0]
+    if gamma <= 0.0:
+        return float("inf")
+    r2 = float(_squared_norms(X, fit_intercept).max())
+    bound = (2.0 * delta + r2 + 2.0 * gamma * w0_norm) / gamma**2
+    # The other branch of the proof (k gamma <= ||w0||) only matters for a
+    # threshold below -R**2 / 2; a count is never negative.
+    return float(max(bound, w0_norm / gamma, 0.0))
+
+
+def _min_hinge_objective(scores, a):
+    """min over alpha >= 0 of a alpha**2 + 2 sum_i max(0, 1 - alpha scores_i).
+
+    The objective is convex and quadratic between the breakpoints
+    1 / scores_i (scores_i > 0); on each piece its minimiser is the clipped
+    stationary point, so the exact minimum is the smallest piece minimum.
+    """
+    n = scores.shape[0]
+    if a <= 0.0:
+        # u = 0 (or all x~ = 0): every score is 0 and the objective is 2 n.
+        return 2.0 * n
+    pos = np.sort(scores[scores > 0.0])[::-1]  # breakpoints 1/pos increasing
+    n_nonpos = n - pos.shape[0]
+    sum_nonpos = scores[scores <= 0.0].sum()
+    cum = np.concatenate([[0.0], np.cumsum(pos)])
+    # On piece j, alpha in [lo_j, hi_j]: the hinge is active on the non-positive
+    # scores and on the positive scores pos[j:], where it is linear.
+    count = n_nonpos + pos.shape[0] - np.arange(pos.shape[0] + 1)
+    slope = sum_nonpos + (cum[-1] - cum)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        inv = 1.0 / pos
+        lo = np.concatenate([[0.0], inv])
+        hi = np.concatenate([inv, [np.inf]])
+        alpha = np.clip(slope / a, lo, hi)
+        values = a * alpha**2 + 2.0 * (count - alpha * slope)
+    values[~np.isfinite(values)] = np.inf
+    best = alpha[np.argmin(values)]
+    # Evaluate the objective directly at the minimiser (any alpha >= 0 gives a
+    # valid bound; this avoids the cancellation in the piecewise sums).
+    direct = a * best**2 + 2.0 * np.maximum(0.0, 1.0 - best * scores).sum()
+    return float(min(direct, 2.0 * n))
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "coef": ["array-like"],
+        "intercept": ["array-like", numbers.Real],
+        "fit_intercept": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def hinge_mistake_bound(X, y, coef, intercept=0.0, *, fit_intercept=True):
+    """Mistake bound of one perceptron pass, for any comparison vector.
+
+    For any vector ``u~ = [coef; intercept]`` (padded space when
+    ``fit_intercept=True``) -- separating or not -- one pass of the
+    perceptron (threshold 0, learning rate 1, started at 0) over the samples
+    of ``(X, y)`` in any order makes at most
+
+    ``min_{alpha >= 0} R**2 ||alpha u~||**2 + 2 sum_i max(0, 1 - s_i alpha u~ . x~_i)``
+
+    updates, with ``R`` = :func:`radius`.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples of the pass. To bound several passes, stack the data
+        once per pass. Sparse matrices are never densified.
+
+    y : array-like of shape (n_samples,)
+        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
+        positive class.
+
+    coef : array-like of shape (n_features,) or (1, n_features)
+        The direction ``u`` to compare with (e.g. the coefficients of any
+        linear classifier). Only its direction matters: the bound is
+        minimised over its scale.
+
+    intercept : float or array-like of shape (1,), default=0.0
+        The bias of the comparison vector. Must be 0 when
+        ``fit_intercept=False``.
+
+    fit_intercept : bool, default=True
+        Whether the perceptron fits an intercept (runs on ``[x; 1]``).
+
+    Returns
+    -------
+    bound : float
+        The bound above. It is at most ``2 * n_samples`` (``alpha = 0``) and,
+        for the unit max-margin vector of separable data, at most
+        ``(R / gamma)**2`` (``alpha = 1 / gamma``, no hinge loss).
+
+    See Also
+    --------
+    mistake_bound : The bound for any number of passes over separable data.
+
+    Notes
+    -----
+    Let ``u`` be any vector, ``l_i = max(0, 1 - s_i u . x_i)`` its hinge
+    losses, ``L = sum_i l_i`` and ``k`` the number of updates in the pass.
+    Each update is made on a sample with ``s_i w . x_i <= 0`` and adds
+    ``s_i x_i``; each sample is visited once. Then
+
+    * ``u . w >= sum_{updates} s_i u . x_i >= sum_{updates} (1 - l_i)
+      >= k - L``;
+    * ``||w||**2 <= k R**2`` (each update adds at most ``||x_i||**2``).
+
+    If ``k <= L`` the claim holds. Otherwise Cauchy--Schwarz gives
+    ``k - L <= ||u|| ||w|| <= R ||u|| sqrt(k)``, and
+    ``R ||u|| sqrt(k) <= (R**2 ||u||**2 + k) / 2`` (AM-GM), hence
+
+    ``k <= R**2 ||u||**2 + 2 L``.
+
+    This holds for every ``u``, in particular for every ``alpha u~``; the
+    objective is convex and piecewise quadratic in ``alpha`` (breakpoints
+    ``1 / (s_i u~ . x~_i)``), and is minimised exactly over its pieces. The
+    tighter ``k <= ((R ||u|| + sqrt(R**2 ||u||**2 + 4 L)) / 2)**2`` follows
+    from the same two inequalities (see [1]_, where it appears as
+    ``L + R ||u|| sqrt(L) + R**2 ||u||**2`` after a further relaxation); the
+    form above is the one of the contract.
+
+    References
+    ----------
+    .. [1] S. Shalev-Shwartz, "Online Learning and Online Convex
+       Optimization", Foundations and Trends in Machine Learning 4(2),
+       107-194, 2012 (the Perceptron, Section 3).
+    .. [2] Y. Freund and R. E. Schapire, "Large margin classification using
+       the perceptron algorithm", Machine Learning 37(3), 277-296, 1999.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import hinge_mistake_bound
+    >>> X = [[1.0], [-1.0], [0.5]]
+    >>> y = [1, 0, 0]  # the last sample is misclassified by u = 1
+    >>> round(hinge_mistake_bound(X, y, [1.0], fit_intercept=False), 6)
+    4.0
+    """
+    X, signs = _check_X_y(X, y)
+    coef = _check_coef(coef, X.shape[1])
+    intercept = _check_intercept(intercept)
+    if not fit_intercept and intercept != 0.0:
+        raise ValueError(
+            "intercept must be 0 when fit_intercept=False: the perceptron "
+            f"without intercept compares with homogeneous vectors; got {intercept}."
+        )
+    scores = _functional_margins(X, signs, coef, intercept)
+    r2 = float(_squared_norms(X, fit_intercept).max())
+    a = r2 * float(coef @ coef + intercept * intercept)
+    return _min_hinge_objective(scores, a)

@@ -1,0 +1,57 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The AVX2 and baseline builds of the compiled epoch give identical results."""
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sklearn_perceptrons._base import one_vs_all_table
+from sklearn_perceptrons._cpu import _cpu_has_avx2
+
+
+def _epoch_results(module, X, y_class, average):
+    n_rows = 3
+    coef = np.zeros((n_rows, X.shape[1]), dtype=X.dtype)
+    intercept = np.zeros(n_rows, dtype=X.dtype)
+    coef_sum = np.zeros((n_rows, X.shape[1]))
+    intercept_sum = np.zeros(n_rows)
+    visits = np.zeros(n_rows)
+    updates = np.zeros(n_rows, dtype=np.int64)
+    order = np.random.RandomState(0).permutation(X.shape[0]).astype(np.int32)
+    args = (order, y_class, np.ones(X.shape[0]), *one_vs_all_table(3), coef,
+            intercept, True, np.ones(n_rows, np.uint8), 0, np.full(n_rows, 0.1),
+            np.zeros(n_rows), np.zeros(n_rows), average, coef_sum, intercept_sum,
+            visits, updates)
+    for _ in range(3):
+        if sp.issparse(X):
+            module.epoch_csr(X.data, X.indices, X.indptr, *args)
+        else:
+            module.epoch_dense(X, *args)
+    return coef, intercept, coef_sum, updates
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_avx2_build_equals_baseline_build(dtype, sparse):
+    if not _cpu_has_avx2():
+        pytest.skip("this CPU has no AVX2")
+    try:
+        avx2 = importlib.import_module("sklearn_perceptrons._linear_fast_avx2")
+    except ImportError:
+        pytest.skip("the AVX2 build is not available on this platform")
+    baseline = importlib.import_module("sklearn_perceptrons._linear_fast")
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 37).astype(dtype)
+    if sparse:
+        X[rng.rand(*X.shape) < 0.6] = 0
+        X = sp.csr_matrix(X)
+    y_class = rng.randint(0, 3, size=300).astype(np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for a, b in zip(_epoch_results(avx2, X, y_class, True),
+                        _epoch_results(baseline, X, y_class, True)):
+            np.testing.assert_array_equal(a, b)

@@ -1,0 +1,46 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The Examples sections of the docstrings run, and every public name has one."""
+
+import doctest
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import sklearn_perceptrons
+
+MODULES = sorted(
+    info.name
+    for info in pkgutil.iter_modules(sklearn_perceptrons.__path__, "sklearn_perceptrons.")
+    if not info.name.rsplit(".", 1)[1].startswith("_") or info.name.endswith(
+        ("_linear", "_kernel", "_multiclass"))
+)
+
+
+@pytest.mark.parametrize("module_name", MODULES)
+def test_doctests(module_name):
+    module = importlib.import_module(module_name)
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        verbose=False,
+    )
+    assert result.failed == 0
+
+
+def public_objects():
+    for name in sklearn_perceptrons.__all__:
+        obj = getattr(sklearn_perceptrons, name)
+        if inspect.ismodule(obj):
+            for member in getattr(obj, "__all__", []):
+                yield f"{name}.{member}", getattr(obj, member)
+        elif not name.startswith("__"):
+            yield name, obj
+
+
+@pytest.mark.parametrize("name, obj", list(public_objects()), ids=lambda x: str(x)[:40])
+def test_public_docstrings_have_examples(name, obj):
+    doc = inspect.getdoc(obj) or ""
+    assert "Examples\n--------" in doc, f"{name} has no Examples section"
+    assert ">>>" in doc

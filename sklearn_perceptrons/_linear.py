@@ -351,6 +351,10 @@ class BaseLinearPerceptron(BasePerceptron):
             X, y, classes, sample_weight
         )
         X = as_csr_int32(X)
+        if hasattr(self, "_state") and X.dtype != self._state.coef.dtype:
+            # The weights keep the dtype of the first batch; a batch of the
+            # other float type is cast to it (a copy of this batch only).
+            X = X.astype(self._state.coef.dtype)
         n_classes = classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
@@ -387,9 +391,16 @@ def _copy_rows(target, source, rows):
 
 
 def _check_finite_weights(state):
-    if not (math.isfinite(np.add.reduce(state.coef, axis=None))
-            and math.isfinite(np.add.reduce(state.intercept, axis=None))) and not (
-            np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()):
+    """Raise ValueError when an update overflowed (never return NaN weights)."""
+    # A finite sum proves every weight finite in one cheap reduction; only a
+    # non-finite sum (or an overflowing one) needs the exact check.
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(state.coef, axis=None) + np.add.reduce(
+            state.intercept, axis=None
+        )
+    if not math.isfinite(total) and not (
+        np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()
+    ):
         raise ValueError(
             "The weights became non-finite (floating-point overflow). Scale the "
             "features (e.g. with StandardScaler) or lower eta0 / sample_weight."
@@ -750,19 +761,34 @@ class _MarginSearch:
         (see the Notes of :class:`MarginPerceptron`).  Infinite where
         ``gamma = 0`` or no sample can update the row.
         """
-        gamma = self.gamma()
         radius = np.sqrt(self.sq_radius)
-        usable = (gamma > 0) & (self.step_max > 0)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            ratio = self.step_max / self.step_min
-            budget = ratio * 4.0 * self.sq_radius / (epsilon * gamma) ** 2
-            a = self.start_norm
-            warm = (4.0 * (a + np.maximum(
-                a, 2.0 * self.step_max * self.sq_radius / (epsilon * gamma)
-                + self.step_max * radius))
-                / (3.0 * epsilon * gamma * self.step_min))
-            budget = np.where(a > 0, np.maximum(budget, warm), budget)
-        return np.where(usable, budget, np.inf)
+        budget = np.full(radius.shape, np.inf)
+        usable = (radius > 0) & (self.step_max > 0)
+        if not usable.all():
+            if not usable.any():
+                return budget
+            return np.where(usable, self._budget(epsilon, usable), np.inf)
+        return self._budget(epsilon, slice(None))
+
+    def _budget(self, epsilon, rows):
+        # R / gamma = 2**h exactly; beyond 2**500 the bound (> 4**500) can
+        # never be reached, and capping h keeps the arithmetic finite.
+        ratio = np.ldexp(1.0, np.minimum(self.halvings[rows], 500)) / epsilon
+        radius = np.sqrt(self.sq_radius[rows])
+        step_min, step_max = self.step_min[rows], self.step_max[rows]
+        a = self.start_norm[rows]
+        budget = (step_max / step_min) * 4.0 * ratio * ratio
+        # From ||w~|| = a: 4 (a + max(a, 2 c_max R ratio + c_max R)) ratio
+        # / (3 R c_min), the same bound written with gamma = R / 2**h.
+        warm = (4.0 * ratio
+                * (a + np.maximum(a, step_max * radius * (2.0 * ratio + 1.0)))
+                / (3.0 * radius * step_min))
+        out = np.where(a > 0, np.maximum(budget, warm), budget)
+        if isinstance(rows, slice):
+            return out
+        full = np.full(self.sq_radius.shape, np.inf)
+        full[rows] = out
+        return full
 
     def halve(self, state, rows, fit_intercept):
         """Halve gamma of ``rows`` and go on from their current iterates.
@@ -968,52 +994,58 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     **margin="auto".**  Every one-vs-all row searches on its own, with
     ``R`` the radius of the padded training samples that can update it
-    (positive weight).  Its γ starts at ``R`` (at the previous ``gamma_``
-    with ``warm_start``) and its run at ``w~ = 0`` (or at the warm start).
-    At the end of each epoch a row that made no update has converged and is
-    frozen.  A row whose run has made more updates than the bound above
-    without converging has *proved* that no separator of margin γ exists:
-    its γ is halved and its run **restarts from** ``w~ = 0``, because the
-    bound holds for a run started at a known point (restarting keeps the
-    certificate of every level exactly the bound above).  When ``tol`` is
-    set and the tol rule fires for a row, its γ is also halved, but its run
-    goes on from its current iterate (a stalled run is usually close to
-    satisfying the halved margin; restarting it would throw that away), and
-    from there its updates are counted against the bound of a run started
-    at the current ``||w~||``, so that a later halving by the bound is still
-    a proof.  A halving by the tol rule is a heuristic, not a proof.  The
-    search stops
-    when every row has converged or after ``max_iter`` epochs in total.  A
-    row that converges at γ after certified halvings only (always the case
-    with ``tol=None``) has ``margin_ >= (1 - epsilon) * gamma`` while the
-    maximum margin γ* is below ``2 gamma``: ``margin_ > (1 - epsilon) * γ* /
-    2`` (γ*/4 at ε = 1/2).  A row that never converges (non-separable data,
-    or ``max_iter`` too small) keeps the *pocket*: the coefficients, over
-    the ends of all epochs of all its runs, with the smallest weighted
-    number of training errors (the sum of the weights of the misclassified
-    training samples, counted with one extra product of X with the active
-    rows per epoch); ``converged_`` is then False and ``gamma_`` is its last
-    γ.  With ``early_stopping`` the pocket is the best validation epoch of
-    every row, as in :class:`Perceptron`.
+    (positive weight) and ``gamma = R / 2**h``.  The search starts with
+    ``h = 0`` (the previous ``h`` with ``warm_start``) and a run at
+    ``w~ = 0`` (or at the warm start).  At the end of each epoch:
+
+    * a row that made no update has converged and is frozen;
+    * a row whose run has made more updates than the bound above has
+      *proved* that no separator of margin γ exists: ``h`` increases by one
+      and its run **restarts from** ``w~ = 0``, where the bound of the next
+      level holds exactly as stated (continuing would need the larger bound
+      of a run started at ``||w~|| = a``);
+    * otherwise, when ``tol`` is set and the tol rule fires, ``h`` also
+      increases by one, but the run goes on from its iterate (a stalled run
+      is usually close to satisfying the halved margin) and its updates are
+      counted from there against the bound of a run started at the current
+      ``||w~||``, so that a later halving by the bound is still a proof.  A
+      halving by the tol rule is a heuristic, not a proof.
+
+    The search stops when every row has converged, or after ``max_iter``
+    epochs in total (it does not halve after the last one).  A row that
+    converges at γ, without averaging, has ``margin_ >= (1 - epsilon) *
+    gamma``; if moreover all its halvings were proofs (always the case with
+    ``tol=None`` and no warm start), the maximum margin γ* is below
+    ``2 gamma``, so ``margin_ > (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2).
+    A row that never converges (non-separable data, or ``max_iter`` too
+    small) keeps the *pocket*: the coefficients, over the ends of all epochs
+    of all its runs, with the smallest weighted number of training errors
+    (the sum of the sample and class weights of the misclassified training
+    samples); ``converged_`` is then False and ``gamma_`` is its last γ.
+    With ``early_stopping`` every row keeps its best validation epoch over
+    all runs, as in :class:`Perceptron`.
 
     **partial_fit with "auto"** runs the same certified rule online: row
     ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the
-    rows seen so far (so γ starts at that radius), and as soon as the
-    updates of its current run exceed the bound (with the running radius and
-    step range, which only grow it) ``h_k`` increases by one and the run
-    restarts from ``w~ = 0``.  The check is exact (the pass is split where
-    the bound can be reached or the radius grows), so one call on a batch
-    equals one call per row.  After a ``fit`` with "auto" the online search
-    continues that fit's last run.  On a stream separable with margin γ* it
-    makes at most ``64 R² / (3 ε² γ*²) + log2(2 R / γ*) + 1`` updates in
-    total.
+    rows seen so far (so γ starts at that radius, and follows it when it
+    grows), and as soon as the updates of its current run exceed the bound
+    (with the running radius and step range) ``h_k`` increases by one and
+    the run restarts from ``w~ = 0``.  The bound holds with the γ and R of
+    the moment, since both only grew during the run.  The check is exact
+    (the pass is split where the bound can be reached or the radius grows),
+    so one call on a batch equals one call per row.  After a ``fit`` with
+    "auto" the online search continues that fit's last run.  With unit
+    weights, from ``w~ = 0``, on a stream separable with margin γ* it makes
+    at most ``64 R² / (3 ε² γ*²) + log2(2 R / γ*)`` updates in total.
 
     **Update and cost.**  The rule is a parameter of the same compiled epoch
     as :class:`Perceptron`'s, which keeps ``||w~||`` up to date
-    incrementally (and recomputes it at the start of every pass); an epoch
-    costs the same as the perceptron's.  There is no ``eta0``: the margin
-    rule does not depend on the scale of ``w~``, and the update size is
-    ``sample_weight * class_weight``.
+    incrementally (and recomputes it at the start of every pass): with a
+    float ``margin`` an epoch costs the same as the perceptron's.  "auto"
+    adds, per epoch, one compiled scoring pass of the training set by the
+    active rows (the pocket's error count).  There is no ``eta0``: the
+    margin rule does not depend on the scale of ``w~``, and the update size
+    is ``sample_weight * class_weight``.
 
     References
     ----------

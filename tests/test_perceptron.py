@@ -689,3 +689,15 @@ def test_clone_keeps_params_only():
     fresh = clone(clf)
     assert fresh.get_params() == clf.get_params()
     assert not hasattr(fresh, "coef_")
+
+
+@pytest.mark.parametrize("first, then", [(np.float32, np.float64), (np.float64, np.float32)])
+def test_partial_fit_batches_of_the_other_float_type(first, then):
+    X, y = make_classification(n_samples=60, random_state=18)
+    X = np.round(X, 2)
+    mixed = fast_perceptron().partial_fit(X[:30].astype(first), y[:30], classes=[0, 1])
+    mixed.partial_fit(X[30:].astype(then), y[30:])
+    assert mixed.coef_.dtype == first
+    same = fast_perceptron().partial_fit(X[:30].astype(first), y[:30], classes=[0, 1])
+    same.partial_fit(X[30:].astype(then).astype(first), y[30:])
+    np.testing.assert_array_equal(mixed.coef_, same.coef_)

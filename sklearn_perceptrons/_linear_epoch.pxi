@@ -84,10 +84,11 @@ cdef inline floating _row_dot(
 
 
 cdef inline void _prefetch_row(
-    const floating* X_values, const int* X_indptr, bint sparse,
-    Py_ssize_t n_features, Py_ssize_t i,
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features, Py_ssize_t i,
 ) noexcept nogil:
-    """Ask the CPU for row ``i`` ahead of time (rows visited out of order)."""
+    """Ask the CPU for row ``i`` (values, and column indices if CSR) ahead of
+    time; at most 1 KiB of values, one prefetch per 64-byte cache line."""
     cdef Py_ssize_t start, length, offset = 0
     cdef Py_ssize_t per_line = 64 // sizeof(floating)
     if sparse:
@@ -96,10 +97,11 @@ cdef inline void _prefetch_row(
     else:
         start = i * n_features
         length = n_features
-    # One prefetch per 64-byte cache line, for at most 1 KiB of the row.
     length = min(length, 16 * per_line)
     while offset < length:
         SKP_PREFETCH(X_values + start + offset)
+        if sparse:
+            SKP_PREFETCH(X_indices + start + offset)
         offset += per_line
 
 
@@ -145,16 +147,21 @@ cdef void _epoch(
     cdef double raw, m, scale, sq_norm_x, new_sq_norm
     cdef bint update
     # Rows visited out of order (shuffle) are prefetched a few rows ahead, as
-    # many as fit in about 4 KiB; sequential rows are left to the hardware.
+    # many as fit in about 4 KiB.  Sequential rows are left to the hardware
+    # prefetcher, except short ones, where measurements showed a gain too.
     cdef Py_ssize_t row_bytes = (
         (X_indptr[1] - X_indptr[0] if sparse and n_visits else n_features)
         * sizeof(floating) + 1)
     cdef Py_ssize_t ahead = max(1, min(16, 4096 // row_bytes))
+    cdef bint prefetch_sequential = row_bytes <= 1024
 
     for t in range(n_visits):
         i = order[t]
-        if t + ahead < n_visits:
-            _prefetch_row(X_values, X_indptr, sparse, n_features, order[t + ahead])
+        if t + ahead < n_visits and (
+            prefetch_sequential or order[t + ahead] != i + ahead
+        ):
+            _prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
+                          order[t + ahead])
         if sparse:
             x_values = X_values + X_indptr[i]
             x_indices = X_indices + X_indptr[i]

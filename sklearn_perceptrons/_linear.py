@@ -1,6 +1,7 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""The linear perceptrons: :class:`Perceptron` (and the shared linear driver)."""
+"""The linear perceptrons: :class:`Perceptron`, :class:`MarginPerceptron` (and
+the shared linear driver)."""
 
 import math
 import numbers
@@ -219,7 +220,7 @@ class BaseLinearPerceptron(BasePerceptron):
         n_features = X.shape[1]
         if coef_init is None and self.warm_start and hasattr(self, "_state"):
             coef_init = self._state.coef
-            if intercept_init is None:
+            if intercept_init is None and self.fit_intercept:
                 intercept_init = self._state.intercept
         coef = np.zeros((n_rows, n_features), dtype=dtype)
         intercept = np.zeros(n_rows, dtype=dtype)
@@ -234,6 +235,15 @@ class BaseLinearPerceptron(BasePerceptron):
                     f"{n_features} features."
                 )
             coef[:] = coef_init.reshape(coef.shape)
+        if not self.fit_intercept:
+            # Without an intercept the model has none: a nonzero starting
+            # intercept would be an offset the loop never sees.
+            if intercept_init is not None and np.any(np.asarray(intercept_init) != 0):
+                raise ValueError(
+                    "intercept_init is nonzero but fit_intercept=False; pass "
+                    "fit_intercept=True or leave intercept_init out."
+                )
+            intercept_init = None
         if intercept_init is not None:
             intercept_init = np.asarray(intercept_init, dtype=dtype).ravel()
             if intercept_init.shape != intercept.shape:
@@ -917,7 +927,8 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the last iterate of the previous fit
-        (and, with "auto", from its γ).
+        (and, with "auto", from its number of halvings ``h``, so from its γ
+        on the same data).
 
     random_state : int, RandomState instance or None, default=0
         Seed of the epoch permutations and of the validation split.
@@ -943,7 +954,8 @@ class MarginPerceptron(BaseLinearPerceptron):
         multiclass.  Equal to :func:`sklearn_perceptrons.bounds.margin`.
 
     gamma_ : float or ndarray of shape (n_classes,)
-        The γ used: ``margin`` for a float, the last γ tried with "auto".
+        The γ used: ``margin`` for a float; with "auto", the last γ tried,
+        ``R / 2**h`` (R the radius of the padded training data of the row).
 
     classes_ : ndarray of shape (n_classes,)
         The sorted class labels; ``classes_[1]`` is the positive class of a
@@ -1279,22 +1291,22 @@ class MarginPerceptron(BaseLinearPerceptron):
                 _weight_norms(state.coef, state.intercept, self.fit_intercept),
                 np.full(n_rows, np.inf), np.zeros(n_rows),
             )
-        # Running radius and step range of every row after each sample.
+        # Running radius and step range of every row after each sample (the
+        # rows before the first are the state carried over).
         counts = (signs_of_class[y_class] != 0) & (step > 0)[:, None]
-        sq_norms = _padded_sq_norms(X, self.fit_intercept)
-        sq_radius = np.maximum.accumulate(np.vstack(
-            [search.sq_radius, np.where(counts, sq_norms[:, None], 0.0)]
-        ), axis=0)
-        step_min = np.minimum.accumulate(np.vstack(
-            [search.step_min, np.where(counts, step[:, None], np.inf)]
-        ), axis=0)[1:]
-        step_max = np.maximum.accumulate(np.vstack(
-            [search.step_max, np.where(counts, step[:, None], 0.0)]
-        ), axis=0)[1:]
+        sq_norms = _padded_sq_norms(X, self.fit_intercept)[:, None]
+        sq_radius = np.maximum.accumulate(np.concatenate(
+            [search.sq_radius[None], np.where(counts, sq_norms, 0.0)]), axis=0)
+        step_min = np.minimum.accumulate(np.concatenate(
+            [search.step_min[None], np.where(counts, step[:, None], np.inf)]),
+            axis=0)[1:]
+        step_max = np.maximum.accumulate(np.concatenate(
+            [search.step_max[None], np.where(counts, step[:, None], 0.0)]),
+            axis=0)[1:]
         # The margin of a row changes where its radius grows: split there.
-        grows = np.flatnonzero((sq_radius[1:] > sq_radius[:-1]).any(axis=1))
+        breaks = np.append(
+            np.flatnonzero((sq_radius[1:] > sq_radius[:-1]).any(axis=1)), n_samples)
         sq_radius = sq_radius[1:]
-        breaks = np.append(grows, n_samples)
         total = np.zeros(n_rows, dtype=np.int64)
         all_rows = np.ones(n_rows, dtype=np.uint8)
         no_threshold = np.zeros(n_rows)
@@ -1330,12 +1342,17 @@ class MarginPerceptron(BaseLinearPerceptron):
         scores = row_scores(X, np.arange(X.shape[0], dtype=np.int32),
                             coef, intercept)
         signs = signs_of_class[y_class]
+        functional = scores * signs
+        takes_part = signs != 0
+        if not takes_part.all():
+            functional[~takes_part] = np.inf
+        smallest = functional.min(axis=0)
         norms = _weight_norms(coef, intercept, self.fit_intercept)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            distances = np.where(signs != 0, signs * scores / norms, np.inf)
-        margin = distances.min(axis=0)
-        margin[norms == 0] = 0.0
-        margin[~(signs != 0).any(axis=0)] = np.nan
+        # min_i (m_i / ||w~||) = (min_i m_i) / ||w~|| exactly (division by a
+        # positive number is monotone in floating point too).
+        margin = np.zeros(coef.shape[0])
+        np.divide(smallest, norms, out=margin, where=norms > 0)
+        margin[np.isinf(smallest)] = np.nan  # no sample of this row
         binary = coef.shape[0] == 1
         self.margin_ = float(margin[0]) if binary else margin
         self.gamma_ = float(gamma[0]) if binary else np.asarray(gamma, dtype=float)

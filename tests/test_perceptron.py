@@ -701,3 +701,15 @@ def test_partial_fit_batches_of_the_other_float_type(first, then):
     same = fast_perceptron().partial_fit(X[:30].astype(first), y[:30], classes=[0, 1])
     same.partial_fit(X[30:].astype(then).astype(first), y[30:])
     np.testing.assert_array_equal(mixed.coef_, same.coef_)
+
+
+def test_intercept_init_without_fit_intercept():
+    X, y = separable_data(19)
+    with pytest.raises(ValueError, match="fit_intercept=False"):
+        Perceptron(fit_intercept=False).fit(X, y, intercept_init=[1.0])
+    clf = Perceptron(fit_intercept=False).fit(X, y, intercept_init=[0.0])
+    np.testing.assert_array_equal(clf.intercept_, [0.0])
+    # A warm start from a model with an intercept drops it.
+    warm = Perceptron().fit(X, y)
+    warm.set_params(fit_intercept=False, warm_start=True).fit(X, y)
+    np.testing.assert_array_equal(warm.intercept_, [0.0])

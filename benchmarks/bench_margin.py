@@ -1,0 +1,185 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""MarginPerceptron: the margin it finds, and what an epoch costs.
+
+1. **Margin quality.**  On linearly separable data sets (generated, and
+   separable subsets of bundled data sets), the margin reached by
+   ``MarginPerceptron(margin="auto")`` compared with the exact maximum margin
+   (:func:`sklearn_perceptrons.bounds.max_margin`) and with scikit-learn's
+   ``LinearSVC(C=1e4, loss="hinge")`` (a near hard-margin SVM; liblinear
+   regularises its intercept like a weight, so it works in the same padded
+   space).  Every margin is measured the same way, with
+   :func:`sklearn_perceptrons.bounds.margin` (padded norm ``||[w; b]||``).
+   The target is the guarantee of API.md §3: ``margin_ >= γ*/4`` at ε = 1/2
+   when the search converges with ``tol=None`` (the default ``tol`` is
+   reported alongside, without target; so is a search that did not converge
+   within ``max_iter``, whose pocket has no margin guarantee).
+   Fit times are reported for all three.
+2. **Cost of an epoch.**  Per-epoch time of ``MarginPerceptron`` over
+   ``Perceptron`` on the same dense data, fixed epochs (``tol=None``,
+   ``shuffle=False``), BLAS limited to one thread.  With a tiny margin both
+   make the same updates, so the ratio is the price of the margin rule
+   (target <= 1.2).  ``margin="auto"`` is reported too: its early levels
+   update on most samples and it scores the training set once per epoch for
+   the pocket, so its epochs cost more; the row says how many more updates
+   it made.
+
+Run ``python benchmarks/bench_margin.py [--full]``; ``run(quick)`` returns the
+table rows for ``benchmarks/run.py``.
+"""
+
+import sys
+import warnings
+from time import perf_counter
+
+import numpy as np
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+from sklearn_perceptrons import MarginPerceptron, Perceptron
+from sklearn_perceptrons.bounds import margin, max_margin, radius
+
+try:
+    from benchmarks._common import format_table, interleaved_times, row, single_threaded
+except ImportError:  # run as a script from the benchmarks folder
+    from _common import format_table, interleaved_times, row, single_threaded
+
+
+def _separable_blobs(n_samples, n_features, gap, seed=0):
+    """Gaussian samples labelled by a random affine hyperplane, with the
+    samples closer than ``gap`` (in units of ||w||) to it removed."""
+    rng = np.random.RandomState(seed)
+    w = rng.randn(n_features)
+    X = rng.randn(2 * n_samples, n_features)
+    score = (X @ w + 0.5) / np.linalg.norm(w)
+    keep = np.abs(score) > gap
+    return X[keep][:n_samples], (score[keep][:n_samples] > 0).astype(int)
+
+
+def _data_sets(quick):
+    """Binary problems to measure; the bundled ones are checked separable."""
+    iris_X, iris_y = load_iris(return_X_y=True)
+    wine_X, wine_y = load_wine(return_X_y=True)
+    wine_X = StandardScaler().fit_transform(wine_X)
+    digits_X, digits_y = load_digits(return_X_y=True)
+    pair = (digits_y == 3) | (digits_y == 8)
+    sets = {
+        "generated 2,000x20": _separable_blobs(2_000, 20, 0.1),
+        "iris setosa-vs-rest": (iris_X, iris_y == 0),
+        "wine (standardized) 1-vs-rest": (wine_X, wine_y == 1),
+        "wine (standardized) 2-vs-rest": (wine_X, wine_y == 2),
+        "digits 3-vs-8": (digits_X[pair], digits_y[pair] == 8),
+        "digits 0-vs-rest": (digits_X, digits_y == 0),
+    }
+    if not quick:
+        sets["generated 20,000x50"] = _separable_blobs(20_000, 50, 0.05, seed=1)
+        sets["wine (standardized) 0-vs-rest"] = (wine_X, wine_y == 0)
+        cancer_X, cancer_y = load_breast_cancer(return_X_y=True)
+        sets["breast-cancer (standardized)"] = (
+            StandardScaler().fit_transform(cancer_X), cancer_y)
+    return sets
+
+
+def _timed(func):
+    """(result, seconds) of one call."""
+    start = perf_counter()
+    result = func()
+    return result, perf_counter() - start
+
+
+def margin_quality(quick=True):
+    rows = []
+    for name, (X, y) in _data_sets(quick).items():
+        (gamma_star, _, _), t_exact = _timed(lambda: max_margin(X, y))
+        R = radius(X, fit_intercept=True)
+        if gamma_star <= 0:
+            rows.append(row(name, "max margin γ* (not separable)", gamma_star,
+                            note="no separator: skipped"))
+            continue
+        rows.append(row(name, "max margin γ* / R", gamma_star / R,
+                        note=f"γ*={gamma_star:.4g}, R={R:.4g}, "
+                             f"exact solver {t_exact:.3f} s"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for label, params in (("tol=None", dict(tol=None)),
+                                  ("default tol", {})):
+                clf, t_fit = _timed(lambda: MarginPerceptron(**params).fit(X, y))
+                achieved = margin(X, y, clf.coef_, clf.intercept_)
+                # The guarantee is for a search that converged; a margin this
+                # small may need ~16 (R/γ*)² updates, more than max_iter allows.
+                certified = label == "tol=None" and clf.converged_
+                note = (f"fit {t_fit:.3f} s, {clf.n_iter_} epochs, "
+                        f"converged={clf.converged_}")
+                if not clf.converged_:
+                    note += (f" (pocket; convergence may need up to "
+                             f"16 (R/γ*)² = {16 * (R / gamma_star) ** 2:.2g} "
+                             "updates)")
+                rows.append(row(
+                    name, f"MarginPerceptron(auto, {label}) margin / γ*",
+                    achieved / gamma_star,
+                    at_least=0.25 if certified else None, note=note,
+                ))
+            svc, t_svc = _timed(lambda: LinearSVC(
+                C=1e4, loss="hinge", tol=1e-6, max_iter=100_000, random_state=0
+            ).fit(X, y))
+        rows.append(row(
+            name, "LinearSVC(C=1e4, hinge) margin / γ*",
+            margin(X, y, svc.coef_, svc.intercept_) / gamma_star,
+            note=f"fit {t_svc:.3f} s",
+        ))
+    return rows
+
+
+def epoch_cost(quick=True):
+    n_samples = 50_000 if quick else 200_000
+    repeats = 3 if quick else 7
+    epochs = 10
+    rng = np.random.RandomState(0)
+    X = rng.randn(n_samples, 50)
+    y = (X @ rng.randn(50) + 2.0 * rng.randn(n_samples) > 0).astype(int)
+    R = radius(X, fit_intercept=True)
+    common = dict(shuffle=False, tol=None, max_iter=epochs)
+    estimators = {
+        "Perceptron": Perceptron(**common),
+        "tiny": MarginPerceptron(margin=1e-9 * R, **common),
+        "auto": MarginPerceptron(margin="auto", **common),
+    }
+
+    def fitter(est):
+        def fit():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                est.fit(X, y)
+        return fit
+
+    with single_threaded() as threads:
+        # Interleaved, so that machine drift hits every estimator alike.
+        times = interleaved_times([fitter(e) for e in estimators.values()],
+                                  repeats=repeats)
+    per_epoch = dict(zip(estimators, np.array(times) / epochs))
+    updates = {name: est.n_mistakes_ for name, est in estimators.items()}
+    base = per_epoch["Perceptron"]
+    case = f"dense {n_samples:,}x50, {epochs} epochs, shuffle=False"
+    return [
+        row(case, "Perceptron per-epoch time (ms)", base * 1e3, note=threads),
+        row(case, "MarginPerceptron(margin=1e-9 R) / Perceptron, per epoch",
+            per_epoch["tiny"] / base, at_most=1.2,
+            note=f"fit time / epochs (so it includes margin_'s scoring pass, "
+                 f"once per fit); updates {updates['tiny']} vs "
+                 f"{updates['Perceptron']}"),
+        row(case, "MarginPerceptron(auto) / Perceptron, per epoch",
+            per_epoch["auto"] / base,
+            note=f"updates {updates['auto']} vs {updates['Perceptron']} "
+                 "(margin mistakes); + one scoring pass per epoch (pocket)"),
+    ]
+
+
+def run(quick=True):
+    """Rows of the benchmark table (see the module docstring)."""
+    return margin_quality(quick) + epoch_cost(quick)
+
+
+if __name__ == "__main__":
+    print(format_table(run(quick="--full" not in sys.argv)))

@@ -1,0 +1,142 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Benchmark P8 of PERFORMANCE.md: the multiclass reductions' fast path.
+
+``OneVsOnePerceptron(Perceptron())`` against scikit-learn's
+``OneVsOneClassifier(Perceptron())`` at 10 classes, and the one-vs-all
+equivalent against ``OneVsRestClassifier(Perceptron())``, timed side by side
+in this process (medians of interleaved repeats, BLAS limited to one thread).
+
+Two settings are compared:
+
+* *fixed epochs*: ``max_iter=10, tol=None, shuffle=False`` for both, so every
+  binary problem runs exactly 10 cyclic epochs on either side (the data have
+  label noise, so no problem converges early): the same work, epoch for
+  epoch;
+* *defaults*: both estimators' default parameters (shuffle, ``tol=1e-3``).
+  The ``tol`` rules differ (ours counts updates, scikit-learn's watches the
+  loss), so the epochs run differ too; the held-out accuracies are reported
+  beside the ratio.
+
+Held-out accuracies on the synthetic data and on scikit-learn's bundled
+digits are reported for both packages.
+
+Run ``python benchmarks/bench_multiclass.py [--full]``.
+"""
+
+import sys
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron as SklearnPerceptron
+from sklearn.model_selection import train_test_split
+from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+
+from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron, Perceptron
+
+try:
+    from benchmarks._common import format_table, interleaved_times, row, single_threaded
+except ImportError:  # run as a script from the benchmarks folder
+    from _common import format_table, interleaved_times, row, single_threaded
+
+N_CLASSES = 10
+TARGET = 0.25  # fit time of ours / scikit-learn's
+
+
+def ten_class_data(n_samples, n_features, seed=0):
+    """Gaussian features, labels of 10 random hyperplanes, 10% label noise."""
+    rng = np.random.RandomState(seed)
+    X = rng.standard_normal((n_samples, n_features))
+    y = np.argmax(X @ rng.standard_normal((n_features, N_CLASSES)), axis=1)
+    flip = rng.rand(n_samples) < 0.1
+    y[flip] = rng.randint(0, N_CLASSES, size=flip.sum())
+    return X, y
+
+
+def _fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
+
+
+def compare(case, ours, theirs, X_train, y_train, X_test, y_test, repeats):
+    """Rows of one comparison: the fit-time ratio and both accuracies."""
+    t_ours, t_theirs = interleaved_times(
+        [lambda: _fit(ours, X_train, y_train), lambda: _fit(theirs, X_train, y_train)],
+        repeats=repeats,
+    )
+    acc_ours = _fit(ours, X_train, y_train).score(X_test, y_test)
+    acc_theirs = _fit(theirs, X_train, y_train).score(X_test, y_test)
+    note = (f"ours {t_ours * 1e3:.1f} ms, scikit-learn {t_theirs * 1e3:.1f} ms; "
+            f"accuracy ours {acc_ours:.3f}, scikit-learn {acc_theirs:.3f}")
+    return [row(case, "fit time / scikit-learn", t_ours / t_theirs, at_most=TARGET,
+                note=note)]
+
+
+def accuracy_rows(case, pairs, X_train, y_train, X_test, y_test):
+    rows = []
+    for name, estimator in pairs:
+        score = _fit(estimator, X_train, y_train).score(X_test, y_test)
+        rows.append(row(case, f"test accuracy, {name}", float(score)))
+    return rows
+
+
+def run(quick=True):
+    """Measure P8 (one-vs-one and one-vs-all, 10 classes); returns table rows."""
+    repeats = 3 if quick else 7
+    n_samples, n_features = (20_000, 50) if quick else (100_000, 50)
+    X, y = ten_class_data(n_samples, n_features)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.25, random_state=0
+    )
+    fixed = dict(max_iter=10, tol=None, shuffle=False)
+    shape = f"{X_train.shape[0]}x{n_features}, 10 classes"
+    rows = []
+    with single_threaded() as threads:
+        rows.append(row("setting", "BLAS threads", threads))
+        for label, params in (("fixed 10 epochs", fixed), ("defaults", {})):
+            rows += compare(
+                f"P8 one-vs-one {shape}, {label}",
+                OneVsOnePerceptron(Perceptron(**params)),
+                OneVsOneClassifier(SklearnPerceptron(**params)),
+                X_train, y_train, X_test, y_test, repeats,
+            )
+            rows += compare(
+                f"P8 one-vs-all {shape}, {label}",
+                OneVsAllPerceptron(Perceptron(**params)),
+                OneVsRestClassifier(SklearnPerceptron(**params)),
+                X_train, y_train, X_test, y_test, repeats,
+            )
+        X, y = load_digits(return_X_y=True)
+        X = X / 16.0
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.25, random_state=0, stratify=y
+        )
+        rows += compare(
+            "P8 digits one-vs-one, defaults",
+            OneVsOnePerceptron(), OneVsOneClassifier(SklearnPerceptron()),
+            X_train, y_train, X_test, y_test, repeats,
+        )
+        rows += accuracy_rows(
+            "digits (75% train)",
+            [
+                ("OneVsOnePerceptron()", OneVsOnePerceptron()),
+                ("OneVsOnePerceptron(Perceptron(average=True))",
+                 OneVsOnePerceptron(Perceptron(average=True))),
+                ("OneVsOneClassifier(sklearn Perceptron())",
+                 OneVsOneClassifier(SklearnPerceptron())),
+                ("OneVsAllPerceptron()", OneVsAllPerceptron()),
+                ("OneVsAllPerceptron(Perceptron(average=True))",
+                 OneVsAllPerceptron(Perceptron(average=True))),
+                ("OneVsRestClassifier(sklearn Perceptron())",
+                 OneVsRestClassifier(SklearnPerceptron())),
+            ],
+            X_train, y_train, X_test, y_test,
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    print(format_table(run(quick="--full" not in sys.argv)))

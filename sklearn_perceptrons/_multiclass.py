@@ -1,0 +1,1096 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Multiclass reductions: :class:`OneVsAllPerceptron` and :class:`OneVsOnePerceptron`.
+
+Both are generic scikit-learn meta-estimators: any binary classifier with
+``fit`` and ``decision_function`` can be the base estimator, and each binary
+sub-problem is trained by a clone of it (in parallel with joblib).
+
+When the base estimator is one of this package's linear perceptrons, a *fast
+path* trains every sub-problem together: the compiled epoch of
+:mod:`sklearn_perceptrons._linear_fast` walks X once per epoch and updates
+the weight rows a sample takes part in (every row for one-vs-all, the
+``n_classes - 1`` pairs that involve its class for one-vs-one), so no subset
+of X is ever copied.  Each row keeps its own stopping rule, so with the same
+sample order the rows equal what the generic path's binary estimators learn;
+the fitted ``estimators_`` are real estimators of the base type, assembled
+from the rows.
+"""
+
+import copy
+import inspect
+import numbers
+from itertools import combinations
+from operator import attrgetter
+from time import perf_counter
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    MetaEstimatorMixin,
+    _fit_context,
+    clone,
+)
+from sklearn.exceptions import NotFittedError
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._tags import get_tags
+from sklearn.utils.metaestimators import _safe_split, available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _num_samples,
+    check_is_fitted,
+    has_fit_parameter,
+    validate_data,
+)
+
+from . import _linear
+from ._base import (
+    BasePerceptron,
+    StoppingRule,
+    encode_labels,
+    keep_state_on_error,
+    one_vs_all_table,
+    one_vs_one_table,
+)
+from ._linear import LinearState, _check_finite_weights, as_csr_int32, run_epoch
+
+_FLOAT_DTYPES = [np.float64, np.float32]
+
+# The labels of every binary sub-problem, as scikit-learn's multiclass
+# meta-estimators use them: 1 is the positive class.
+_BINARY_CLASSES = np.array([0, 1])
+
+
+# ---------------------------------------------------------------------------
+# Which base estimators the fast path trains
+# ---------------------------------------------------------------------------
+
+
+def _shared_pass_types():
+    """The linear perceptrons whose sub-problems can share one compiled pass.
+
+    Looked up at call time so that estimators added to ``_linear`` later
+    (``MarginPerceptron``) are picked up.  Exact types only: a subclass may
+    override ``fit`` with something the shared pass does not reproduce.
+    """
+    names = ("Perceptron", "MarginPerceptron")
+    return tuple(getattr(_linear, name) for name in names if hasattr(_linear, name))
+
+
+def _shared_pass_supported(estimator, *, partial=False):
+    """Whether the fast path reproduces ``estimator``'s binary training.
+
+    Falls back to the generic path (documented in the estimators) when
+
+    * ``class_weight`` is set: the generic path's binary estimators see the
+      labels 0/1, so their class weights are those of the binary problem, not
+      of the original classes;
+    * ``early_stopping`` (``fit`` only): each binary estimator of the generic
+      path draws its own validation split from its own samples, which a pass
+      shared by every sub-problem cannot reproduce;
+    * ``margin="auto"`` of the margin perceptron: its certified search runs
+      per binary problem, on that problem's radius.
+    """
+    if type(estimator) not in _shared_pass_types():
+        return False
+    if estimator.class_weight is not None:
+        return False
+    if not partial and estimator.early_stopping:
+        return False
+    if isinstance(getattr(estimator, "margin", None), str):
+        return False
+    return True
+
+
+_PARAM_NAMES = {}
+
+
+def _same_parameters(estimators):
+    """Whether every estimator has the type and parameters of the first.
+
+    ``random_state`` is left out: ``partial_fit`` never shuffles, and clones
+    of a ``RandomState`` instance never compare equal.
+    """
+    cls = type(estimators[0])
+    get_params = _PARAM_NAMES.get(cls)
+    if get_params is None:
+        get_params = _PARAM_NAMES[cls] = attrgetter(
+            *[n for n in cls._get_param_names() if n != "random_state"]
+        )
+    reference = get_params(estimators[0])
+    return all(
+        type(est) is cls and get_params(est) == reference for est in estimators[1:]
+    )
+
+
+# ---------------------------------------------------------------------------
+# The generic path: one clone of the base estimator per binary problem
+# ---------------------------------------------------------------------------
+
+
+def _fit_binary(estimator, X, y, sample_weight):
+    """Fit a clone of ``estimator`` on one binary problem (labels 0/1)."""
+    estimator = clone(estimator)
+    if sample_weight is None:
+        return estimator.fit(X, y)
+    return estimator.fit(X, y, sample_weight=sample_weight)
+
+
+def _fit_pair(estimator, X, y_class, i, j, sample_weight):
+    """Fit a clone on the samples of classes i and j only (j positive)."""
+    indices = np.flatnonzero((y_class == i) | (y_class == j))
+    X_pair, _ = _safe_split(estimator, X, None, indices)
+    y_pair = (y_class[indices] == j).astype(np.int64)
+    weight = None if sample_weight is None else sample_weight[indices]
+    return _fit_binary(estimator, X_pair, y_pair, weight), indices
+
+
+def _partial_fit_binary(estimator, X, y, sample_weight):
+    """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
+
+    Works on a copy so that a failure in any sub-problem leaves every fitted
+    estimator of the meta-estimator as it was.
+    """
+    estimator = copy.deepcopy(estimator)
+    if sample_weight is None:
+        return estimator.partial_fit(X, y, classes=_BINARY_CLASSES)
+    return estimator.partial_fit(
+        X, y, classes=_BINARY_CLASSES, sample_weight=sample_weight
+    )
+
+
+def _is_fitted(estimator):
+    if hasattr(estimator, "classes_"):  # fitted classifiers (cheap check)
+        return True
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        return False
+    return True
+
+
+def _binary_decision(estimator, X):
+    """The 1-d decision of a binary estimator and its 0/1 predictions."""
+    scores = np.ravel(estimator.decision_function(X))
+    if isinstance(estimator, BasePerceptron):
+        # By the contract of this package, predict is ``decision > 0``.
+        return scores, scores > 0
+    return scores, np.asarray(estimator.predict(X)) == 1
+
+
+# ---------------------------------------------------------------------------
+# The fast path: every row in one compiled pass over X per epoch
+# ---------------------------------------------------------------------------
+
+
+def _stack_states(estimators, n_features, dtype, average):
+    """One :class:`LinearState` holding the current rows of every estimator.
+
+    Estimators that have not been trained yet contribute zero rows.
+    """
+    rows = [getattr(est, "_state", None) for est in estimators]
+    if all(row is not None for row in rows):
+        state = LinearState(
+            np.vstack([row.coef for row in rows]).astype(dtype, copy=False),
+            np.concatenate([row.intercept for row in rows]).astype(dtype, copy=False),
+            average,
+        )
+        state.visits = np.concatenate([row.visits for row in rows])
+        if average and all(row.average for row in rows):
+            state.coef_sum = np.vstack([row.coef_sum for row in rows])
+            state.intercept_sum = np.concatenate([row.intercept_sum for row in rows])
+        return state
+    state = LinearState(
+        np.zeros((len(rows), n_features), dtype=dtype),
+        np.zeros(len(rows), dtype=dtype),
+        average,
+    )
+    for k, row in enumerate(rows):
+        if row is None:
+            continue
+        state.coef[k] = row.coef[0]
+        state.intercept[k] = row.intercept[0]
+        state.visits[k] = row.visits[0]
+        if average and row.average:
+            state.coef_sum[k] = row.coef_sum[0]
+            state.intercept_sum[k] = row.intercept_sum[0]
+    return state
+
+
+def _row_state(state, k):
+    """Row ``k`` of a stacked state, as the state of a binary estimator."""
+    row = LinearState(
+        state.coef[k : k + 1].copy(), state.intercept[k : k + 1].copy(), state.average
+    )
+    row.visits = state.visits[k : k + 1].copy()
+    if state.average:
+        row.coef_sum = state.coef_sum[k : k + 1].copy()
+        row.intercept_sum = state.intercept_sum[k : k + 1].copy()
+    return row
+
+
+def _set_binary_fit(estimator, state, k, n_features):
+    """Make ``estimator`` a fitted binary estimator holding row ``k``."""
+    row = _row_state(state, k)
+    estimator.classes_ = _BINARY_CLASSES.copy()
+    estimator.n_features_in_ = n_features
+    estimator._state = row
+    estimator.coef_, estimator.intercept_ = row.model()
+    return estimator
+
+
+def _set_margin_attributes(estimator, X, rows):
+    """``margin_`` and ``gamma_`` of a margin perceptron built by the fast path.
+
+    ``margin_`` is the smallest signed distance of the row's training samples
+    (``rows()`` returns their indices and +1/-1 signs) to its hyperplane, as
+    the margin perceptron's own ``fit`` reports it.
+    """
+    margin_type = getattr(_linear, "MarginPerceptron", None)
+    if margin_type is None or not isinstance(estimator, margin_type):
+        return
+    indices, signs = rows()
+    coef, intercept = estimator.coef_, estimator.intercept_
+    scores = _linear.row_scores(X, indices, coef, intercept).ravel()
+    sq_norm = np.einsum("ij,ij->i", coef, coef, dtype=np.float64)[0]
+    if estimator.fit_intercept:
+        sq_norm += float(intercept[0]) ** 2
+    norm = np.sqrt(sq_norm)
+    estimator.margin_ = float((signs * scores).min() / norm) if norm > 0 else 0.0
+    estimator.gamma_ = float(estimator.margin)
+    # What the margin perceptron's own fit leaves for a float margin: no
+    # margin search in progress.
+    estimator._search_state = None
+
+
+class _SharedPass:
+    """The sub-problems of a reduction as rows of one compiled epoch.
+
+    Parameters
+    ----------
+    table : tuple of ndarrays
+        The rows touched by each class (see ``one_vs_all_table``).
+    row_counts : ndarray of shape (n_rows,)
+        Number of samples of every row's binary problem (the ``n_samples`` of
+        its ``tol`` rule).
+    """
+
+    def __init__(self, table, row_counts):
+        self.table = table
+        self.row_counts = row_counts
+        self.n_rows = row_counts.shape[0]
+
+    def fit(self, base, X, y_class, sample_weight):
+        """Every epoch of ``fit``, with the stopping rule of every row.
+
+        Returns the final state, the stopping rule and the updates of every
+        epoch and row, of shape (n_epochs, n_rows).
+        """
+        n_samples, n_features = X.shape
+        step = base._learning_rate() * sample_weight
+        state = LinearState(
+            np.zeros((self.n_rows, n_features), dtype=X.dtype),
+            np.zeros(self.n_rows, dtype=X.dtype),
+            base.average,
+        )
+        rule, threshold, kappa = base._rule_parameters(X, self.n_rows)
+        # Each row counts its own samples: the generic path's binary
+        # estimator of a pair sees only that pair's samples.
+        stopper = StoppingRule(
+            self.n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
+            n_samples=self.row_counts.astype(np.float64), early_stopping=False,
+        )
+        rng = check_random_state(base.random_state)
+        all_samples = np.arange(n_samples, dtype=np.int32)
+        history = []
+        for epoch in range(1, base.max_iter + 1):
+            start = perf_counter()
+            order = base._epoch_order(all_samples, rng)
+            updates = run_epoch(
+                X, state, order, y_class, step, self.table,
+                fit_intercept=base.fit_intercept, active=stopper.active,
+                rule=rule, threshold=threshold, kappa=kappa,
+            )
+            _check_finite_weights(state)
+            history.append(updates)
+            stopper.update(updates)
+            base._print_epoch(
+                epoch, updates.sum(), float(np.linalg.norm(state.coef)),
+                perf_counter() - start,
+            )
+            if stopper.done:
+                break
+        return state, stopper, np.array(history)
+
+    def partial_fit(self, reference, state, X, y_class, sample_weight):
+        """One pass over the batch in the given order; returns updates per row."""
+        step = reference._learning_rate() * sample_weight
+        # The rule of the binary estimators' own pass (the fast path takes
+        # only rules without an online search, see _shared_pass_supported).
+        rule, threshold, kappa = reference._rule_parameters(X, self.n_rows)
+        updates = run_epoch(
+            X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step,
+            self.table, fit_intercept=reference.fit_intercept,
+            active=np.ones(self.n_rows, dtype=np.uint8),
+            rule=rule, threshold=threshold, kappa=kappa,
+        )
+        _check_finite_weights(state)
+        return updates
+
+
+# ---------------------------------------------------------------------------
+# The shared machinery of both reductions
+# ---------------------------------------------------------------------------
+
+
+def _estimators_have(attr):
+    """``available_if`` check: the fitted estimators (else the base) have ``attr``.
+
+    Raises the base's own ``AttributeError`` otherwise, as scikit-learn's
+    multiclass meta-estimators do.
+    """
+
+    def check(self):
+        if hasattr(self, "estimators_"):
+            getattr(self.estimators_[0], attr)
+        else:
+            getattr(self._base_estimator(), attr)
+        return True
+
+    return check
+
+
+class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Validation, fitting paths and tags shared by both reductions.
+
+    Subclasses define the binary problems: ``_rows(n_classes)`` (the class
+    pairs ``(negative, positive)`` of every row, ``negative`` None for "the
+    rest"), ``_table``, ``_fit_generic`` and ``_partial_fit_generic``.
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "decision_function"]), None],
+        "n_jobs": [numbers.Integral, None],
+    }
+
+    def __init__(self, estimator=None, *, n_jobs=None):
+        self.estimator = estimator
+        self.n_jobs = n_jobs
+
+    def _base_estimator(self):
+        return _linear.Perceptron() if self.estimator is None else self.estimator
+
+    @property
+    def n_classes_(self):
+        """Number of classes."""
+        return len(self.classes_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        base_tags = get_tags(self._base_estimator())
+        tags.input_tags.sparse = base_tags.input_tags.sparse
+        tags.input_tags.pairwise = base_tags.input_tags.pairwise
+        tags.input_tags.allow_nan = base_tags.input_tags.allow_nan
+        return tags
+
+    # -- validation ------------------------------------------------------
+
+    def _validate_X_y(self, X, y, *, shared, reset):
+        """Validate X as the base estimator would, and y as labels.
+
+        On the fast path X is validated exactly as this package's perceptrons
+        do (float32/float64 kept, CSR, finite); otherwise only its shape is
+        checked and its values are left to the base estimator (NaN passes
+        through to a base that accepts it).
+        """
+        if shared and not reset and BasePerceptron._is_lean_input(self, X):
+            # The lean path of this package's perceptrons (a float C-ordered
+            # ndarray, no feature names): a shape and finiteness check, so
+            # that streaming one row at a time stays cheap.
+            y = BasePerceptron._lean_check_X(self, X, y)
+        elif shared:
+            X, y = validate_data(
+                self, X, y, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
+                accept_large_sparse=False, reset=reset,
+            )
+            X = as_csr_int32(X)
+        else:
+            X, y = validate_data(
+                self, X, y, accept_sparse=["csr", "csc"], dtype=None,
+                ensure_all_finite=False, reset=reset,
+            )
+        if y.dtype.kind not in "iub":
+            # Integer labels are always a classification target (and
+            # encode_labels counts them without this O(n log n) check).
+            check_classification_targets(y)
+        return X, y
+
+    def _validate_X(self, X):
+        """Validate X for prediction with the settings of the last fit."""
+        check_is_fitted(self)
+        shared = getattr(self, "_shared_input", False)
+        if shared and BasePerceptron._is_lean_input(self, X):
+            BasePerceptron._lean_check_X(self, X)
+            return X
+        if shared:
+            return validate_data(
+                self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
+                accept_large_sparse=False, reset=False,
+            )
+        return validate_data(
+            self, X, accept_sparse=["csr", "csc"], dtype=None,
+            ensure_all_finite=False, reset=False,
+        )
+
+    def _check_sample_weight(self, sample_weight, X, estimator, method, shared):
+        """Check ``sample_weight`` (non-negative on the fast path)."""
+        if sample_weight is None:
+            return None
+        if method == "fit":
+            accepts = has_fit_parameter(estimator, "sample_weight")
+        else:
+            accepts = "sample_weight" in inspect.signature(
+                getattr(estimator, method)
+            ).parameters
+        if not accepts:
+            raise TypeError(
+                f"{type(self).__name__} got sample_weight, but the base estimator "
+                f"{type(estimator).__name__}.{method} does not accept "
+                "sample_weight."
+            )
+        return _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=shared,
+            allow_all_zero_weights=method == "partial_fit" or not shared,
+        )
+
+    # -- fit ---------------------------------------------------------------
+
+    def _fit(self, X, y, sample_weight):
+        base = self._base_estimator()
+        shared = _shared_pass_supported(base)
+        if shared:
+            # The fast path never calls base.fit, which would validate them.
+            base._validate_params()
+        X, y = self._validate_X_y(X, y, shared=shared, reset=True)
+        classes, y_class = encode_labels(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"The training data contains only one class: "
+                f"{classes.tolist()[0]!r}. {type(self).__name__} needs samples "
+                "of at least 2 classes."
+            )
+        sample_weight = self._check_sample_weight(
+            sample_weight, X, base, "fit", shared
+        )
+        self.classes_ = classes
+        if shared:
+            if sample_weight is None:
+                sample_weight = np.ones(X.shape[0])
+            self.estimators_ = self._fit_shared(base, X, y_class, sample_weight)
+        else:
+            self.estimators_ = self._fit_generic(base, X, y_class, sample_weight)
+        self._shared_input = shared
+        return self
+
+    def _fit_shared(self, base, X, y_class, sample_weight):
+        """The fast path of ``fit``: every row in one pass per epoch."""
+        n_classes = self.classes_.shape[0]
+        rows = self._rows(n_classes)
+        counts = np.bincount(y_class, minlength=n_classes)
+        row_counts = np.array([
+            X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
+        ])
+        shared = _SharedPass(self._table(n_classes), row_counts)
+        # A clone, so that a RandomState given to the base is not advanced.
+        state, stopper, history = shared.fit(clone(base), X, y_class, sample_weight)
+        template = clone(base)
+        estimators = []
+        for k, (i, j) in enumerate(rows):
+            est = _set_binary_fit(copy.deepcopy(template), state, k, X.shape[1])
+            n_iter = int(stopper.n_iter[k])
+            est.n_iter_ = n_iter
+            est.mistakes_per_epoch_ = [int(u) for u in history[:n_iter, k]]
+            est.n_mistakes_ = int(sum(est.mistakes_per_epoch_))
+            est.converged_ = bool(stopper.converged[k])
+            if stopper.active[k]:
+                # The warning the binary estimator's own fit would emit.
+                est._warn_max_iter(1)
+            _set_margin_attributes(
+                est, X, lambda i=i, j=j: self._row_samples(y_class, i, j)
+            )
+            estimators.append(est)
+        return estimators
+
+    # -- partial_fit -------------------------------------------------------
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        first_call = not hasattr(self, "classes_")
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: "
+                    "the list of every label the stream will contain."
+                )
+            classes = np.unique(np.asarray(classes))
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    f"classes={classes.tolist()!r} holds only one class; "
+                    "partial_fit needs at least 2 classes."
+                )
+            base = self._base_estimator()
+            if _shared_pass_supported(base, partial=True):
+                base._validate_params()
+            template = clone(base)
+            estimators = [
+                copy.deepcopy(template) for _ in self._rows(classes.shape[0])
+            ]
+        else:
+            if classes is not None and not np.array_equal(
+                np.unique(np.asarray(classes)), self.classes_
+            ):
+                raise ValueError(
+                    f"classes={np.asarray(classes).tolist()!r} is not the same "
+                    "as on the first call to partial_fit: "
+                    f"{self.classes_.tolist()!r}."
+                )
+            classes = self.classes_
+            estimators = list(self.estimators_)
+        shared = (
+            _shared_pass_supported(estimators[0], partial=True)
+            and _same_parameters(estimators)
+        )
+        X, y = self._validate_X_y(X, y, shared=shared, reset=first_call)
+        y_class = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
+        unknown = classes[y_class] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
+                f"that are not in classes={classes.tolist()!r}."
+            )
+        y_class = y_class.astype(np.int32)
+        sample_weight = self._check_sample_weight(
+            sample_weight, X, estimators[0], "partial_fit", shared
+        )
+        if shared:
+            estimators = self._partial_fit_shared(
+                estimators, classes, X, y_class, sample_weight
+            )
+        else:
+            estimators = self._partial_fit_generic(
+                estimators, classes, X, y_class, sample_weight
+            )
+        self.classes_ = classes
+        self.estimators_ = estimators
+        self._shared_input = shared
+        return self
+
+    def _partial_fit_shared(self, estimators, classes, X, y_class, sample_weight):
+        """The fast path of ``partial_fit``: one pass, every row at once.
+
+        Mirrors the binary estimator's own ``partial_fit`` bookkeeping for
+        every row that has samples in the batch; the others are untouched.
+        """
+        n_classes = classes.shape[0]
+        rows = self._rows(n_classes)
+        if sample_weight is None:
+            sample_weight = np.ones(X.shape[0])
+        reference = estimators[0]
+        # Rows keep the dtype they were trained in.
+        trained = [e._state for e in estimators if hasattr(e, "_state")]
+        if trained and trained[0].coef.dtype != X.dtype:
+            X = X.astype(trained[0].coef.dtype)
+        state = _stack_states(estimators, X.shape[1], X.dtype, reference.average)
+        counts = np.bincount(y_class, minlength=n_classes)
+        row_counts = np.array([
+            X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
+        ])
+        updates = _SharedPass(self._table(n_classes), row_counts).partial_fit(
+            reference, state, X, y_class, sample_weight
+        )
+        # Nothing can fail from here on: the estimators are updated in place.
+        for k, (i, j) in enumerate(rows):
+            if row_counts[k] == 0:
+                continue
+            est = _set_binary_fit(estimators[k], state, k, X.shape[1])
+            total = int(updates[k])
+            est.mistakes_per_epoch_ = [*getattr(est, "mistakes_per_epoch_", []), total]
+            est.n_mistakes_ = getattr(est, "n_mistakes_", 0) + total
+            est.n_iter_ = getattr(est, "n_iter_", 0) + 1
+            est.converged_ = total == 0
+            _set_margin_attributes(
+                est, X, lambda i=i, j=j: self._row_samples(y_class, i, j)
+            )
+        return estimators
+
+    @staticmethod
+    def _row_samples(y_class, i, j):
+        """Indices and signs of the samples of the row (i vs. j, i=None: rest)."""
+        if i is None:
+            indices = np.arange(y_class.shape[0], dtype=np.int32)
+            return indices, np.where(y_class == j, 1.0, -1.0)
+        indices = np.flatnonzero((y_class == i) | (y_class == j)).astype(np.int32)
+        return indices, np.where(y_class[indices] == j, 1.0, -1.0)
+
+
+class OneVsAllPerceptron(_BaseReduction):
+    """One-vs-all (one-vs-the-rest) multiclass reduction of a binary classifier.
+
+    Trains one binary problem per class, "class k vs. the rest", and predicts
+    the class of largest decision.  With two classes a single estimator is
+    trained, ``classes_[1]`` being its positive class, and the decision is
+    1-d.  Every binary estimator is trained on the labels 0/1 (1 = the class),
+    as scikit-learn's :class:`~sklearn.multiclass.OneVsRestClassifier` does.
+
+    When ``estimator`` is one of this package's linear perceptrons
+    (:class:`Perceptron`, :class:`MarginPerceptron`), all the sub-problems are
+    trained together, in one compiled pass over X per epoch (the fast path),
+    with the stopping rules of every row on their own; the result equals the
+    generic path (one clone per class) bit for bit when the sample order is
+    the same.  See Notes for when the generic path is used instead.
+
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        A binary classifier with ``fit`` and ``decision_function``, cloned for
+        every class.  ``None`` means :class:`Perceptron()`.
+
+    n_jobs : int, default=None
+        Number of jobs training the binary problems of the generic path in
+        parallel (joblib).  ``None`` means 1 unless in a
+        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
+        The fast path is one sequential compiled pass and does not use it.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted binary estimators: one per class, or one in total for a
+        binary problem.  Each has ``classes_ == [0, 1]`` and is usable on its
+        own (including ``partial_fit``, when the base has it).
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels.
+
+    n_classes_ : int
+        Number of classes.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.  The binary
+        estimators are trained on arrays and have no feature names.
+
+    See Also
+    --------
+    OneVsOnePerceptron : One binary problem per pair of classes.
+    Perceptron : Learns one-vs-all natively, in one pass per epoch.
+    sklearn.multiclass.OneVsRestClassifier : scikit-learn's reduction.
+
+    Notes
+    -----
+    The fast path is used when the base estimator's type is exactly
+    :class:`Perceptron` or :class:`MarginPerceptron`, except with
+    ``class_weight`` (the binary estimators see labels 0/1, so their class
+    weights are those of their binary problem), ``early_stopping=True`` (each
+    binary estimator draws its own validation split) or
+    ``margin="auto"`` (a search per binary problem); these use the generic
+    path.  With ``shuffle=True`` and an integer ``random_state`` the
+    one-vs-all rows still see the permutations their binary estimators would
+    draw, so the fast path equals the generic path there too.  The fast path
+    emits a binary estimator's ``ConvergenceWarning`` for every row that
+    reaches ``max_iter``, and its ``verbose`` lines sum the updates of every
+    row.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_perceptrons import OneVsAllPerceptron, Perceptron
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = OneVsAllPerceptron(Perceptron(average=True)).fit(X, y)
+    >>> len(clf.estimators_)
+    3
+    >>> clf.decision_function(X[:2]).shape
+    (2, 3)
+    >>> clf.predict(X[:2])
+    array([0, 0])
+    >>> clf.estimators_[0].classes_  # setosa vs. the rest, setosa = 1
+    array([0, 1])
+    """
+
+    def _rows(self, n_classes):
+        if n_classes == 2:
+            return [(None, 1)]
+        return [(None, k) for k in range(n_classes)]
+
+    def _table(self, n_classes):
+        return one_vs_all_table(n_classes)
+
+    def _fit_generic(self, base, X, y_class, sample_weight):
+        return Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_binary)(
+                base, X, (y_class == k).astype(np.int64), sample_weight
+            )
+            for _, k in self._rows(self.classes_.shape[0])
+        )
+
+    def _partial_fit_generic(self, estimators, classes, X, y_class, sample_weight):
+        return Parallel(n_jobs=self.n_jobs)(
+            delayed(_partial_fit_binary)(
+                est, X, (y_class == k).astype(np.int64), sample_weight
+            )
+            for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
+        )
+
+    @_fit_context(
+        # The base estimator's parameters are validated by its own fit.
+        prefer_skip_nested_validation=False
+    )
+    @keep_state_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary estimator per class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed to every binary estimator's ``fit`` (the base must
+            accept ``sample_weight``).
+
+        Returns
+        -------
+        self : OneVsAllPerceptron
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight)
+
+    @available_if(_estimators_have("partial_fit"))
+    @_fit_context(prefer_skip_nested_validation=False)
+    @keep_state_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one ``partial_fit`` pass of every binary estimator over a batch.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : array-like of shape (n_samples,)
+            Target labels of the batch; classes may be absent from it.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the stream; required on the first call.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed to every binary estimator's ``partial_fit``.
+
+        Returns
+        -------
+        self : OneVsAllPerceptron
+            The updated estimator.
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def decision_function(self, X):
+        """Decision of every binary estimator.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+            Column k is the decision of "class k vs. the rest"; for a binary
+            problem, the 1-d decision of the single estimator (positive means
+            ``classes_[1]``).
+        """
+        X = self._validate_X(X)
+        if len(self.estimators_) == 1:
+            return np.ravel(self.estimators_[0].decision_function(X))
+        return np.column_stack(
+            [np.ravel(est.decision_function(X)) for est in self.estimators_]
+        )
+
+    def predict(self, X):
+        """Predict the class of largest decision.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``argmax_k decision_k`` (ties go to the lowest class index); for a
+            binary problem, ``classes_[1]`` where the decision is > 0.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]
+
+
+class OneVsOnePerceptron(_BaseReduction):
+    """One-vs-one multiclass reduction of a binary classifier.
+
+    Trains one binary problem per pair of classes ``(i, j)``, ``i < j`` in
+    ``classes_`` order, on the samples of those two classes only, with class
+    ``j`` as the positive class (label 1) and class ``i`` as label 0, as
+    scikit-learn's :class:`~sklearn.multiclass.OneVsOneClassifier` does.  To
+    predict, every pair votes for one of its classes and the class with the
+    most votes wins; ties are broken by the sum of the pairs' confidences,
+    transformed by ``x / (3 (|x| + 1))`` into (-1/3, 1/3) so that it can never
+    overturn a difference of one vote.
+
+    When ``estimator`` is one of this package's linear perceptrons
+    (:class:`Perceptron`, :class:`MarginPerceptron`), all the pairs are
+    trained together, in one compiled pass over X per epoch in which a sample
+    updates only the ``n_classes - 1`` pairs that involve its class (the fast
+    path, no per-pair copy of X); each pair keeps its own stopping rule,
+    counting its own samples.  With ``shuffle=False`` the result equals the
+    generic path (one clone per pair on the pair's samples) bit for bit.  See
+    Notes for when the generic path is used instead.
+
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        A binary classifier with ``fit`` and ``decision_function``, cloned for
+        every pair.  ``None`` means :class:`Perceptron()`.
+
+    n_jobs : int, default=None
+        Number of jobs training the pairs of the generic path in parallel
+        (joblib).  ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
+        context; ``-1`` means all processors.  The fast path is one
+        sequential compiled pass and does not use it.
+
+    Attributes
+    ----------
+    estimators_ : list of estimators
+        The fitted binary estimators, one per pair ``(i, j)`` in
+        lexicographic order, each with ``classes_ == [0, 1]`` (1 is class
+        ``j``) and usable on its own.  After ``partial_fit``, a pair that has
+        not yet seen any sample of its two classes is an unfitted clone of the
+        base estimator, and abstains when predicting.
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels.
+
+    n_classes_ : int
+        Number of classes.
+
+    pairwise_indices_ : list of ndarrays or None
+        Indices of the training samples of every pair, when the base estimator
+        takes a precomputed kernel (``pairwise`` tag); None otherwise.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+
+    See Also
+    --------
+    OneVsAllPerceptron : One binary problem per class.
+    sklearn.multiclass.OneVsOneClassifier : scikit-learn's reduction.
+
+    Notes
+    -----
+    The fast path is used when the base estimator's type is exactly
+    :class:`Perceptron` or :class:`MarginPerceptron`, except with
+    ``class_weight`` (the binary estimators see labels 0/1, so their class
+    weights are those of their binary problem), ``early_stopping=True`` (each
+    pair's estimator draws its own validation split from its own samples) or
+    ``margin="auto"`` (a search per pair, on the pair's radius); these use
+    the generic path.  With ``shuffle=True`` the fast path draws one
+    permutation of all the samples per epoch, while each binary estimator of
+    the generic path draws its own permutation of its pair's samples: both
+    are valid shuffled perceptrons, but their results differ.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_perceptrons import OneVsOnePerceptron, Perceptron
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = OneVsOnePerceptron(Perceptron(average=True)).fit(X, y)
+    >>> len(clf.estimators_)
+    3
+    >>> clf.decision_function(X[:2]).shape
+    (2, 3)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    >>> votes = clf.decision_function(X[:1]).round()  # 2 votes for setosa
+    >>> votes
+    array([[ 2.,  1., -0.]])
+    """
+
+    def _rows(self, n_classes):
+        return list(combinations(range(n_classes), 2))
+
+    def _table(self, n_classes):
+        return one_vs_one_table(n_classes)
+
+    def _fit_generic(self, base, X, y_class, sample_weight):
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_pair)(base, X, y_class, i, j, sample_weight)
+            for i, j in self._rows(self.classes_.shape[0])
+        )
+        pairwise = get_tags(base).input_tags.pairwise
+        self.pairwise_indices_ = [idx for _, idx in results] if pairwise else None
+        return [est for est, _ in results]
+
+    def _fit_shared(self, base, X, y_class, sample_weight):
+        self.pairwise_indices_ = None
+        return super()._fit_shared(base, X, y_class, sample_weight)
+
+    def _partial_fit_generic(self, estimators, classes, X, y_class, sample_weight):
+        jobs = []
+        for p, (i, j) in enumerate(self._rows(classes.shape[0])):
+            indices = np.flatnonzero((y_class == i) | (y_class == j))
+            if indices.shape[0] == 0:
+                continue  # a pair without samples in the batch is not updated
+            X_pair = X[indices]
+            y_pair = (y_class[indices] == j).astype(np.int64)
+            weight = None if sample_weight is None else sample_weight[indices]
+            jobs.append((p, delayed(_partial_fit_binary)(
+                estimators[p], X_pair, y_pair, weight
+            )))
+        updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
+        estimators = list(estimators)
+        for (p, _), est in zip(jobs, updated):
+            estimators[p] = est
+        return estimators
+
+    def _partial_fit_shared(self, estimators, classes, X, y_class, sample_weight):
+        self.pairwise_indices_ = None
+        return super()._partial_fit_shared(
+            estimators, classes, X, y_class, sample_weight
+        )
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        self.pairwise_indices_ = None
+        return super()._partial_fit(X, y, classes, sample_weight)
+
+    @_fit_context(
+        # The base estimator's parameters are validated by its own fit.
+        prefer_skip_nested_validation=False
+    )
+    @keep_state_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary estimator per pair of classes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (a square Gram matrix for a base estimator with a
+            precomputed kernel).
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed, restricted to the pair's samples, to every binary
+            estimator's ``fit`` (the base must accept ``sample_weight``).
+
+        Returns
+        -------
+        self : OneVsOnePerceptron
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight)
+
+    @available_if(_estimators_have("partial_fit"))
+    @_fit_context(prefer_skip_nested_validation=False)
+    @keep_state_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one ``partial_fit`` pass of every pair over its samples of a batch.
+
+        A pair with no sample of its two classes in the batch is not updated.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : array-like of shape (n_samples,)
+            Target labels of the batch; classes may be absent from it.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the stream; required on the first call.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed, restricted to the pair's samples, to every binary
+            estimator's ``partial_fit``.
+
+        Returns
+        -------
+        self : OneVsOnePerceptron
+            The updated estimator.
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def decision_function(self, X):
+        """Votes plus normalized confidences of every class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+            ``votes + s / (3 (|s| + 1))`` where ``votes[:, c]`` counts the
+            pairs that predict class c and ``s[:, c]`` sums the confidences
+            of the pairs involving c (the decision of pair (i, j) counts for
+            j and against i).  For a binary problem, the column of
+            ``classes_[1]`` (positive iff ``classes_[1]`` is predicted).
+        """
+        X = self._validate_X(X)
+        n_classes = self.classes_.shape[0]
+        n_samples = _num_samples(X)
+        votes = np.zeros((n_samples, n_classes))
+        confidence = np.zeros((n_samples, n_classes))
+        indices = getattr(self, "pairwise_indices_", None)
+        for p, (i, j) in enumerate(self._rows(n_classes)):
+            est = self.estimators_[p]
+            if not _is_fitted(est):
+                # Only after partial_fit: the pair has seen no sample yet.
+                continue
+            X_pair = X if indices is None else X[:, indices[p]]
+            scores, positive = _binary_decision(est, X_pair)
+            votes[:, j] += positive
+            votes[:, i] += ~positive
+            confidence[:, j] += scores
+            confidence[:, i] -= scores
+        decision = votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+        return decision[:, 1] if n_classes == 2 else decision
+
+    def predict(self, X):
+        """Predict the class with the most votes (ties: the most confident).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The class of largest ``decision_function`` (remaining exact ties
+            go to the lowest class index).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]

@@ -3,10 +3,14 @@
 """scikit-learn compatible perceptrons."""
 
 from . import bounds
-from ._linear import Perceptron
+from ._linear import MarginPerceptron, Perceptron
+from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
 from ._version import __version__
 
 __all__ = [
+    "MarginPerceptron",
+    "OneVsAllPerceptron",
+    "OneVsOnePerceptron",
     "Perceptron",
     "bounds",
     "__version__",

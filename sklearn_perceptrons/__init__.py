@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scikit-learn compatible perceptrons."""
 
-from . import bounds
+from . import bounds, feasibility
 from ._linear import MarginPerceptron, Perceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
 from ._version import __version__
@@ -13,5 +13,6 @@ __all__ = [
     "OneVsOnePerceptron",
     "Perceptron",
     "bounds",
+    "feasibility",
     "__version__",
 ]

@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
     _check_sample_weight,
     assert_all_finite,
     check_is_fitted,
+    column_or_1d,
     validate_data,
 )
 
@@ -201,7 +202,8 @@ class StoppingRule:
     ``n_iter_no_change`` consecutive epochs whose number of updates did not
     fall below ``best - tol * n_samples`` or, with early stopping, whose
     validation accuracy did not rise above ``best + tol``.  Rows still going
-    at ``max_iter`` stop there unconverged.
+    at ``max_iter`` stop there unconverged.  ``n_samples`` may be an array
+    with each row's own number of training samples (one-vs-one pairs).
     """
 
     def __init__(self, n_rows, *, tol, n_iter_no_change, n_samples, early_stopping):
@@ -249,13 +251,6 @@ class StoppingRule:
     @property
     def done(self):
         return not self.active.any()
-
-
-def check_y_1d(y):
-    """Ravel a column-vector y with scikit-learn's DataConversionWarning."""
-    from sklearn.utils.validation import column_or_1d
-
-    return column_or_1d(y, warn=True)
 
 
 def validation_split(n_samples, validation_fraction, random_state):
@@ -416,7 +411,8 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             return None
         y = np.asarray(y)
         if y.ndim != 1:
-            y = check_y_1d(y)
+            # A column vector is raveled with a DataConversionWarning.
+            y = column_or_1d(y, warn=True)
         if y.shape[0] != X.shape[0]:
             raise ValueError(
                 f"Found input variables with inconsistent numbers of samples: "
@@ -451,8 +447,10 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
                 "sklearn.utils.compute_class_weight('balanced', classes=classes, "
                 "y=y) and pass them as a dict."
             )
-        unknown = set(self.class_weight) - set(classes.tolist()) if isinstance(
-            self.class_weight, dict) else set()
+        unknown = (
+            set(self.class_weight) - set(classes.tolist())
+            if isinstance(self.class_weight, dict) else set()
+        )
         if unknown:
             raise ValueError(
                 f"class_weight names labels {sorted(map(str, unknown))} that are "

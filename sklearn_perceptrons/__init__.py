@@ -3,11 +3,13 @@
 """scikit-learn compatible perceptrons."""
 
 from . import bounds, feasibility
+from ._kernel import KernelPerceptron
 from ._linear import MarginPerceptron, Perceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
 from ._version import __version__
 
 __all__ = [
+    "KernelPerceptron",
     "MarginPerceptron",
     "OneVsAllPerceptron",
     "OneVsOnePerceptron",

@@ -1,0 +1,1117 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The kernelized (dual) perceptron: :class:`KernelPerceptron`.
+
+The Python layer owns the parameters, the validation, the labels, the support
+set between calls and the stopping rules; the compiled walk of
+``_kernel_fast`` owns the epoch (see its module docstring for the algorithm
+and the column cache).
+"""
+
+import copy
+import numbers
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._available_if import available_if
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _kernel_fast
+from ._base import BasePerceptron, StoppingRule, keep_state_on_error, one_vs_all_table
+from ._linear import as_csr_int32
+
+# Mirrors of the enums of _kernel_fast.pyx.
+_KERNEL_CODES = {
+    "linear": 0,
+    "poly": 1,
+    "rbf": 2,
+    "sigmoid": 3,
+    "laplacian": 4,
+    "cosine": 5,
+    "precomputed": 6,
+}
+_PRECOMPUTED = 6
+_CALLABLE = 7
+_STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2}
+_STATUS_DONE = 0
+_STATUS_NEED_COLUMN = 1
+_STATUS_NONFINITE_KERNEL = 2
+_STATUS_NONFINITE_SCORE = 3
+# Indices of the walk's int64 counters.
+_C_N_SV = 0
+_C_CLOCK = 1
+_C_MAX_SV = 2
+_C_LINES_USED = 4
+
+_DUMMY_INT = np.zeros(1, dtype=np.int32)
+_DUMMY_DOUBLE = np.zeros(1)
+_MB = 2**20
+
+
+# -- rows and kernels --------------------------------------------------------
+
+
+def _prepare_rows(X):
+    """CSR with int32 indices and no duplicate entries (the compiled kernels
+    scatter a row into a dense buffer); dense X is returned as is."""
+    if not sp.issparse(X):
+        return X
+    X = as_csr_int32(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+def _parts(X):
+    """(values, indices, indptr, sparse) of a C-ordered dense or a CSR X."""
+    if sp.issparse(X):
+        return X.data, X.indices, X.indptr, True
+    return X.reshape(-1), _DUMMY_INT, _DUMMY_INT, False
+
+
+def _as_format_of(V, X):
+    """Support vectors ``V`` in the format (dense / CSR) and dtype of ``X``."""
+    if sp.issparse(X):
+        return _prepare_rows(sp.csr_matrix(V, dtype=X.dtype))
+    if sp.issparse(V):
+        V = V.toarray()
+    return np.ascontiguousarray(V, dtype=X.dtype)
+
+
+def _stack_rows(V, X):
+    """Rows of ``V`` (converted to the format of ``X``) followed by ``X``."""
+    if V.shape[0] == 0:
+        return X
+    V = _as_format_of(V, X)
+    if sp.issparse(X):
+        return _prepare_rows(sp.vstack([V, X], format="csr"))
+    return np.vstack([V, X])
+
+
+def _take_rows(X, rows):
+    Z = X[rows]
+    return _prepare_rows(Z) if sp.issparse(Z) else np.ascontiguousarray(Z)
+
+
+def _rows_equal(A, B):
+    if A.shape != B.shape:
+        return False
+    if sp.issparse(A) or sp.issparse(B):
+        return (sp.csr_matrix(A) != sp.csr_matrix(B)).nnz == 0
+    return np.array_equal(A, B)
+
+
+def _variance(X):
+    """Variance of all entries of X (as ``X.var()``, as SVC's "scale"), in
+    float64 and by blocks of rows rather than with a temporary copy of X."""
+    size = X.shape[0] * X.shape[1]
+    if sp.issparse(X):
+        data = X.data.astype(np.float64, copy=False)
+        mean = data.sum() / size
+        return max(np.dot(data, data) / size - mean * mean, 0.0)
+    mean = X.sum(dtype=np.float64) / size
+    chunk = max(1, 2**17 // max(X.shape[1], 1))
+    total = 0.0
+    for start in range(0, X.shape[0], chunk):
+        block = X[start : start + chunk].astype(np.float64) - mean
+        total += float(np.einsum("ij,ij->", block, block))
+    return total / size
+
+
+class _Kernel:
+    """A resolved kernel: its code, parameters and (for a callable) function."""
+
+    def __init__(self, kernel, gamma, degree, coef0, kernel_params):
+        self.function = kernel if callable(kernel) else None
+        self.code = _CALLABLE if callable(kernel) else _KERNEL_CODES[kernel]
+        self.gamma = float(gamma)
+        self.degree = float(degree)
+        self.coef0 = float(coef0)
+        self.params = kernel_params or {}
+
+    @property
+    def args(self):
+        return self.code, self.gamma, self.coef0, self.degree
+
+    def norms(self, Z):
+        """Row norms of Z when the kernel reads them ("cosine")."""
+        if self.code != _KERNEL_CODES["cosine"] or Z.shape[0] == 0:
+            return _DUMMY_DOUBLE
+        out = np.empty(Z.shape[0])
+        values, _, indptr, sparse = _parts(Z)
+        _kernel_fast.row_norms(values, indptr, sparse, Z.shape[0], Z.shape[1], out)
+        return out
+
+    def call(self, A, B):
+        """The callable kernel on (A, B), with its result checked."""
+        K = np.asarray(self.function(A, B, **self.params), dtype=np.float64)
+        expected = (A.shape[0], B.shape[0])
+        if K.shape != expected:
+            raise ValueError(
+                f"The kernel callable returned an array of shape {K.shape} for "
+                f"inputs of {A.shape[0]} and {B.shape[0]} samples; expected "
+                f"{expected}: k(A, B) must return the (n_A, n_B) kernel matrix."
+            )
+        if not np.isfinite(K).all():
+            raise ValueError("The kernel callable returned non-finite values.")
+        return K
+
+    def matrix(self, X, Z):
+        """The kernel matrix K(X, Z) as a float64 ndarray."""
+        if self.code == _CALLABLE:
+            return self.call(X, Z)
+        if self.code == _PRECOMPUTED:
+            return np.asarray(X, dtype=np.float64)
+        X, Z = _common_dtype(X, Z)
+        out = np.zeros((X.shape[0], Z.shape[0]))
+        work = np.zeros(max(X.shape[1], 1))
+        bad = _kernel_fast.kernel_rows(
+            *_parts(X), X.shape[0], *_parts(Z), Z.shape[0], X.shape[1],
+            self.norms(Z), *self.args, out, work,
+        )
+        if bad:
+            _raise_nonfinite_kernel(self)
+        return out
+
+
+def _common_dtype(X, Z):
+    dtype = np.result_type(X.dtype, Z.dtype)
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    if Z.dtype != dtype:
+        Z = Z.astype(dtype)
+    return X, Z
+
+
+def _raise_nonfinite_kernel(kernel):
+    raise ValueError(
+        "The kernel produced non-finite values (floating-point overflow, e.g. "
+        "a large degree or gamma with kernel='poly'). Scale the features or "
+        "lower gamma / degree / coef0."
+    )
+
+
+def _dual_scores(X, kernel, sv, sv_index, coef, cache_size):
+    """``sum_j coef[j, k] * K(sv_j, x)`` for every row x of X, in chunks.
+
+    ``sv_index`` are the columns of a precomputed X that belong to the
+    support vectors.  Returns an (n_samples, n_rows) float64 array.
+    """
+    n, n_rows = X.shape[0], coef.shape[1]
+    n_sv = coef.shape[0]
+    if n == 0 or n_sv == 0:
+        return np.zeros((n, n_rows))
+    if kernel.code in (_CALLABLE, _PRECOMPUTED):
+        # Python-level kernels: bounded blocks of K(X, sv) times coef.
+        chunk = max(1, int(cache_size * _MB // (8 * n_sv)))
+        out = np.empty((n, n_rows))
+        for start in range(0, n, chunk):
+            block = X[start : start + chunk]
+            if kernel.code == _CALLABLE:
+                gram = kernel.call(block, sv)
+            else:
+                gram = np.asarray(block[:, sv_index], dtype=np.float64)
+            out[start : start + chunk] = gram @ coef
+        return out
+    X, sv = _common_dtype(X, sv)
+    out = np.empty((n, n_rows))
+    bad = _kernel_fast.decision(
+        *_parts(X), n, *_parts(sv), n_sv, X.shape[1], kernel.norms(sv),
+        *kernel.args, coef, out, np.zeros(max(X.shape[1], 1)), np.empty(n_sv),
+    )
+    if bad:
+        _raise_nonfinite_kernel(kernel)
+    return out
+
+
+# -- the state of a dual perceptron between calls ---------------------------
+
+
+class _DualState:
+    """Support vectors and dual coefficients of the current iterate.
+
+    ``alpha`` is (n_SV, n_rows) (the transpose of ``dual_coef_``); with
+    averaging, ``alpha_sum`` and ``visits`` hold Daume's sums so that the
+    average is ``alpha - alpha_sum / visits``.  ``sv_index`` are the indices
+    of the support vectors in the training set of the last ``fit`` (-1 for
+    support vectors that are not rows of it), ``sv_time`` the time of their
+    last update (the order of the "oldest" strategies), ``clock`` the number
+    of updates so far, ``forget`` the Forgetron's damage and mistakes per row
+    (shape (2, n_rows)), ``rng`` the generator state of the "random"
+    strategy, ``sv_scores`` the scores of the support vectors (None when not
+    tracked) and ``sv_order`` the order of the support vectors in the walk's
+    list (the "random" strategy draws a position in it).
+    """
+
+    def __init__(self, *, sv, sv_class, sv_index, alpha, alpha_sum, visits,
+                 sv_time, clock, forget, rng, sv_scores, sv_order):
+        self.sv = sv
+        self.sv_class = sv_class
+        self.sv_index = sv_index
+        self.alpha = alpha
+        self.alpha_sum = alpha_sum
+        self.visits = visits
+        self.sv_time = sv_time
+        self.clock = clock
+        self.forget = forget
+        self.rng = rng
+        self.sv_scores = sv_scores
+        self.sv_order = sv_order
+
+    @classmethod
+    def empty(cls, X, n_rows, rng):
+        """No support vector yet, in the format and dtype of X."""
+        shape = (0, X.shape[1])
+        sv = sp.csr_matrix(shape, dtype=X.dtype) if sp.issparse(X) else np.empty(
+            shape, dtype=X.dtype)
+        return cls(
+            sv=sv, sv_class=np.empty(0, dtype=np.int32),
+            sv_index=np.empty(0, dtype=np.intp), alpha=np.empty((0, n_rows)),
+            alpha_sum=np.empty((0, n_rows)), visits=np.zeros(n_rows),
+            sv_time=np.empty(0, dtype=np.int64), clock=0,
+            forget=np.zeros((2, n_rows)), rng=rng, sv_scores=np.empty((0, n_rows)),
+            sv_order=np.empty(0, dtype=np.intp),
+        )
+
+    def model(self, average):
+        """Dual coefficients (n_SV, n_rows) of the predictor: the average of
+        the iterates over all visits, or the last iterate."""
+        if not average:
+            return self.alpha.copy()
+        return self.alpha - self.alpha_sum / np.maximum(self.visits, 1.0)
+
+
+class _DualWalk:
+    """The arrays of one fit (or one ``partial_fit`` call) of the compiled walk.
+
+    Z is the matrix of all rows the walk knows: the support vectors carried
+    over from earlier calls (rows ``< n_ext``), then the training rows.
+    """
+
+    def __init__(self, Z, y_class, step, table, n_rows, kernel, *, add, threshold,
+                 average, budget, strategy, track_from, cache_size, passes):
+        n_z = Z.shape[0]
+        self.Z = Z
+        self.parts = _parts(Z)
+        self.n_features = Z.shape[1]
+        self.kernel = kernel
+        self.znorm = kernel.norms(Z)
+        self.add = add
+        self.y_class = np.ascontiguousarray(y_class, dtype=np.int32)
+        self.step = np.ascontiguousarray(step, dtype=np.float64)
+        self.table = table
+        self.threshold = float(threshold)
+        self.average = average
+        self.budget = -1 if budget is None else int(budget)
+        self.strategy = _STRATEGY_CODES[strategy]
+        self.track_from = track_from
+        self.scores = np.zeros((n_z, n_rows))
+        self.alpha = np.zeros((n_z, n_rows))
+        self.alpha_sum = np.zeros((n_z, n_rows) if average else (1, 1))
+        self.visits = np.zeros(n_rows)
+        self.in_support = np.zeros(n_z, dtype=np.uint8)
+        self.sv_list = np.zeros(n_z, dtype=np.int32)
+        self.sv_pos = np.full(n_z, -1, dtype=np.int32)
+        self.last_time = np.zeros(n_z, dtype=np.int64)
+        self.counters = np.zeros(5, dtype=np.int64)
+        self.forget = np.zeros((2, n_rows))
+        self.rng = np.zeros(1, dtype=np.uint64)
+        self.work = np.zeros(max(self.n_features, 1))
+        self.upd_rows = np.zeros(n_rows, dtype=np.int32)
+        self.upd_delta = np.zeros(n_rows)
+        self._init_cache(cache_size, passes)
+
+    def _init_cache(self, cache_size, passes):
+        n_z = self.Z.shape[0]
+        n_track = n_z - self.track_from
+        cache_bytes = cache_size * _MB
+        if self.kernel.code == _PRECOMPUTED:
+            # Columns are read from the Gram matrix X itself.
+            capacity = 0
+        else:
+            capacity = min(int(cache_bytes // (8 * max(n_track, 1))), n_z)
+            if self.kernel.code == _CALLABLE:
+                # A visit may need two columns at once, both from the LRU lines.
+                capacity = max(capacity, 2)
+        # A column enters the cache on its first use when the samples will be
+        # visited again (several epochs), else on its second use (a budget's
+        # removal): in a single pass most columns are used once, and storing
+        # them would only cost memory traffic.
+        self.admit_first = passes > 1
+        self.seen = np.zeros(n_z, dtype=np.uint8)
+        # ``capacity`` LRU lines, then two scratch lines.
+        self.cache = np.empty((capacity + 2, max(n_track, 1)))
+        self.line_of_row = np.full(n_z, -1, dtype=np.int32)
+        self.row_of_line = np.full(max(capacity, 1), -1, dtype=np.int32)
+        self.line_used = np.zeros(max(capacity, 1), dtype=np.int64)
+        if (self.kernel.code == _CALLABLE and capacity >= n_z
+                and 8 * n_z * n_track <= cache_bytes):
+            # The Gram matrix fits: one call of the callable fills the cache.
+            gram = self.kernel.call(self.Z[self.track_from:], self.Z)
+            self.cache[:n_z] = gram.T + self.add
+            self.line_of_row[:] = np.arange(n_z, dtype=np.int32)
+            self.row_of_line[:n_z] = np.arange(n_z, dtype=np.int32)
+            self.counters[_C_LINES_USED] = n_z
+
+    def load(self, state, rows, *, keep_average):
+        """Start from the iterate ``state`` whose support vectors are the Z
+        rows ``rows``; averaging restarts unless ``keep_average``."""
+        m = rows.shape[0]
+        self.counters[_C_CLOCK] = state.clock
+        self.forget[:] = state.forget
+        self.rng[0] = np.uint64(state.rng)
+        if keep_average:
+            self.visits[:] = state.visits
+        if m == 0:
+            return
+        self.alpha[rows] = state.alpha
+        if self.average and keep_average:
+            self.alpha_sum[rows] = state.alpha_sum
+        self.in_support[rows] = 1
+        listed = rows[state.sv_order]
+        self.sv_list[:m] = listed
+        self.sv_pos[listed] = np.arange(m, dtype=np.int32)
+        self.last_time[rows] = state.sv_time
+        self.counters[_C_N_SV] = m
+        self.counters[_C_MAX_SV] = m
+
+    def run(self, order, active):
+        """One walk over the Z rows ``order``; returns the updates per row."""
+        updates = np.zeros(self.scores.shape[1], dtype=np.int64)
+        if order.shape[0] == 0:
+            return updates
+        t = 0
+        while True:
+            status, t, row = _kernel_fast.walk(
+                *self.parts, self.n_features, self.Z.shape[0], self.znorm,
+                *self.kernel.args, self.add, order, t, self.y_class, self.step,
+                *self.table, active, self.threshold, self.scores,
+                self.track_from, self.alpha, self.average, self.alpha_sum,
+                self.visits, self.in_support, self.sv_list, self.sv_pos,
+                self.last_time, self.counters, self.budget, self.strategy,
+                self.forget, self.rng, self.cache, self.line_of_row,
+                self.row_of_line, self.line_used, self.admit_first, self.seen,
+                self.work, self.upd_rows, self.upd_delta, updates,
+            )
+            if status == _STATUS_DONE:
+                return updates
+            if status == _STATUS_NEED_COLUMN:
+                self._store_callable_column(row)
+            elif status == _STATUS_NONFINITE_KERNEL:
+                _raise_nonfinite_kernel(self.kernel)
+            else:
+                raise ValueError(
+                    "The scores of the training samples became non-finite "
+                    "(floating-point overflow). Scale the features or lower "
+                    "gamma / degree, or the sample and class weights."
+                )
+
+    def _store_callable_column(self, row):
+        column = self.kernel.call(self.Z[self.track_from:], self.Z[row : row + 1])
+        column = np.ascontiguousarray(column[:, 0] + self.add)
+        _kernel_fast.cache_store(
+            column, row, self.cache, self.line_of_row, self.row_of_line,
+            self.line_used, self.counters,
+        )
+
+    def weight_norm(self):
+        """||f||, over all rows, in the (padded) kernel space: sum over the
+        support vectors of alpha * score (their scores are tracked in fit)."""
+        rows = self.sv_list[: self.counters[_C_N_SV]]
+        rows = rows[rows >= self.track_from]
+        return float(np.sqrt(max(np.sum(self.alpha[rows] * self.scores[rows]), 0.0)))
+
+    @property
+    def max_support_seen(self):
+        return int(self.counters[_C_MAX_SV])
+
+    def result(self, n_ext, *, training_rows):
+        """The iterate as a :class:`_DualState`, support vectors in the order
+        of the rows of Z.  With ``training_rows`` (``fit``), ``sv_index`` is
+        the index in X (``row - n_ext``, -1 for carried-over rows), else -1."""
+        listed = self.sv_list[: self.counters[_C_N_SV]]
+        rows = np.sort(listed)
+        if training_rows:
+            sv_index = np.where(rows >= n_ext, rows - n_ext, -1).astype(np.intp)
+        else:
+            sv_index = np.full(rows.shape[0], -1, dtype=np.intp)
+        return _DualState(
+            sv=_take_rows(self.Z, rows),
+            sv_class=self.y_class[rows],
+            sv_index=sv_index,
+            alpha=self.alpha[rows],
+            alpha_sum=self.alpha_sum[rows] if self.average else np.zeros_like(
+                self.alpha[rows]),
+            visits=self.visits.copy(),
+            sv_time=self.last_time[rows],
+            clock=int(self.counters[_C_CLOCK]),
+            forget=self.forget.copy(),
+            rng=int(self.rng[0]),
+            sv_scores=self.scores[rows] if self.track_from == 0 else None,
+            sv_order=np.searchsorted(rows, listed),
+        )
+
+
+# -- the estimator -------------------------------------------------------------
+
+
+def _not_precomputed(estimator):
+    """``partial_fit`` exists unless the kernel is precomputed: the kernel
+    between a new sample and earlier support vectors would be unknown."""
+    if estimator.kernel == "precomputed":
+        raise AttributeError(
+            "partial_fit is not available with kernel='precomputed': the kernel "
+            "between a new sample and the support vectors is not known. Use "
+            "fit, or a callable kernel."
+        )
+    return True
+
+
+class KernelPerceptron(BasePerceptron):
+    """The kernelized (dual) perceptron, with averaging and budgets.
+
+    Learns ``f(x) = sum_j dual_coef_[j] * K(support_vectors_[j], x) +
+    intercept_`` by the perceptron rule in its dual form: on a mistake
+    (``s * f(x_i) <= threshold``, s = +1 for ``classes_[1]``, -1 otherwise)
+    at training sample i, the coefficient of x_i grows by ``c * s`` (c: the
+    sample's weight times its class weight) and, with ``fit_intercept``, the
+    intercept by ``c * s`` -- the same as padding a constant feature in kernel
+    space, so ``intercept_ = dual_coef_.sum(axis=1)``.  The scores of all
+    training samples are kept up to date: an epoch costs one score look-up
+    per sample plus one kernel column, O(n_samples * n_features), per
+    update.  More than two classes are learned one-vs-all, all K rows over
+    one shared set of support vectors, in one compiled pass per epoch.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "cosine", \
+"precomputed"} or callable, default="rbf"
+        The kernel: ``<a, b>``; ``(gamma <a, b> + coef0) ** degree``;
+        ``exp(-gamma ||a - b||^2)``; ``tanh(gamma <a, b> + coef0)``;
+        ``exp(-gamma ||a - b||_1)``; ``<a, b> / (||a|| ||b||)`` (0 for a zero
+        row), as :func:`sklearn.metrics.pairwise.pairwise_kernels` computes
+        them.  With "precomputed", X is a Gram matrix: (n_samples, n_samples)
+        in ``fit``, (n_test, n_train) in ``predict``.  A callable ``k(A, B,
+        **kernel_params)`` must return the (n_A, n_B) kernel matrix.
+
+    degree : int, default=3
+        Degree of the "poly" kernel.
+
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
+        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
+        "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
+        first batch and keeps it; ``gamma_`` holds the value used.
+
+    coef0 : float, default=1.0
+        Independent term of "poly" and "sigmoid".
+
+    kernel_params : dict, default=None
+        Keyword arguments of a callable kernel (ignored by the built-in
+        kernels).
+
+    threshold : float, default=0.0
+        A sample triggers an update when its margin ``s * f(x)`` is
+        <= threshold.
+
+    fit_intercept : bool, default=True
+        Whether to learn an intercept (a constant feature in kernel space).
+
+    max_iter : int, default=1000
+        Maximum number of epochs of ``fit``.
+
+    tol : float or None, default=1e-3
+        When not None, a row stops after ``n_iter_no_change`` consecutive
+        epochs whose number of updates did not fall below
+        ``best - tol * n_samples``.
+
+    n_iter_no_change : int, default=5
+        Number of epochs without improvement before stopping.
+
+    shuffle : bool, default=True
+        Whether to visit the samples in a fresh random order every epoch;
+        otherwise cyclically.
+
+    average : bool, default=False
+        If True, the averaged kernel perceptron: ``dual_coef_`` is the average
+        of the dual coefficients over every sample visit of training,
+        computed without storing the history (the updates are still decided
+        by the current, non-averaged, scores).
+
+    budget : int, default=None
+        If set, at most ``budget`` support vectors at any time, in ``fit`` and
+        in ``partial_fit``: before a new support vector enters a full set, one
+        leaves it (and takes its contribution out of the scores, and, with
+        ``average=True``, out of the average).
+
+    budget_strategy : {"forgetron", "random", "oldest"}, default="forgetron"
+        Which support vector leaves: "forgetron", the self-tuned Forgetron
+        (Dekel, Shalev-Shwartz & Singer): shrink every coefficient by the
+        largest factor that keeps the cumulative damage of removals below
+        15/32 of the number of mistakes so far (per one-vs-all row), then
+        remove the oldest; "random", the randomized budget perceptron
+        (Cavallanti, Cesa-Bianchi & Gentile): a uniformly random one;
+        "oldest": the oldest, without shrinking.  "Oldest" means the least
+        recently updated: a support vector that is updated again keeps its
+        slot and becomes the youngest.
+
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes: an update on a sample of class j is scaled by
+        ``class_weight[j]`` (in every one-vs-all row, the weight of the
+        sample's own class).
+
+    cache_size : float, default=200
+        Memory (MB) for kernel columns.  Columns of the samples that update
+        are kept in an LRU cache of that size; when the n x n Gram matrix
+        fits, it is formed lazily, column by column.  Also bounds the blocks
+        of a callable or precomputed kernel in ``predict``.
+
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the last iterate of the previous fit (its
+        support vectors and coefficients; the running average starts anew).
+        Previous support vectors that are the rows of the new X at their
+        ``support_`` indices are merged with those rows.
+
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations and of the "random" budget strategy.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: updates, ``||f||`` in kernel space
+        and time.
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_SV,)
+        Indices of the support vectors in the training set of ``fit`` (-1 for
+        support vectors carried over by ``warm_start`` that are not rows of
+        it).  Not set by ``partial_fit``.
+
+    support_vectors_ : {ndarray, sparse matrix} of shape (n_SV, n_features)
+        The support vectors, in the format and dtype of the training data
+        (for "precomputed": the rows of the training Gram matrix).
+
+    dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
+        Signed dual coefficients (float64), of ``classes_[1]`` for binary
+        problems and of each class vs. the rest otherwise.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts: ``dual_coef_.sum(axis=1)`` with ``fit_intercept``, else 0.
+
+    n_support_ : ndarray of shape (n_classes,)
+        Number of support vectors of each class.
+
+    gamma_ : float
+        The kernel coefficient used.
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+
+    n_iter_ : int
+        Epochs run by the last ``fit`` (the largest over one-vs-all rows);
+        after ``partial_fit``, the number of passes since the first.
+
+    n_mistakes_ : int
+        Updates made by the last ``fit`` over all rows; ``partial_fit`` adds
+        to it.
+
+    mistakes_per_epoch_ : list of int
+        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
+        one entry per call.
+
+    converged_ : bool
+        Whether every row of the last ``fit`` ended on an epoch with zero
+        updates (after ``partial_fit``: whether its pass made no update).
+
+    See Also
+    --------
+    Perceptron : The primal perceptron; equal to this one with a linear
+        kernel.
+    sklearn.svm.SVC : Kernel support vector machine.
+
+    Notes
+    -----
+    With ``kernel="linear"``, ``shuffle=False`` (or the same
+    ``random_state``) the decision function equals :class:`Perceptron`'s
+    with the same parameters, up to floating-point rounding: the two are the
+    primal and dual forms of one algorithm.
+
+    As in :class:`Perceptron`, each one-vs-all row stops on its own rule (a
+    stopped row no longer updates nor accumulates its average), except with a
+    budget: a removal takes a support vector away from every row, so there
+    the rows stop together, on the rule applied to their total number of
+    updates.
+
+    With a budget and ``average=True``, the average keeps only the support
+    vectors alive at the end, each weighted by its lifetime over all visits;
+    over many epochs with a small budget (SVs that live less than an epoch)
+    this can predict much worse than the last iterate (``average=False``).
+
+    Kernel values of the exponential kernels below 2.2e-308 (the smallest
+    normal double) are returned as 2.2e-308.  The Forgetron's mistake bound
+    holds for ``budget >= 84`` with a kernel bounded by 1 and unit sample
+    weights.
+
+    References
+    ----------
+    .. [1] M. A. Aizerman, E. M. Braverman and L. I. Rozonoer, "Theoretical
+       foundations of the potential function method in pattern recognition
+       learning", Automation and Remote Control 25, 1964.
+    .. [2] Y. Freund and R. E. Schapire, "Large margin classification using
+       the perceptron algorithm", Machine Learning 37(3), 1999.
+    .. [3] O. Dekel, S. Shalev-Shwartz and Y. Singer, "The Forgetron: a
+       kernel-based perceptron on a budget", SIAM Journal on Computing 37(5),
+       2008.
+    .. [4] G. Cavallanti, N. Cesa-Bianchi and C. Gentile, "Tracking the best
+       hyperplane with a simple budget perceptron", Machine Learning 69, 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons import KernelPerceptron
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> y = np.array([0, 1, 1, 0])  # XOR: not linearly separable
+    >>> clf = KernelPerceptron(kernel="rbf", gamma=2.0).fit(X, y)
+    >>> clf.predict(X)
+    array([0, 1, 1, 0])
+    >>> clf.converged_
+    True
+    >>> clf.dual_coef_.shape
+    (1, 4)
+    """
+
+    _parameter_constraints = {
+        **BasePerceptron._parameter_constraints,
+        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
+        "degree": [Interval(numbers.Integral, 0, None, closed="left")],
+        "gamma": [
+            StrOptions({"scale", "auto"}),
+            Interval(numbers.Real, 0, None, closed="left"),
+        ],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "threshold": [Interval(numbers.Real, 0, None, closed="left")],
+        "budget": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "budget_strategy": [StrOptions(set(_STRATEGY_CODES))],
+        "cache_size": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=1.0,
+        kernel_params=None,
+        threshold=0.0,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        average=False,
+        budget=None,
+        budget_strategy="forgetron",
+        class_weight=None,
+        cache_size=200,
+        warm_start=False,
+        random_state=0,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.threshold = threshold
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.average = average
+        self.budget = budget
+        self.budget_strategy = budget_strategy
+        self.class_weight = class_weight
+        self.cache_size = cache_size
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        return tags
+
+    # -- helpers -------------------------------------------------------------
+
+    def _kernel(self, gamma):
+        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
+                       self.kernel_params)
+
+    def _resolve_gamma(self, X):
+        if isinstance(self.gamma, str):
+            if self.gamma == "auto":
+                return 1.0 / X.shape[1]
+            variance = _variance(X)
+            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+        return float(self.gamma)
+
+    def _reject_sparse_gram(self, X):
+        if self.kernel == "precomputed" and sp.issparse(X):
+            raise TypeError(
+                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
+                "matrix. Convert it with X.toarray()."
+            )
+
+    def _random_seed(self, rng):
+        """Seed of the "random" budget strategy, drawn from a copy of ``rng``
+        so that the epoch permutations do not depend on the budget."""
+        if self.budget is not None and self.budget_strategy == "random":
+            draw = int(copy.deepcopy(rng).randint(np.iinfo(np.int64).max,
+                                                  dtype=np.int64))
+            # Another stream than the first permutation's, which starts from
+            # the same draw.
+            return draw ^ 0x5851F42D4C957F2D
+        return 0
+
+    def _set_model(self, state, classes):
+        coef = state.model(self.average)
+        # A plain dict of arrays and numbers: persistence formats such as
+        # skops then need to trust no private class of this module.
+        self._state = dict(vars(state))
+        self.classes_ = classes
+        self.support_vectors_ = state.sv
+        self.dual_coef_ = np.ascontiguousarray(coef.T)
+        if self.fit_intercept:
+            self.intercept_ = self.dual_coef_.sum(axis=1)
+        else:
+            self.intercept_ = np.zeros(coef.shape[1])
+        self.n_support_ = np.bincount(
+            state.sv_class, minlength=classes.shape[0]).astype(np.int32)
+
+    def _warm_start_rows(self, X, classes):
+        """The previous iterate and the rows of X its support vectors are
+        (None when they are not rows of X at their ``support_`` indices)."""
+        state = _DualState(**self._state)
+        if not np.array_equal(self.classes_, classes):
+            raise ValueError(
+                f"warm_start=True needs the classes of the previous fit "
+                f"{self.classes_.tolist()!r}; got {classes.tolist()!r}."
+            )
+        precomputed_error = ValueError(
+            "warm_start=True with kernel='precomputed' needs the Gram matrix "
+            "of the training samples of the previous fit."
+        )
+        if state.sv.shape[1] != X.shape[1]:
+            if self.kernel == "precomputed":
+                raise precomputed_error
+            raise ValueError(
+                f"warm_start=True needs the {state.sv.shape[1]} features of the "
+                f"previous fit; X has {X.shape[1]}."
+            )
+        index = state.sv_index
+        if index.shape[0] == 0 or (
+            index.min() >= 0 and index.max() < X.shape[0]
+            and _rows_equal(_take_rows(X, index), state.sv)
+        ):
+            return state, index.astype(np.int32)
+        if self.kernel == "precomputed":
+            raise precomputed_error
+        return state, None
+
+    # -- fit -----------------------------------------------------------------
+
+    @keep_state_on_error
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the kernel perceptron by epochs over the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_samples)
+            Training data (float32 and CSR data are used without copies), or
+            the Gram matrix for ``kernel="precomputed"``.
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights scaling the size of each sample's updates.
+
+        Returns
+        -------
+        self : KernelPerceptron
+            The fitted estimator.
+        """
+        self._reject_sparse_gram(X)
+        X, classes, y_class, sample_weight = self._validate_fit_data(
+            X, y, sample_weight
+        )
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"kernel='precomputed' needs a square Gram matrix in fit; got "
+                f"a {X.shape[0]}x{X.shape[1]} matrix."
+            )
+        X = _prepare_rows(X)
+        n, n_classes = X.shape[0], classes.shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        table = one_vs_all_table(n_classes)
+        step = sample_weight * self._class_weights(classes, y_class)[y_class]
+        gamma = self._resolve_gamma(X)
+        kernel = self._kernel(gamma)
+        rng = check_random_state(self.random_state)
+
+        state, matched = None, None
+        if self.warm_start and hasattr(self, "_state"):
+            state, matched = self._warm_start_rows(X, classes)
+        if state is not None and matched is None:
+            # Support vectors from other data: extra rows in front of X.
+            Z = _stack_rows(state.sv, X)
+            n_ext = state.sv.shape[0]
+            y_class = np.concatenate([state.sv_class, y_class])
+            step = np.concatenate([np.zeros(n_ext), step])
+            sv_rows = np.arange(n_ext, dtype=np.int32)
+        else:
+            Z, n_ext, sv_rows = X, 0, matched
+
+        walk = _DualWalk(
+            Z, y_class, step, table, n_rows, kernel,
+            add=float(self.fit_intercept), threshold=self.threshold,
+            average=self.average, budget=self.budget,
+            strategy=self.budget_strategy, track_from=0,
+            cache_size=self.cache_size, passes=self.max_iter,
+        )
+        seed = self._random_seed(rng)
+        if state is not None:
+            walk.load(state, sv_rows, keep_average=False)
+            self._initial_scores(walk, state, sv_rows, n_ext)
+        walk.rng[0] = np.uint64(seed)
+
+        # Each one-vs-all row stops on its own rule, as in Perceptron, except
+        # with a budget: a removal takes a support vector away from every row,
+        # which would change a stopped row that can no longer correct itself,
+        # so the rows share one rule on their total number of updates.
+        coupled = self.budget is not None and n_rows > 1
+        stopper = StoppingRule(
+            1 if coupled else n_rows, tol=self.tol,
+            n_iter_no_change=self.n_iter_no_change, n_samples=n,
+            early_stopping=False,
+        )
+        train_idx = np.arange(n_ext, n_ext + n, dtype=np.int32)
+        mistakes_per_epoch = []
+        for epoch in range(1, self.max_iter + 1):
+            start = perf_counter()
+            order = self._epoch_order(train_idx, rng)
+            active = np.repeat(stopper.active, n_rows) if coupled else stopper.active
+            updates = walk.run(order, active)
+            mistakes_per_epoch.append(int(updates.sum()))
+            stopper.update(updates.sum(keepdims=True) if coupled else updates)
+            if self.verbose:
+                self._print_epoch(epoch, updates.sum(), walk.weight_norm(),
+                                  perf_counter() - start)
+            if stopper.done:
+                break
+        if stopper.active.any():
+            self._warn_max_iter(int(stopper.active.sum()))
+
+        new_state = walk.result(n_ext, training_rows=True)
+        self._set_model(new_state, classes)
+        self.gamma_ = gamma
+        self.support_ = new_state.sv_index
+        self.n_iter_ = int(stopper.n_iter.max())
+        self.mistakes_per_epoch_ = mistakes_per_epoch
+        self.n_mistakes_ = int(sum(mistakes_per_epoch))
+        self.converged_ = bool(stopper.converged.all())
+        self._max_support_seen = walk.max_support_seen
+        return self
+
+    def _initial_scores(self, walk, state, sv_rows, n_ext):
+        """Scores of the tracked rows of Z under the iterate ``state``."""
+        Z = walk.Z
+        coef = np.ascontiguousarray(state.alpha)
+        constant = walk.add * coef.sum(axis=0)
+        first = max(n_ext, walk.track_from)
+        walk.scores[first:] = _dual_scores(
+            Z[first:], walk.kernel, _take_rows(Z, sv_rows), sv_rows, coef,
+            self.cache_size,
+        ) + constant
+        if walk.track_from < n_ext:
+            if state.sv_scores is not None:
+                walk.scores[:n_ext] = state.sv_scores
+            else:
+                walk.scores[:n_ext] = _dual_scores(
+                    Z[:n_ext], walk.kernel, state.sv, sv_rows, coef,
+                    self.cache_size,
+                ) + constant
+
+    # -- partial_fit ---------------------------------------------------------
+
+    @available_if(_not_precomputed)
+    @keep_state_on_error
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one online pass over the given samples, in the given order.
+
+        New support vectors are appended to ``support_vectors_``; the budget,
+        if any, holds at every step.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data (never shuffled).
+
+        y : array-like of shape (n_samples,)
+            Target labels of the batch.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the stream; required on the first call.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights scaling the size of each sample's updates.
+
+        Returns
+        -------
+        self : KernelPerceptron
+            The updated estimator.
+        """
+        X, y_class, sample_weight, classes = self._validate_partial_fit_data(
+            X, y, classes, sample_weight
+        )
+        X = _prepare_rows(X)
+        n_classes = classes.shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        table = one_vs_all_table(n_classes)
+        if sample_weight is None:
+            sample_weight = np.ones(X.shape[0])
+        step = sample_weight * self._class_weights(classes, partial=True)[y_class]
+        if hasattr(self, "_state"):
+            state, gamma = _DualState(**self._state), self.gamma_
+        else:
+            gamma = self._resolve_gamma(X)
+            rng = check_random_state(self.random_state)
+            state = _DualState.empty(X, n_rows, self._random_seed(rng))
+        kernel = self._kernel(gamma)
+
+        n_ext = state.sv.shape[0]
+        Z = _stack_rows(state.sv, X)
+        budgeted_forgetron = (self.budget is not None
+                              and self.budget_strategy == "forgetron")
+        # The Forgetron reads the scores of the support vectors it removes;
+        # otherwise only the batch's scores are tracked.
+        walk = _DualWalk(
+            Z, np.concatenate([state.sv_class, y_class]),
+            np.concatenate([np.zeros(n_ext), step]), table, n_rows, kernel,
+            add=float(self.fit_intercept), threshold=self.threshold,
+            average=self.average, budget=self.budget,
+            strategy=self.budget_strategy,
+            track_from=0 if budgeted_forgetron else n_ext,
+            cache_size=self.cache_size, passes=1,
+        )
+        sv_rows = np.arange(n_ext, dtype=np.int32)
+        walk.load(state, sv_rows, keep_average=True)
+        self._initial_scores(walk, state, sv_rows, n_ext)
+        updates = walk.run(
+            np.arange(n_ext, Z.shape[0], dtype=np.int32),
+            np.ones(n_rows, dtype=np.uint8),
+        )
+        total = int(updates.sum())
+        self._set_model(walk.result(n_ext, training_rows=False), classes)
+        self.gamma_ = gamma
+        self.__dict__.pop("support_", None)
+        self.mistakes_per_epoch_ = [*getattr(self, "mistakes_per_epoch_", []), total]
+        self.n_mistakes_ = getattr(self, "n_mistakes_", 0) + total
+        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
+        self.converged_ = total == 0
+        self._max_support_seen = max(getattr(self, "_max_support_seen", 0),
+                                     walk.max_support_seen)
+        return self
+
+    # -- prediction ----------------------------------------------------------
+
+    def decision_function(self, X):
+        """Signed confidence of every sample: ``sum_j dual_coef_[:, j] *
+        K(support_vectors_[j], x) + intercept_``.
+
+        Computed in compiled code without the GIL, one sample at a time, so
+        the extra memory is one kernel column per sample (blocks bounded by
+        ``cache_size`` for callable and precomputed kernels).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_train)
+            The samples, or their kernel with the training samples for
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For binary problems, the score of ``classes_[1]``; otherwise one
+            column per class.
+        """
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            self._reject_sparse_gram(X)
+            # Not the lean path: NaN must be reported before a wrong shape.
+            X = validate_data(self, X, dtype=[np.float64, np.float32],
+                              order="C", reset=False)
+            if not hasattr(self, "support_"):
+                raise ValueError("kernel='precomputed' needs a model from fit.")
+        else:
+            X = _prepare_rows(self._validate_predict_data(X))
+        coef = np.ascontiguousarray(self.dual_coef_.T, dtype=np.float64)
+        scores = _dual_scores(
+            X, self._kernel(self.gamma_), self.support_vectors_,
+            getattr(self, "support_", None), coef, self.cache_size,
+        )
+        scores += self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict the class of every sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_train)
+            The samples (Gram matrix with the training samples for
+            ``kernel="precomputed"``).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the decision is > 0 and ``classes_[0]``
+            otherwise (binary), or the class of largest decision (ties go to
+            the lowest class index).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]
+
+    @property
+    def coef_(self):
+        """Primal weights ``dual_coef_ @ support_vectors_`` (linear kernel
+        only; a read-only array of shape (1, n_features) or (n_classes,
+        n_features))."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available with kernel='linear'.")
+        check_is_fitted(self)
+        coef = self.dual_coef_ @ self.support_vectors_
+        coef = np.asarray(coef, dtype=np.float64)
+        coef.flags.writeable = False
+        return coef

@@ -1,0 +1,1092 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The compiled dual loop of the kernel perceptron.
+
+The dual (kernelized) perceptron keeps, for every training sample ``z_j`` and
+every binary sub-problem ``k``, its current score
+``scores[j, k] = sum_s alpha[s, k] * K'(z_s, z_j)`` where ``K' = K + add``
+(``add = 1`` pads a constant feature in kernel space, which is the same as
+learning an intercept ``b_k = sum_s alpha[s, k]``).  Deciding whether a
+visited sample triggers an update is then a look-up; an update on sample
+``i`` computes one kernel column ``K'(Z, z_i)`` (or reads it from the column
+cache) and adds it, scaled, to the scores of the rows that updated.
+
+Everything that distinguishes the fits of :class:`KernelPerceptron` is a
+parameter of the same walk:
+
+* the table ``rows_ptr``/``rows``/``signs`` says which sub-problems a sample
+  of class ``c`` takes part in, with which sign (binary: one row;
+  one-vs-all: K rows sharing one set of support vectors);
+* ``average`` keeps Daume's running sums ``alpha_sum`` so that the average of
+  the coefficients over every visit is ``alpha - alpha_sum / visits``;
+* ``budget``/``strategy`` bound the number of support vectors: before a new
+  support vector enters a full set, one leaves it (the oldest, i.e. least
+  recently updated, or a uniformly random one); the Forgetron also shrinks
+  every coefficient first, by the largest factor that keeps the cumulative
+  "damage" of removals below 15/32 of the row's mistakes so far.  A removed
+  support vector takes its contribution out of every score with one kernel
+  column, and leaves the average too.
+
+Kernel columns are computed here for the built-in kernels ("linear", "poly",
+"rbf", "sigmoid", "laplacian", "cosine"; dense and CSR rows, float32 and
+float64 through the fused type ``floating``) and read from the Gram matrix for
+"precomputed".  A callable kernel cannot run without the GIL: the walk then
+stops at the visit that needs a missing column, reports the row, and Python
+stores the column in the cache and resumes the walk at the same visit (no
+state has changed for it yet).
+
+Columns live in an LRU cache of ``capacity`` lines of ``n_track`` doubles
+(plus two scratch lines for columns not admitted to it); when ``capacity``
+covers every row, the cache is the Gram matrix, formed lazily (only columns
+of samples that ever update are computed).  The hot loops over rows (the
+dense reductions, the exponential, the finiteness check, the binary score
+update) are small C functions that GCC on x86-64 Linux also compiles for
+AVX2, picked at load time; both builds round alike.
+
+Kernel values below the smallest normal double (``exp(x)`` for
+``x < -708.39``) are returned as that smallest normal (2.2e-308) instead of
+a subnormal or zero, which keeps the exponential branch-free (and
+vectorized).
+"""
+
+from cython cimport floating
+from libc.math cimport fabs, sqrt, tanh
+from libc.stdint cimport uint64_t
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #include <stdint.h>
+    #include <string.h>
+
+    /* exp(x) on [-708.3964, 0] (the arguments are clamped by the caller):
+       Cody-Waite reduction x = k ln2 + r, |r| <= ln2/2, a degree 13 Taylor
+       polynomial (truncation error < 5e-18) and 2^k built from the exponent
+       bits.  Max error about 1 ulp.  No branch and no call, so the loop that
+       applies it is vectorized by the compiler; on x86-64 Linux with GCC an
+       AVX2/FMA clone is selected at load time when the CPU has it. */
+    static inline double skp_exp_clamped(double x) {
+        const double shifter = 6755399441055744.0;  /* 1.5 * 2^52 */
+        double kd = x * 1.4426950408889634 + shifter;
+        int64_t ki;
+        memcpy(&ki, &kd, sizeof ki);
+        kd -= shifter;
+        double r = (x - kd * 6.93147180369123816490e-01)
+                   - kd * 1.90821492927058770002e-10;
+        /* Estrin's scheme: a shallow dependency tree, so that the
+           out-of-order core overlaps many elements. */
+        double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+        double p01 = 1.0 + r;
+        double p23 = 0.5 + r * (1.0 / 6.0);
+        double p45 = 1.0 / 24.0 + r * (1.0 / 120.0);
+        double p67 = 1.0 / 720.0 + r * (1.0 / 5040.0);
+        double p89 = 1.0 / 40320.0 + r * (1.0 / 362880.0);
+        double p1011 = 1.0 / 3628800.0 + r * (1.0 / 39916800.0);
+        double p1213 = 1.0 / 479001600.0 + r * (1.0 / 6227020800.0);
+        double q0 = p01 + r2 * p23, q1 = p45 + r2 * p67;
+        double q2 = p89 + r2 * p1011;
+        double p = (q0 + r4 * q1) + r8 * (q2 + r4 * p1213);
+        /* The low bits of ki hold k; build the bits of 2^k. */
+        int64_t bits = (ki - (int64_t)0x4338000000000000LL + 1023) << 52;
+        double scale;
+        memcpy(&scale, &bits, sizeof scale);
+        return p * scale;
+    }
+
+    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \\
+        && defined(__linux__) && __GNUC__ >= 11
+    /* AVX2 without FMA: no build may fuse a multiplication and an addition,
+       so that both clones round alike. */
+    #define SKP_CLONES __attribute__((target_clones("avx2", "default")))
+    #else
+    #define SKP_CLONES
+    #endif
+
+    /* buf[j] = exp(buf[j]) + add, for buf[j] in [-708.3964, 0]. */
+    SKP_CLONES static void skp_exp_add(double *buf, Py_ssize_t n, double add) {
+        for (Py_ssize_t j = 0; j < n; j++) {
+            buf[j] = skp_exp_clamped(buf[j]) + add;
+        }
+    }
+
+    /* Pass 1 of a kernel column over dense rows z_j (start <= j < stop):
+       out[j - start] = z_j . x (mode 0), or max(-gamma d(z_j, x), LOG_MIN)
+       with d the squared euclidean (mode 1) or the l1 distance (mode 2).
+       Eight partial sums in a fixed order (vectorized, deterministic); two
+       features get loops of their own, without an inner loop. */
+    #define SKP_LOG_DBL_MIN (-708.3964185322641)
+    #define SKP_CLAMP(s) ((s) > SKP_LOG_DBL_MIN ? (s) : SKP_LOG_DBL_MIN)
+    #define SKP_SUM8 (((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)))
+    #define SKP_DENSE_PASS(NAME, T)                                           \
+    SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
+                                Py_ssize_t start, Py_ssize_t stop,           \
+                                const double *x, double gamma,               \
+                                double *out) {                               \
+        Py_ssize_t j, f;                                                     \
+        double s0, s1, s2, s3, s4, s5, s6, s7, t, x0 = x[0], x1 = 0.0;       \
+        if (d == 2) {                                                        \
+            x1 = x[1];                                                       \
+            if (mode == 0) {                                                 \
+                for (j = start; j < stop; j++)                               \
+                    out[j - start] = values[2 * j] * x0                      \
+                                     + values[2 * j + 1] * x1;               \
+            } else if (mode == 1) {                                          \
+                for (j = start; j < stop; j++) {                             \
+                    s0 = values[2 * j] - x0;                                 \
+                    s1 = values[2 * j + 1] - x1;                             \
+                    t = -gamma * (s0 * s0 + s1 * s1);                        \
+                    out[j - start] = SKP_CLAMP(t);                           \
+                }                                                            \
+            } else {                                                         \
+                for (j = start; j < stop; j++) {                             \
+                    t = -gamma * (fabs(values[2 * j] - x0)                   \
+                                  + fabs(values[2 * j + 1] - x1));           \
+                    out[j - start] = SKP_CLAMP(t);                           \
+                }                                                            \
+            }                                                                \
+            return;                                                          \
+        }                                                                    \
+        if (mode == 0) {                                                     \
+            for (j = start; j < stop; j++) {                                 \
+                const T *z = values + j * d;                                 \
+                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                 \
+                for (f = 0; f + 8 <= d; f += 8) {                            \
+                    s0 += z[f] * x[f];         s1 += z[f + 1] * x[f + 1];    \
+                    s2 += z[f + 2] * x[f + 2]; s3 += z[f + 3] * x[f + 3];    \
+                    s4 += z[f + 4] * x[f + 4]; s5 += z[f + 5] * x[f + 5];    \
+                    s6 += z[f + 6] * x[f + 6]; s7 += z[f + 7] * x[f + 7];    \
+                }                                                            \
+                for (; f < d; f++) s0 += z[f] * x[f];                        \
+                out[j - start] = SKP_SUM8;                                   \
+            }                                                                \
+        } else if (mode == 1) {                                              \
+            for (j = start; j < stop; j++) {                                 \
+                const T *z = values + j * d;                                 \
+                double u0, u1, u2, u3, u4, u5, u6, u7;                       \
+                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                 \
+                for (f = 0; f + 8 <= d; f += 8) {                            \
+                    u0 = z[f] - x[f];         u1 = z[f + 1] - x[f + 1];      \
+                    u2 = z[f + 2] - x[f + 2]; u3 = z[f + 3] - x[f + 3];      \
+                    u4 = z[f + 4] - x[f + 4]; u5 = z[f + 5] - x[f + 5];      \
+                    u6 = z[f + 6] - x[f + 6]; u7 = z[f + 7] - x[f + 7];      \
+                    s0 += u0 * u0; s1 += u1 * u1; s2 += u2 * u2;             \
+                    s3 += u3 * u3; s4 += u4 * u4; s5 += u5 * u5;             \
+                    s6 += u6 * u6; s7 += u7 * u7;                            \
+                }                                                            \
+                for (; f < d; f++) { u0 = z[f] - x[f]; s0 += u0 * u0; }      \
+                t = -gamma * SKP_SUM8;                                       \
+                out[j - start] = SKP_CLAMP(t);                               \
+            }                                                                \
+        } else {                                                             \
+            for (j = start; j < stop; j++) {                                 \
+                const T *z = values + j * d;                                 \
+                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                 \
+                for (f = 0; f + 8 <= d; f += 8) {                            \
+                    s0 += fabs(z[f] - x[f]);                                 \
+                    s1 += fabs(z[f + 1] - x[f + 1]);                         \
+                    s2 += fabs(z[f + 2] - x[f + 2]);                         \
+                    s3 += fabs(z[f + 3] - x[f + 3]);                         \
+                    s4 += fabs(z[f + 4] - x[f + 4]);                         \
+                    s5 += fabs(z[f + 5] - x[f + 5]);                         \
+                    s6 += fabs(z[f + 6] - x[f + 6]);                         \
+                    s7 += fabs(z[f + 7] - x[f + 7]);                         \
+                }                                                            \
+                for (; f < d; f++) s0 += fabs(z[f] - x[f]);                  \
+                t = -gamma * SKP_SUM8;                                       \
+                out[j - start] = SKP_CLAMP(t);                               \
+            }                                                                \
+        }                                                                    \
+    }
+    SKP_DENSE_PASS(skp_dense_pass_d, double)
+    SKP_DENSE_PASS(skp_dense_pass_f, float)
+
+    /* 1 if a value is NaN or infinite (all exponent bits set), else 0:
+       integer tests, which vectorize (floating-point ones do not, under the
+       default trapping-math rules). */
+    SKP_CLONES static int skp_any_nonfinite(const double *x, Py_ssize_t n) {
+        const uint64_t exponent = 0x7FF0000000000000ULL;
+        uint64_t found = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            uint64_t bits;
+            memcpy(&bits, x + j, sizeof bits);
+            found |= (uint64_t)((bits & exponent) == exponent);
+        }
+        return found != 0;
+    }
+
+    /* scores[j] += delta * column[j]: the update of a binary problem. */
+    SKP_CLONES static void skp_axpy(double *scores, const double *column,
+                                    Py_ssize_t n, double delta) {
+        for (Py_ssize_t j = 0; j < n; j++) {
+            scores[j] += delta * column[j];
+        }
+    }
+    """
+    void skp_dense_pass_d(int mode, const double* values, Py_ssize_t d,
+                          Py_ssize_t start, Py_ssize_t stop, const double* x,
+                          double gamma, double* out) noexcept nogil
+    void skp_dense_pass_f(int mode, const float* values, Py_ssize_t d,
+                          Py_ssize_t start, Py_ssize_t stop, const double* x,
+                          double gamma, double* out) noexcept nogil
+    void skp_exp_add(double* buf, Py_ssize_t n, double add) noexcept nogil
+    void skp_axpy(double* scores, const double* column, Py_ssize_t n,
+                  double delta) noexcept nogil
+    int skp_any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil
+
+# Kernel codes, mirrored in ``_kernel.py``.
+cdef enum:
+    KERNEL_LINEAR = 0
+    KERNEL_POLY = 1
+    KERNEL_RBF = 2
+    KERNEL_SIGMOID = 3
+    KERNEL_LAPLACIAN = 4
+    KERNEL_COSINE = 5
+    KERNEL_PRECOMPUTED = 6
+    KERNEL_CALLABLE = 7
+
+# Budget strategies, mirrored in ``_kernel.py``.
+cdef enum:
+    STRATEGY_FORGETRON = 0
+    STRATEGY_RANDOM = 1
+    STRATEGY_OLDEST = 2
+
+# Return codes of the walk, mirrored in ``_kernel.py``.
+cdef enum:
+    STATUS_DONE = 0
+    STATUS_NEED_COLUMN = 1
+    STATUS_NONFINITE_KERNEL = 2
+    STATUS_NONFINITE_SCORE = 3
+
+# Indices of the int64 counters shared with Python.
+cdef enum:
+    C_N_SV = 0          # current number of support vectors
+    C_CLOCK = 1         # number of updates so far (ages of support vectors)
+    C_MAX_SV = 2        # largest number of support vectors between visits
+    C_CACHE_CLOCK = 3   # cache use stamps (LRU)
+    C_LINES_USED = 4    # cache lines filled so far
+
+# log(DBL_MIN): exponents are clamped here (see the module docstring).
+cdef double LOG_DBL_MIN = -708.3964185322641
+
+
+cdef struct Kernel:
+    int kind
+    double gamma
+    double coef0
+    double degree
+    double add
+
+
+cdef struct Walk:
+    # Rows of Z (the fused values pointer is passed separately).
+    const int* indices
+    const int* indptr
+    bint sparse
+    Py_ssize_t n_features
+    Py_ssize_t n_z
+    Py_ssize_t track_from
+    Py_ssize_t n_track
+    const double* znorm
+    Kernel kern
+    # Samples and sub-problems.
+    const int* y_class
+    const double* step
+    const int* rows_ptr
+    const int* rows
+    const signed char* signs
+    Py_ssize_t n_rows
+    const unsigned char* active
+    double threshold
+    # Dual state.
+    double* scores
+    double* alpha
+    bint average
+    double* alpha_sum
+    double* visits
+    unsigned char* in_support
+    int* sv_list
+    int* sv_pos
+    long long* last_time
+    long long* counters
+    Py_ssize_t budget
+    int strategy
+    double* forget_q
+    double* forget_m
+    uint64_t* rng
+    # Column cache.
+    double* cache
+    Py_ssize_t capacity
+    bint admit_first
+    unsigned char* seen
+    int* line_of_row
+    int* row_of_line
+    long long* line_used
+    # Work space.
+    double* xd
+    int* upd_rows
+    double* upd_delta
+    long long* updates
+
+
+# -- kernels -----------------------------------------------------------------
+
+cdef inline void _load_probe(
+    const floating* values, const int* indices, const int* indptr, bint sparse,
+    Py_ssize_t n_features, Py_ssize_t row, double* xd, double* stats,
+) noexcept nogil:
+    """Write row ``row`` to the dense buffer ``xd``; ``stats`` gets its
+    squared norm, l1 norm and norm.  For a CSR row, ``xd`` must be all zeros
+    on entry (see :func:`_unload_probe`)."""
+    cdef Py_ssize_t p
+    cdef double v, sq = 0.0, l1 = 0.0
+    if sparse:
+        for p in range(indptr[row], indptr[row + 1]):
+            v = values[p]
+            xd[indices[p]] = v
+            sq += v * v
+            l1 += fabs(v)
+    else:
+        for p in range(n_features):
+            v = values[row * n_features + p]
+            xd[p] = v
+            sq += v * v
+            l1 += fabs(v)
+    stats[0] = sq
+    stats[1] = l1
+    stats[2] = sqrt(sq)
+
+
+cdef inline void _unload_probe(
+    const int* indices, const int* indptr, bint sparse, Py_ssize_t row,
+    double* xd,
+) noexcept nogil:
+    """Put ``xd`` back to zeros after a CSR probe."""
+    cdef Py_ssize_t p
+    if sparse:
+        for p in range(indptr[row], indptr[row + 1]):
+            xd[indices[p]] = 0.0
+
+
+cdef inline double _int_power(double base, int n) noexcept nogil:
+    """base ** n for an integer n >= 0, by repeated squaring (a few
+    multiplications instead of a call to pow)."""
+    cdef double result = 1.0
+    while n > 0:
+        if n & 1:
+            result *= base
+        base *= base
+        n >>= 1
+    return result
+
+
+cdef inline void _dense_pass(
+    int kind, const floating* values, Py_ssize_t n_features, Py_ssize_t start,
+    Py_ssize_t stop, const double* xd, double gamma, double* out,
+) noexcept nogil:
+    """Pass 1 of :func:`_column` for dense rows (``skp_dense_pass``)."""
+    cdef int mode = 0
+    if kind == KERNEL_RBF:
+        mode = 1
+    elif kind == KERNEL_LAPLACIAN:
+        mode = 2
+    if floating is double:
+        skp_dense_pass_d(mode, values, n_features, start, stop, xd, gamma, out)
+    else:
+        skp_dense_pass_f(mode, values, n_features, start, stop, xd, gamma, out)
+
+
+cdef void _sparse_distances(
+    const floating* values, const int* indices, const int* indptr,
+    Py_ssize_t start, Py_ssize_t stop, const double* xd, double x_norm,
+    bint squared, double gamma, double* out,
+) noexcept nogil:
+    """Pass 1 of :func:`_column` for CSR rows (distances).  With ``x_norm`` the squared
+    (or l1) norm of the probe, ``d(z, x) = x_norm + sum over the pattern of
+    z of (|z_f - x_f|^p - |x_f|^p)``: no norm of z is needed."""
+    cdef Py_ssize_t j, p
+    cdef double s, v, x
+    for j in range(start, stop):
+        s = 0.0
+        if squared:
+            for p in range(indptr[j], indptr[j + 1]):
+                x = xd[indices[p]]
+                v = values[p] - x
+                s += v * v - x * x
+        else:
+            for p in range(indptr[j], indptr[j + 1]):
+                x = xd[indices[p]]
+                s += fabs(values[p] - x) - fabs(x)
+        s = s + x_norm
+        if s < 0.0:
+            s = 0.0
+        s = -gamma * s
+        out[j - start] = s if s > LOG_DBL_MIN else LOG_DBL_MIN
+
+
+cdef int _column(
+    const floating* values, const int* indices, const int* indptr, bint sparse,
+    Py_ssize_t n_features, Py_ssize_t start, Py_ssize_t stop,
+    const double* znorm, const double* xd, const double* stats,
+    const Kernel* kern, double* out,
+) noexcept nogil:
+    """Write ``K(z_j, x) + add`` for the rows ``start <= j < stop`` of Z to
+    ``out[j - start]``, where the probe ``x`` is in the dense buffer ``xd``
+    with ``stats`` from :func:`_load_probe`.  ``znorm`` holds the norms of
+    the rows of Z (used by "cosine" only).  Returns 1 if a value is not
+    finite, else 0."""
+    cdef Py_ssize_t j, p, n = stop - start
+    cdef int kind = kern.kind
+    cdef double gamma = kern.gamma, coef0 = kern.coef0
+    cdef double degree = kern.degree, add = kern.add
+    cdef double s
+    cdef int int_degree = <int> degree
+    cdef double x_sq = stats[0], x_l1 = stats[1], x_norm = stats[2]
+
+    # Pass 1: the reduction over features (dot, squared distance or l1),
+    # one loop per case so that no branch is left inside a loop.
+    if not sparse:
+        _dense_pass(kind, values, n_features, start, stop, xd, gamma, out)
+    elif kind == KERNEL_RBF or kind == KERNEL_LAPLACIAN:
+        _sparse_distances(values, indices, indptr, start, stop, xd,
+                          x_sq if kind == KERNEL_RBF else x_l1,
+                          kind == KERNEL_RBF, gamma, out)
+    else:
+        for j in range(start, stop):
+            s = 0.0
+            for p in range(indptr[j], indptr[j + 1]):
+                s += values[p] * xd[indices[p]]
+            out[j - start] = s
+
+    # Pass 2: the elementwise transform (the exponential is vectorized).
+    if kind == KERNEL_RBF or kind == KERNEL_LAPLACIAN:
+        skp_exp_add(out, n, add)
+    elif kind == KERNEL_LINEAR:
+        for j in range(n):
+            out[j] += add
+    elif kind == KERNEL_POLY:
+        for j in range(n):
+            out[j] = _int_power(gamma * out[j] + coef0, int_degree) + add
+    elif kind == KERNEL_SIGMOID:
+        for j in range(n):
+            out[j] = tanh(gamma * out[j] + coef0) + add
+    elif kind == KERNEL_COSINE:
+        for j in range(n):
+            s = znorm[start + j] * x_norm
+            out[j] = (out[j] / s if s > 0.0 else 0.0) + add
+    return skp_any_nonfinite(out, n)
+
+
+# -- column cache --------------------------------------------------------------
+
+cdef Py_ssize_t _free_line(
+    double* cache, Py_ssize_t capacity, int* line_of_row, int* row_of_line,
+    long long* line_used, long long* counters, Py_ssize_t keep,
+) noexcept nogil:
+    """Return an empty cache line: a fresh one, or the least recently used
+    line other than ``keep`` (evicted)."""
+    cdef Py_ssize_t l, best = -1
+    if counters[C_LINES_USED] < capacity:
+        l = counters[C_LINES_USED]
+        counters[C_LINES_USED] += 1
+        return l
+    for l in range(capacity):
+        if l != keep and (best < 0 or line_used[l] < line_used[best]):
+            best = l
+    if row_of_line[best] >= 0:
+        line_of_row[row_of_line[best]] = -1
+        row_of_line[best] = -1
+    return best
+
+
+cdef Py_ssize_t _line(
+    const floating* values, Walk* w, Py_ssize_t row, Py_ssize_t keep,
+    int* status,
+) noexcept nogil:
+    """The cache line holding the column of Z row ``row``, computing it if
+    needed (never into line ``keep``).  Returns -1 with ``status`` set when
+    the column is missing and cannot be computed here (callable kernel) or is
+    not finite.
+
+    A computed column enters the LRU lines on its first use when
+    ``admit_first`` (several epochs), otherwise on its second use: a column
+    used once, as most are in a single pass, would only cost memory traffic.
+    Until then it goes to one of the two scratch lines that follow the
+    ``capacity`` LRU lines.
+    """
+    cdef Py_ssize_t l = w.line_of_row[row], j
+    cdef double stats[3]
+    cdef double* out
+    cdef int bad = 0
+    cdef bint admit
+    w.counters[C_CACHE_CLOCK] += 1
+    if l >= 0:
+        w.line_used[l] = w.counters[C_CACHE_CLOCK]
+        return l
+    if w.kern.kind == KERNEL_CALLABLE:
+        status[0] = STATUS_NEED_COLUMN
+        return -1
+    admit = w.capacity > 0 and (w.admit_first or w.seen[row])
+    w.seen[row] = 1
+    if admit:
+        l = _free_line(w.cache, w.capacity, w.line_of_row, w.row_of_line,
+                       w.line_used, w.counters, keep)
+    else:
+        l = w.capacity if keep != w.capacity else w.capacity + 1
+    out = w.cache + l * w.n_track
+    if w.kern.kind == KERNEL_PRECOMPUTED:
+        # Z is the Gram matrix: the column of ``row`` is read from it.
+        for j in range(w.n_track):
+            out[j] = values[(w.track_from + j) * w.n_features + row] + w.kern.add
+        bad = skp_any_nonfinite(out, w.n_track)
+    else:
+        _load_probe(values, w.indices, w.indptr, w.sparse, w.n_features, row,
+                    w.xd, stats)
+        bad = _column(values, w.indices, w.indptr, w.sparse, w.n_features,
+                      w.track_from, w.n_z, w.znorm, w.xd, stats, &w.kern, out)
+        _unload_probe(w.indices, w.indptr, w.sparse, row, w.xd)
+    if bad:
+        # An LRU line taken here stays unmapped, hence free.
+        status[0] = STATUS_NONFINITE_KERNEL
+        return -1
+    if admit:
+        w.row_of_line[l] = <int> row
+        w.line_of_row[row] = <int> l
+        w.line_used[l] = w.counters[C_CACHE_CLOCK]
+    return l
+
+
+# -- support set ---------------------------------------------------------------
+
+cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
+    """Next draw of the SplitMix64 generator (Steele, Lea & Flood, 2014)."""
+    cdef uint64_t z
+    state[0] += <uint64_t> 0x9E3779B97F4A7C15ULL
+    z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t> 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * <uint64_t> 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef Py_ssize_t _pick_removal(Walk* w, uint64_t* rng_next) noexcept nogil:
+    """The support vector to remove from a full set (not committed yet)."""
+    cdef Py_ssize_t q, best, n_sv = w.counters[C_N_SV]
+    cdef uint64_t z
+    if w.strategy == STRATEGY_RANDOM:
+        z = _splitmix64(rng_next)
+        q = <Py_ssize_t> (<double> (z >> 11) * (1.0 / 9007199254740992.0) * n_sv)
+        if q >= n_sv:
+            q = n_sv - 1
+        return w.sv_list[q]
+    # Forgetron and "oldest": the least recently updated support vector.
+    best = w.sv_list[0]
+    for q in range(1, n_sv):
+        if w.last_time[w.sv_list[q]] < w.last_time[best]:
+            best = w.sv_list[q]
+    return best
+
+
+cdef void _forgetron_shrink(Walk* w, Py_ssize_t r) noexcept nogil:
+    """Shrink every coefficient of each row before support vector ``r`` is
+    removed (Dekel, Shalev-Shwartz & Singer, the self-tuned Forgetron).
+
+    In row k, with sigma = |alpha[r, k]| and mu = sign(alpha[r, k]) *
+    f'_k(z_r) (the margin of z_r after this round's update), phi is the
+    largest value in [0, 1] with Psi(sigma, phi, mu) + Q_k <= 15 M_k / 32,
+    where Psi = (sigma phi)^2 + 2 sigma phi (1 - phi mu) is the damage the
+    removal does, Q_k accumulates it and M_k counts the mistakes of row k so
+    far, this one included.  The constraint is quadratic in phi:
+    a phi^2 + b phi + c <= 0 with a = sigma^2 - 2 sigma mu, b = 2 sigma and
+    c = Q_k - 15 M_k / 32 <= 0, whose crossing point is -2c / (b + sqrt(D)).
+    """
+    cdef Py_ssize_t k, q, s, j, K = w.n_rows
+    cdef double a, sigma, mu, qk, limit, g1, qa, qb, qc, disc, phi, psi, old
+    for k in range(K):
+        limit = 15.0 * w.forget_m[k] / 32.0
+        a = w.alpha[r * K + k]
+        if a == 0.0:
+            continue
+        sigma = fabs(a)
+        mu = (1.0 if a > 0.0 else -1.0) * w.scores[r * K + k]
+        qk = w.forget_q[k]
+        g1 = sigma * sigma + 2.0 * sigma - 2.0 * sigma * mu + qk - limit
+        if g1 <= 0.0:
+            phi = 1.0
+        else:
+            qa = sigma * sigma - 2.0 * sigma * mu
+            qb = 2.0 * sigma
+            qc = qk - limit
+            if qc > 0.0:
+                qc = 0.0
+            disc = qb * qb - 4.0 * qa * qc
+            if disc < 0.0:
+                disc = 0.0
+            phi = -2.0 * qc / (qb + sqrt(disc))
+            if phi > 1.0:
+                phi = 1.0
+            elif phi < 0.0:
+                phi = 0.0
+        psi = sigma * phi * sigma * phi + 2.0 * sigma * phi * (1.0 - phi * mu)
+        w.forget_q[k] = qk + psi
+        if phi == 1.0:
+            continue
+        for q in range(w.counters[C_N_SV]):
+            s = w.sv_list[q]
+            old = w.alpha[s * K + k]
+            w.alpha[s * K + k] = old * phi
+            if w.average:
+                w.alpha_sum[s * K + k] += w.visits[k] * (phi - 1.0) * old
+        for j in range(w.track_from, w.n_z):
+            w.scores[j * K + k] *= phi
+
+
+cdef void _remove_support(Walk* w, Py_ssize_t r, const double* column) noexcept nogil:
+    """Take support vector ``r`` out of the set, the scores and the average."""
+    cdef Py_ssize_t k, j, q, last, K = w.n_rows
+    cdef double a
+    for k in range(K):
+        a = w.alpha[r * K + k]
+        if a != 0.0:
+            for j in range(w.n_track):
+                w.scores[(w.track_from + j) * K + k] -= a * column[j]
+        w.alpha[r * K + k] = 0.0
+        if w.average:
+            w.alpha_sum[r * K + k] = 0.0
+    q = w.sv_pos[r]
+    last = w.sv_list[w.counters[C_N_SV] - 1]
+    w.sv_list[q] = <int> last
+    w.sv_pos[last] = <int> q
+    w.sv_pos[r] = -1
+    w.in_support[r] = 0
+    w.counters[C_N_SV] -= 1
+
+
+cdef void _add_column(Walk* w, const double* column, Py_ssize_t n_up) noexcept nogil:
+    """scores[j, k] += delta_k * column[j] for the rows k that updated."""
+    cdef Py_ssize_t j, u, base, K = w.n_rows
+    cdef double v
+    if K == 1:
+        skp_axpy(w.scores + w.track_from, column, w.n_track, w.upd_delta[0])
+        return
+    for j in range(w.n_track):
+        v = column[j]
+        base = (w.track_from + j) * K
+        for u in range(n_up):
+            w.scores[base + w.upd_rows[u]] += w.upd_delta[u] * v
+
+
+# -- the walk ------------------------------------------------------------------
+
+cdef int _walk(
+    const floating* values, Walk* w, const int* order, Py_ssize_t n_visits,
+    Py_ssize_t* t_io, Py_ssize_t* need_row,
+) noexcept nogil:
+    cdef Py_ssize_t t, i, p, k, u, n_up, r, li, lr, K = w.n_rows
+    cdef int c, status = STATUS_DONE
+    cdef double score
+    cdef bint is_new
+    cdef uint64_t rng_next
+
+    for t in range(t_io[0], n_visits):
+        i = order[t]
+        c = w.y_class[i]
+        n_up = 0
+        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+            k = w.rows[p]
+            if not w.active[k]:
+                continue
+            score = w.scores[i * K + k]
+            if score - score != 0.0:
+                t_io[0] = t
+                need_row[0] = i
+                return STATUS_NONFINITE_SCORE
+            # A sample of weight zero never updates, so it is no mistake either.
+            if w.signs[p] * score <= w.threshold and w.step[i] != 0.0:
+                w.upd_rows[n_up] = <int> k
+                w.upd_delta[n_up] = w.step[i] * w.signs[p]
+                n_up += 1
+        if n_up:
+            is_new = not w.in_support[i]
+            r = -1
+            rng_next = w.rng[0]
+            if is_new and w.budget >= 0 and w.counters[C_N_SV] >= w.budget:
+                r = _pick_removal(w, &rng_next)
+            # Fetch every column this visit needs before changing any state,
+            # so that a walk stopped here (callable kernel) can resume here.
+            li = _line(values, w, i, -1, &status)
+            if li < 0:
+                t_io[0] = t
+                need_row[0] = i
+                return status
+            lr = -1
+            if r >= 0:
+                lr = _line(values, w, r, li, &status)
+                if lr < 0:
+                    t_io[0] = t
+                    need_row[0] = r
+                    return status
+                w.rng[0] = rng_next
+            _add_column(w, w.cache + li * w.n_track, n_up)
+            for u in range(n_up):
+                k = w.upd_rows[u]
+                w.alpha[i * K + k] += w.upd_delta[u]
+                if w.average:
+                    # Daume's trick, per dual coefficient.
+                    w.alpha_sum[i * K + k] += w.visits[k] * w.upd_delta[u]
+                w.updates[k] += 1
+                w.forget_m[k] += 1.0
+            w.counters[C_CLOCK] += 1
+            w.last_time[i] = w.counters[C_CLOCK]
+            if is_new:
+                w.sv_pos[i] = <int> w.counters[C_N_SV]
+                w.sv_list[w.counters[C_N_SV]] = <int> i
+                w.in_support[i] = 1
+                w.counters[C_N_SV] += 1
+            if r >= 0:
+                if w.strategy == STRATEGY_FORGETRON:
+                    _forgetron_shrink(w, r)
+                _remove_support(w, r, w.cache + lr * w.n_track)
+            if w.counters[C_N_SV] > w.counters[C_MAX_SV]:
+                w.counters[C_MAX_SV] = w.counters[C_N_SV]
+        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+            k = w.rows[p]
+            if w.active[k]:
+                w.visits[k] += 1.0
+    t_io[0] = n_visits
+    return STATUS_DONE
+
+
+def walk(
+    const floating[::1] values,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint sparse,
+    Py_ssize_t n_features,
+    Py_ssize_t n_z,
+    const double[::1] znorm,
+    int kind,
+    double gamma,
+    double coef0,
+    double degree,
+    double add,
+    const int[::1] order,
+    Py_ssize_t t_start,
+    const int[::1] y_class,
+    const double[::1] step,
+    const int[::1] rows_ptr,
+    const int[::1] rows,
+    const signed char[::1] signs,
+    const unsigned char[::1] active,
+    double threshold,
+    double[:, ::1] scores,
+    Py_ssize_t track_from,
+    double[:, ::1] alpha,
+    bint average,
+    double[:, ::1] alpha_sum,
+    double[::1] visits,
+    unsigned char[::1] in_support,
+    int[::1] sv_list,
+    int[::1] sv_pos,
+    long long[::1] last_time,
+    long long[::1] counters,
+    Py_ssize_t budget,
+    int strategy,
+    double[:, ::1] forget,
+    unsigned long long[::1] rng,
+    double[:, ::1] cache,
+    int[::1] line_of_row,
+    int[::1] row_of_line,
+    long long[::1] line_used,
+    bint admit_first,
+    unsigned char[::1] seen,
+    double[::1] work,
+    int[::1] upd_rows,
+    double[::1] upd_delta,
+    long long[::1] updates,
+):
+    """Visit the rows ``order[t_start:]`` of Z with the dual perceptron rule.
+
+    Parameters
+    ----------
+    values, indices, indptr, sparse, n_features, n_z
+        The rows of Z: for a dense Z, ``values`` is the C-ordered (n_z,
+        n_features) matrix raveled and ``indices``/``indptr`` are unused; for
+        a CSR Z they are its arrays (int32 indices, canonical format).  For
+        "precomputed", Z is the (n_z, n_z) Gram matrix.
+    znorm : ndarray of float64 of shape (n_z,)
+        Row norms of Z (read by "cosine" only).
+    kind, gamma, coef0, degree : int, float, float, float
+        The kernel and its parameters.
+    add : float
+        1.0 to pad a constant feature in kernel space (``fit_intercept``).
+    order : ndarray of int32
+        Rows of Z to visit, in order; the visit starts at ``t_start``.
+    y_class, step : ndarrays of shape (n_z,)
+        Class index and update size ``sample_weight * class_weight`` of every
+        row of Z.
+    rows_ptr, rows, signs : ndarrays
+        Sub-problems of every class and the sign of the class in each.
+    active : ndarray of uint8 of shape (n_rows,)
+        Sub-problems with ``active[k] == 0`` are frozen: no update, no visit.
+    threshold : float
+        An update happens when ``s * score <= threshold``.
+    scores : ndarray of shape (n_z, n_rows)
+        Current scores; rows ``>= track_from`` are kept up to date.
+    alpha, alpha_sum : ndarrays of shape (n_z, n_rows)
+        Dual coefficients and Daume's sums (when ``average``).
+    visits : ndarray of shape (n_rows,)
+        Visits of every sub-problem so far.
+    in_support, sv_list, sv_pos, last_time : ndarrays of shape (n_z,)
+        The support set: membership, list (first ``counters[0]`` entries),
+        position in the list and time of the last update of every row.
+    counters : ndarray of int64 of shape (5,)
+        Number of support vectors, update clock, largest number of support
+        vectors seen, cache clock and cache lines used.
+    budget, strategy : int
+        Maximum number of support vectors (-1: none) and removal strategy.
+    forget : ndarray of shape (2, n_rows)
+        The Forgetron's cumulative damage and number of mistakes of every
+        sub-problem.
+    rng : ndarray of uint64 of shape (1,)
+        State of the generator of the "random" strategy.
+    cache, line_of_row, row_of_line, line_used
+        The column cache: ``capacity`` LRU lines then two scratch lines, each
+        a column over the tracked rows (``cache`` is (capacity + 2,
+        n_z - track_from)).
+    admit_first, seen : bool, ndarray of uint8 of shape (n_z,)
+        Whether a column enters the LRU lines on its first use (else on its
+        second), and which rows had their column computed before.
+    work, upd_rows, upd_delta : ndarrays
+        Work space: (n_features,) zeros, (n_rows,) and (n_rows,).
+    updates : ndarray of int64 of shape (n_rows,)
+        Updates of every sub-problem, incremented in place.
+
+    Returns
+    -------
+    status, t, row : int
+        ``STATUS_DONE`` (t = len(order)); or the visit ``t`` stopped at and the
+        row involved: ``STATUS_NEED_COLUMN`` (store its column in the cache
+        and call again from ``t``), ``STATUS_NONFINITE_KERNEL`` or
+        ``STATUS_NONFINITE_SCORE``.
+    """
+    cdef Walk w
+    cdef Py_ssize_t t = t_start, need_row = -1
+    cdef int status
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    w.indices = &indices[0]
+    w.indptr = &indptr[0]
+    w.sparse = sparse
+    w.n_features = n_features
+    w.n_z = n_z
+    w.track_from = track_from
+    w.n_track = n_z - track_from
+    w.znorm = &znorm[0]
+    w.kern.kind = kind
+    w.kern.gamma = gamma
+    w.kern.coef0 = coef0
+    w.kern.degree = degree
+    w.kern.add = add
+    w.y_class = &y_class[0]
+    w.step = &step[0]
+    w.rows_ptr = &rows_ptr[0]
+    w.rows = &rows[0]
+    w.signs = &signs[0]
+    w.n_rows = scores.shape[1]
+    w.active = &active[0]
+    w.threshold = threshold
+    w.scores = &scores[0, 0]
+    w.alpha = &alpha[0, 0]
+    w.average = average
+    w.alpha_sum = &alpha_sum[0, 0]
+    w.visits = &visits[0]
+    w.in_support = &in_support[0]
+    w.sv_list = &sv_list[0]
+    w.sv_pos = &sv_pos[0]
+    w.last_time = &last_time[0]
+    w.counters = &counters[0]
+    w.budget = budget
+    w.strategy = strategy
+    w.forget_q = &forget[0, 0]
+    w.forget_m = &forget[1, 0]
+    w.rng = <uint64_t*> &rng[0]
+    w.cache = &cache[0, 0]
+    w.capacity = cache.shape[0] - 2
+    w.admit_first = admit_first
+    w.seen = &seen[0]
+    w.line_of_row = &line_of_row[0]
+    w.row_of_line = &row_of_line[0]
+    w.line_used = &line_used[0]
+    w.xd = &work[0]
+    w.upd_rows = &upd_rows[0]
+    w.upd_delta = &upd_delta[0]
+    w.updates = &updates[0]
+    if order.shape[0] == 0:
+        return STATUS_DONE, 0, -1
+    with nogil:
+        status = _walk(data, &w, &order[0], order.shape[0], &t, &need_row)
+    return status, t, need_row
+
+
+def cache_store(
+    const double[::1] column,
+    Py_ssize_t row,
+    double[:, ::1] cache,
+    int[::1] line_of_row,
+    int[::1] row_of_line,
+    long long[::1] line_used,
+    long long[::1] counters,
+):
+    """Store the column of Z row ``row`` (computed in Python, for a callable
+    kernel) in an LRU line of the cache (``cache`` as in :func:`walk`),
+    evicting the least recently used line if full."""
+    cdef Py_ssize_t l, j
+    l = _free_line(&cache[0, 0], cache.shape[0] - 2, &line_of_row[0],
+                   &row_of_line[0], &line_used[0], &counters[0], -1)
+    for j in range(column.shape[0]):
+        cache[l, j] = column[j]
+    counters[C_CACHE_CLOCK] += 1
+    row_of_line[l] = <int> row
+    line_of_row[row] = <int> l
+    line_used[l] = counters[C_CACHE_CLOCK]
+
+
+# -- prediction ----------------------------------------------------------------
+
+def decision(
+    const floating[::1] values,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint sparse,
+    Py_ssize_t n_samples,
+    const floating[::1] sv_values,
+    const int[::1] sv_indices,
+    const int[::1] sv_indptr,
+    bint sv_sparse,
+    Py_ssize_t n_sv,
+    Py_ssize_t n_features,
+    const double[::1] sv_norm,
+    int kind,
+    double gamma,
+    double coef0,
+    double degree,
+    const double[:, ::1] coef,
+    double[:, ::1] out,
+    double[::1] work,
+    double[::1] column,
+):
+    """Write ``sum_j coef[j, k] * K(sv_j, x_t)`` to ``out[t, k]``.
+
+    The samples ``x_t`` (``values``, ... ``sparse``) and the support vectors
+    (``sv_*``, with norms ``sv_norm`` for "cosine") may each be dense or CSR,
+    in the same dtype.  One sample at a time: the extra memory is one kernel
+    column of ``n_sv`` doubles (``column``) and one dense probe
+    (``work``, ``n_features`` zeros).  Returns 1 if a kernel value is not
+    finite, else 0.
+    """
+    cdef Kernel kern
+    cdef Py_ssize_t t, j, k, K = coef.shape[1]
+    cdef double stats[3]
+    cdef double s
+    cdef int bad = 0
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    cdef const floating* sv_data = &sv_values[0] if sv_values.shape[0] else NULL
+    kern.kind = kind
+    kern.gamma = gamma
+    kern.coef0 = coef0
+    kern.degree = degree
+    kern.add = 0.0
+    if n_sv == 0:
+        out[:, :] = 0.0
+        return 0
+    with nogil:
+        for t in range(n_samples):
+            _load_probe(data, &indices[0], &indptr[0], sparse, n_features, t,
+                        &work[0], stats)
+            bad |= _column(sv_data, &sv_indices[0], &sv_indptr[0], sv_sparse,
+                           n_features, 0, n_sv, &sv_norm[0], &work[0], stats,
+                           &kern, &column[0])
+            _unload_probe(&indices[0], &indptr[0], sparse, t, &work[0])
+            if K == 1:
+                s = 0.0
+                for j in range(n_sv):
+                    s += coef[j, 0] * column[j]
+                out[t, 0] = s
+            else:
+                for k in range(K):
+                    out[t, k] = 0.0
+                for j in range(n_sv):
+                    s = column[j]
+                    for k in range(K):
+                        out[t, k] += coef[j, k] * s
+    return bad
+
+
+def kernel_rows(
+    const floating[::1] values,
+    const int[::1] indices,
+    const int[::1] indptr,
+    bint sparse,
+    Py_ssize_t n_samples,
+    const floating[::1] z_values,
+    const int[::1] z_indices,
+    const int[::1] z_indptr,
+    bint z_sparse,
+    Py_ssize_t n_z,
+    Py_ssize_t n_features,
+    const double[::1] z_norm,
+    int kind,
+    double gamma,
+    double coef0,
+    double degree,
+    double[:, ::1] out,
+    double[::1] work,
+):
+    """Write the kernel matrix ``K(x_t, z_j)`` to ``out[t, j]`` (same layout
+    of inputs as :func:`decision`).  Returns 1 if a value is not finite."""
+    cdef Kernel kern
+    cdef Py_ssize_t t
+    cdef double stats[3]
+    cdef int bad = 0
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    cdef const floating* z_data = &z_values[0] if z_values.shape[0] else NULL
+    kern.kind = kind
+    kern.gamma = gamma
+    kern.coef0 = coef0
+    kern.degree = degree
+    kern.add = 0.0
+    if n_z == 0:
+        return 0
+    with nogil:
+        for t in range(n_samples):
+            _load_probe(data, &indices[0], &indptr[0], sparse, n_features, t,
+                        &work[0], stats)
+            bad |= _column(z_data, &z_indices[0], &z_indptr[0], z_sparse,
+                           n_features, 0, n_z, &z_norm[0], &work[0], stats,
+                           &kern, &out[t, 0])
+            _unload_probe(&indices[0], &indptr[0], sparse, t, &work[0])
+    return bad
+
+
+def row_norms(
+    const floating[::1] values,
+    const int[::1] indptr,
+    bint sparse,
+    Py_ssize_t n_samples,
+    Py_ssize_t n_features,
+    double[::1] out,
+):
+    """Euclidean norm of every row, accumulated in float64."""
+    cdef Py_ssize_t t, p, start, stop
+    cdef double s
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    with nogil:
+        for t in range(n_samples):
+            if sparse:
+                start = indptr[t]
+                stop = indptr[t + 1]
+            else:
+                start = t * n_features
+                stop = start + n_features
+            s = 0.0
+            for p in range(start, stop):
+                s += <double> data[p] * data[p]
+            out[t] = sqrt(s)

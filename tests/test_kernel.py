@@ -1,0 +1,847 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tests of :class:`KernelPerceptron`, the dual (kernelized) perceptron.
+
+The oracles: the primal :class:`Perceptron` (dual = primal with a linear
+kernel), scikit-learn's ``pairwise_kernels``, and a pure-NumPy reference of
+the (averaged, budgeted) kernel perceptron that recomputes every score from
+the Gram matrix and averages an explicit sum of the iterates.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import load_iris, make_blobs, make_circles, make_classification
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_perceptrons import KernelPerceptron, Perceptron
+from sklearn_perceptrons._kernel import _Kernel
+
+SAMPLE_WEIGHT_XFAIL = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "an update scaled by a weight is not the same as visiting a sample "
+        "twice, for an online algorithm (as scikit-learn's Perceptron)"
+    ),
+    "check_sample_weight_equivalence_on_sparse_data": (
+        "an update scaled by a weight is not the same as visiting a sample "
+        "twice, for an online algorithm (as scikit-learn's Perceptron)"
+    ),
+}
+KERNELS = ["linear", "poly", "rbf", "sigmoid", "laplacian", "cosine"]
+STRATEGIES = ["forgetron", "random", "oldest"]
+
+
+@pytest.fixture(autouse=True)
+def _no_convergence_warnings():
+    # Most fits here run a fixed number of epochs on purpose.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
+
+
+def fixed_epochs(**params):
+    """A KernelPerceptron that runs exactly ``max_iter`` cyclic epochs."""
+    return KernelPerceptron(**{"shuffle": False, "tol": None, "max_iter": 3,
+                               **params})
+
+
+def binary_data(n=60, n_features=4, seed=0):
+    X, y = make_classification(
+        n, n_features, n_informative=2, n_redundant=0, flip_y=0.1,
+        random_state=seed,
+    )
+    return X, y
+
+
+def multiclass_data(n=60, seed=0):
+    X, y = make_blobs(n, n_features=3, centers=4, cluster_std=3.0,
+                      random_state=seed)
+    return X, y
+
+
+# -- the pure-NumPy reference --------------------------------------------------
+
+
+def _splitmix64(state):
+    mask = (1 << 64) - 1
+    state = (state + 0x9E3779B97F4A7C15) & mask
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return state, z ^ (z >> 31)
+
+
+def reference_kernel_perceptron(gram, y_class, n_classes, orders, *, step=None,
+                                threshold=0.0, average=False, budget=None,
+                                strategy="oldest", seed=0, alpha0=None,
+                                coupled=None):
+    """The (averaged, budgeted) kernel perceptron, from the definitions.
+
+    ``gram`` is the padded Gram matrix K + 1 (or K) over all rows; every score
+    is recomputed from it at every visit; the average is the explicit mean of
+    the iterates after every visit, a removed support vector leaving it.  A
+    row stops (no update, no visit) after an epoch without updates, as the
+    per-row stopping rule of ``fit`` with ``tol=None`` does; with a budget the
+    rows stop together, after an epoch without any update (``coupled``
+    overrides this).  ``alpha0`` is
+    the starting point.  The support list is kept as the compiled code keeps
+    it (append, and
+    removal by moving the last entry into the hole), because the "random"
+    strategy draws a position in it.  Returns the dual coefficients of every
+    row of ``gram``, shape (n, n_rows): the average or the last iterate.
+    """
+    n = gram.shape[0]
+    n_rows = 1 if n_classes == 2 else n_classes
+    if n_classes == 2:
+        signs = np.array([[-1.0], [1.0]])
+    else:
+        signs = np.where(np.eye(n_classes, dtype=bool), 1.0, -1.0)
+    step = np.ones(n) if step is None else step
+    alpha = np.zeros((n, n_rows)) if alpha0 is None else alpha0.copy()
+    support = [int(i) for i in np.flatnonzero(np.abs(alpha).sum(axis=1))]
+    last_time = {i: 0 for i in support}
+    history = np.zeros((n, n_rows))
+    visits = np.zeros(n_rows)
+    active = np.ones(n_rows, dtype=bool)
+    clock, rng = 0, seed
+    damage = np.zeros(n_rows)
+    mistakes = np.zeros(n_rows)
+    for order in orders:
+        epoch_updates = np.zeros(n_rows)
+        for i in order:
+            s = signs[y_class[i]]
+            score = gram[:, i] @ alpha
+            update = (s * score <= threshold) & (step[i] != 0) & active
+            epoch_updates += update
+            if update.any():
+                removed = None
+                if i not in support and budget and len(support) >= budget:
+                    if strategy == "random":
+                        rng, z = _splitmix64(rng)
+                        q = int((z >> 11) * (1.0 / 9007199254740992.0) * len(support))
+                        removed = support[min(q, len(support) - 1)]
+                    else:
+                        removed = min(support, key=lambda j: last_time[j])
+                alpha[i] += np.where(update, step[i] * s, 0.0)
+                mistakes += update
+                clock += 1
+                last_time[i] = clock
+                if i not in support:
+                    support.append(i)
+                if removed is not None:
+                    if strategy == "forgetron":
+                        score_r = gram[:, removed] @ alpha
+                        for k in range(n_rows):
+                            limit = 15.0 * mistakes[k] / 32.0
+                            a = alpha[removed, k]
+                            if a == 0:
+                                continue
+                            sigma, mu = abs(a), np.sign(a) * score_r[k]
+
+                            def psi(phi, sigma=sigma, mu=mu):
+                                return (sigma * phi) ** 2 + 2 * sigma * phi * (
+                                    1 - phi * mu)
+
+                            if psi(1.0) + damage[k] <= limit:
+                                phi = 1.0
+                            else:
+                                # Largest phi in [0, 1] within the damage
+                                # budget, by bisection on the definition.
+                                lo, hi = 0.0, 1.0
+                                for _ in range(200):
+                                    mid = (lo + hi) / 2
+                                    if psi(mid) + damage[k] <= limit:
+                                        lo = mid
+                                    else:
+                                        hi = mid
+                                phi = lo
+                            damage[k] += psi(phi)
+                            alpha[:, k] *= phi
+                    alpha[removed] = 0.0
+                    history[removed] = 0.0
+                    position = support.index(removed)
+                    support[position] = support[-1]
+                    support.pop()
+                    del last_time[removed]
+            visits += active
+            history[:, active] += alpha[:, active]
+        if coupled if coupled is not None else (budget and n_rows > 1):
+            active &= epoch_updates.sum() > 0
+        else:
+            active &= epoch_updates > 0
+    if average:
+        return history / np.maximum(visits, 1)
+    return alpha
+
+
+def padded_gram(X, gamma, kernel="rbf", add=1.0, **params):
+    return pairwise_kernels(X, metric=kernel, gamma=gamma, filter_params=True,
+                            **params) + add
+
+
+def dense_dual_coef(est, n):
+    """dual_coef_ spread over the n training rows: shape (n, n_rows)."""
+    coef = np.zeros((n, est.dual_coef_.shape[0]))
+    coef[est.support_] = est.dual_coef_.T
+    return coef
+
+
+# -- scikit-learn's estimator checks ----------------------------------------------
+
+
+@parametrize_with_checks(
+    [
+        KernelPerceptron(),
+        KernelPerceptron(kernel="precomputed"),
+        KernelPerceptron(kernel="poly", degree=2, average=True),
+        KernelPerceptron(budget=60),
+    ],
+    expected_failed_checks=lambda est: SAMPLE_WEIGHT_XFAIL,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# -- dual = primal --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("tol", [None, 1e-3])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_kernel_equals_primal_perceptron(multiclass, shuffle, average,
+                                                tol, sparse):
+    X, y = multiclass_data(80) if multiclass else binary_data(80)
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    params = dict(shuffle=shuffle, average=average, tol=tol, max_iter=25,
+                  random_state=3)
+    dual = KernelPerceptron(kernel="linear", **params).fit(X, y)
+    primal = Perceptron(**params).fit(X, y)
+    scale = np.abs(primal.decision_function(X)).max()
+    assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                    rtol=1e-9, atol=1e-9 * scale)
+    assert_allclose(dual.coef_, primal.coef_, rtol=1e-9, atol=1e-9 * scale)
+    assert_allclose(dual.intercept_, primal.intercept_, rtol=1e-9,
+                    atol=1e-9 * scale)
+    assert dual.n_iter_ == primal.n_iter_
+    assert dual.mistakes_per_epoch_ == primal.mistakes_per_epoch_
+    assert dual.converged_ == primal.converged_
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_linear_kernel_equals_primal_with_weights_and_threshold(fit_intercept):
+    X, y = multiclass_data(70, seed=1)
+    rng = np.random.RandomState(0)
+    sample_weight = rng.uniform(0, 2, size=X.shape[0])
+    sample_weight[:5] = 0.0
+    params = dict(threshold=0.7, fit_intercept=fit_intercept, shuffle=True,
+                  max_iter=15, class_weight={0: 2.0, 3: 0.5}, average=True)
+    dual = KernelPerceptron(kernel="linear", **params).fit(
+        X, y, sample_weight=sample_weight)
+    primal = Perceptron(**params).fit(X, y, sample_weight=sample_weight)
+    assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                    rtol=1e-9, atol=1e-9)
+    assert dual.mistakes_per_epoch_ == primal.mistakes_per_epoch_
+    # A sample of weight zero never updates, so it is never a support vector.
+    assert not np.isin(np.arange(5), dual.support_).any()
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(5, 40),
+    n_classes=st.integers(2, 4),
+    average=st.booleans(),
+)
+def test_dual_equals_primal_property(seed, n, n_classes, average):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, 3))
+    y = rng.randint(n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)
+    params = dict(shuffle=False, average=average, max_iter=10, tol=None)
+    dual = KernelPerceptron(kernel="linear", **params).fit(X, y)
+    primal = Perceptron(**params).fit(X, y)
+    assert_allclose(dual.decision_function(X), primal.decision_function(X),
+                    rtol=1e-9, atol=1e-9)
+
+
+# -- separation -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel, params", [
+    ("rbf", {"gamma": 2.0}),
+    ("poly", {"degree": 2, "gamma": 1.0, "coef0": 1.0}),
+])
+def test_xor_and_circles_are_separated(kernel, params):
+    rng = np.random.RandomState(0)
+    centers = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1]], dtype=float)
+    labels = np.array([0, 0, 1, 1])
+    which = rng.randint(4, size=200)
+    X_xor = centers[which] + rng.uniform(-0.4, 0.4, size=(200, 2))
+    y_xor = labels[which]
+    X_circles, y_circles = make_circles(200, factor=0.5, noise=0.05,
+                                        random_state=0)
+    for X, y in [(X_xor, y_xor), (X_circles, y_circles)]:
+        # A linear perceptron cannot do it...
+        assert Perceptron(max_iter=50).fit(X, y).score(X, y) < 0.9
+        clf = KernelPerceptron(kernel=kernel, **params, max_iter=200).fit(X, y)
+        assert clf.converged_
+        assert clf.score(X, y) == 1.0
+        assert (np.where(y == 1, 1, -1) * clf.decision_function(X) > 0).all()
+
+
+# -- kernels ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_features", [2, 6, 19])
+def test_kernels_equal_pairwise_kernels(kernel, sparse, dtype, n_features):
+    # 2 features have loops of their own, 6 only the tail of the unrolled
+    # reductions, 19 both parts.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, n_features)) * (
+        rng.uniform(size=(30, n_features)) < 0.6)
+    Y = rng.normal(size=(20, n_features)) * (
+        rng.uniform(size=(20, n_features)) < 0.6)
+    X[3] = 0.0  # a zero row (cosine: 0 by convention)
+    params = dict(gamma=0.3, degree=3, coef0=0.5)
+    expected = pairwise_kernels(Y, X, metric=kernel, filter_params=True,
+                                **params)
+    X_, Y_ = X.astype(dtype), Y.astype(dtype)
+    if sparse:
+        X_, Y_ = sp.csr_matrix(X_), sp.csr_matrix(Y_)
+    got = _Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
+                  None).matrix(Y_, X_)
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    assert_allclose(got, expected, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
+def test_exponential_kernels_over_their_whole_range(kernel):
+    # The vectorized exponential against NumPy's over 700 orders of magnitude,
+    # and the smallest normal double as the floor.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(50, 3))
+    for gamma in [1e-4, 1e-2, 1.0, 10.0, 100.0, 1e4]:
+        expected = pairwise_kernels(X, metric=kernel, gamma=gamma)
+        got = _Kernel(kernel, gamma, 3, 1.0, None).matrix(X, X)
+        tiny = np.finfo(np.float64).tiny
+        normal = expected > 2 * tiny
+        assert_allclose(got[normal], expected[normal], rtol=1e-11)
+        assert_allclose(got[~normal], tiny, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_decision_function_is_the_kernel_expansion(kernel, sparse):
+    X, y = multiclass_data(60)
+    X_test = np.random.RandomState(1).normal(size=(25, 3)) * 4
+    if sparse:
+        X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
+    params = dict(gamma=0.05, degree=2, coef0=1.0)
+    clf = fixed_epochs(kernel=kernel, **params).fit(X, y)
+    gram = pairwise_kernels(X_test, clf.support_vectors_, metric=kernel,
+                            filter_params=True, **params)
+    expected = gram @ clf.dual_coef_.T + clf.intercept_
+    assert_allclose(clf.decision_function(X_test), expected, rtol=1e-10,
+                    atol=1e-10 * np.abs(expected).max())
+    assert_allclose(clf.intercept_, clf.dual_coef_.sum(axis=1))
+    Xd = X.toarray() if sparse else X
+    assert_allclose(clf.support_vectors_.toarray() if sparse else
+                    clf.support_vectors_, Xd[clf.support_])
+
+
+def test_precomputed_equals_the_kernel_it_was_computed_from():
+    X, y = multiclass_data(70)
+    X_test = np.random.RandomState(2).normal(size=(15, 3)) * 4
+    for kernel in ["rbf", "poly"]:
+        params = dict(gamma=0.05, degree=2, coef0=1.0)
+        direct = KernelPerceptron(kernel=kernel, average=True, max_iter=20,
+                                  **params).fit(X, y)
+        gram = pairwise_kernels(X, metric=kernel, filter_params=True, **params)
+        gram_test = pairwise_kernels(X_test, X, metric=kernel,
+                                     filter_params=True, **params)
+        pre = KernelPerceptron(kernel="precomputed", average=True,
+                               max_iter=20).fit(gram, y)
+        assert_array_equal(pre.support_, direct.support_)
+        assert_allclose(pre.dual_coef_, direct.dual_coef_, rtol=1e-10,
+                        atol=1e-12)
+        assert_allclose(pre.decision_function(gram_test),
+                        direct.decision_function(X_test), rtol=1e-9, atol=1e-9)
+        assert pre.mistakes_per_epoch_ == direct.mistakes_per_epoch_
+
+
+def _sklearn_rbf(A, B, gamma=0.05):
+    return rbf_kernel(A, B, gamma=gamma)
+
+
+@pytest.mark.parametrize("cache_size", [1e-4, 200])
+def test_callable_kernel_equals_builtin(cache_size):
+    # cache_size=1e-4 MB forces one call of the callable per column (and
+    # evictions); 200 MB one call for the whole Gram matrix.
+    # (A gamma for which no score is a tie up to rounding: the two compute
+    # the kernel with different roundings.)
+    X, y = multiclass_data(60)
+    params = dict(shuffle=True, max_iter=8, average=True, budget=25)
+    builtin = KernelPerceptron(kernel="rbf", gamma=0.05, **params).fit(X, y)
+    calls = []
+
+    def kernel(A, B, gamma):
+        calls.append(B.shape[0])
+        return _sklearn_rbf(A, B, gamma)
+
+    custom = KernelPerceptron(kernel=kernel, kernel_params={"gamma": 0.05},
+                              cache_size=cache_size, **params).fit(X, y)
+    if cache_size == 200:
+        assert calls == [X.shape[0]]
+    else:
+        assert len(calls) > 25 and set(calls) == {1}
+    assert_array_equal(custom.support_, builtin.support_)
+    assert_allclose(custom.dual_coef_, builtin.dual_coef_, rtol=1e-12)
+    assert_allclose(custom.decision_function(X), builtin.decision_function(X),
+                    rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("n_features", [2, 12])
+@pytest.mark.parametrize("budget", [None, 15])
+@pytest.mark.parametrize("max_iter", [1, 6])
+def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
+    # Tiny caches evict (and in a single pass columns enter the cache on their
+    # second use only): the computation must not depend on it.
+    X, y = make_classification(120, n_features, n_informative=2,
+                               n_redundant=0, flip_y=0.2, random_state=0)
+    fits = [
+        KernelPerceptron(max_iter=max_iter, budget=budget, average=True,
+                         cache_size=size).fit(X, y)
+        for size in [1e-5, 120 * 8 * 3 / 2**20, 200]
+    ]
+    for other in fits[1:]:
+        assert_array_equal(other.support_, fits[0].support_)
+        assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
+
+
+def test_dense_sparse_and_float32_agree():
+    X, y = multiclass_data(80)
+    ref = KernelPerceptron(max_iter=10, average=True).fit(X, y)
+    csr = KernelPerceptron(max_iter=10, average=True).fit(sp.csr_matrix(X), y)
+    assert_array_equal(csr.support_, ref.support_)
+    assert_allclose(csr.dual_coef_, ref.dual_coef_, rtol=1e-12)
+    assert sp.issparse(csr.support_vectors_)
+    X32 = X.astype(np.float32)
+    f32 = KernelPerceptron(max_iter=10, average=True).fit(X32, y)
+    assert f32.support_vectors_.dtype == np.float32
+    assert_array_equal(f32.support_, ref.support_)
+    assert_allclose(f32.dual_coef_, ref.dual_coef_, rtol=1e-5)
+    assert_allclose(f32.decision_function(X32), ref.decision_function(X),
+                    rtol=1e-4, atol=1e-4)
+
+
+# -- the reference: averaging, budgets, multiclass --------------------------------
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("budget, strategy", [
+    (None, "forgetron"), (8, "forgetron"), (8, "random"), (8, "oldest"),
+    (1, "oldest"),
+])
+def test_matches_numpy_reference(multiclass, average, budget, strategy):
+    X, y = multiclass_data(50) if multiclass else binary_data(50)
+    classes, y_class = np.unique(y, return_inverse=True)
+    rng = np.random.RandomState(0)
+    sample_weight = rng.uniform(0.5, 1.5, size=X.shape[0])
+    gamma = 0.2
+    clf = fixed_epochs(gamma=gamma, average=average, budget=budget,
+                       budget_strategy=strategy, threshold=0.3,
+                       random_state=7).fit(X, y, sample_weight=sample_weight)
+    seed = 0
+    if budget is not None and strategy == "random":
+        seed = int(np.random.RandomState(7).randint(
+            np.iinfo(np.int64).max, dtype=np.int64)) ^ 0x5851F42D4C957F2D
+    expected = reference_kernel_perceptron(
+        padded_gram(X, gamma), y_class, len(classes),
+        [np.arange(X.shape[0])] * 3, step=sample_weight, threshold=0.3,
+        average=average, budget=budget, strategy=strategy, seed=seed,
+    )
+    assert_allclose(dense_dual_coef(clf, X.shape[0]), expected, rtol=1e-9,
+                    atol=1e-12)
+    assert set(clf.support_) == set(np.flatnonzero(np.abs(expected).sum(1)))
+
+
+def test_budgeted_rows_stop_together():
+    # A tight class whose row stops making mistakes early, while removals made
+    # for the other rows go on changing it.  With a budget the rows stop
+    # together (after an epoch without any update), so that a stopped row is
+    # never left wrong.
+    X, y = make_blobs(40, n_features=2, centers=3, cluster_std=[0.3, 1.5, 1.5],
+                      random_state=11)
+    clf = fixed_epochs(max_iter=10, gamma=0.05, budget=12,
+                       budget_strategy="oldest").fit(X, y)
+    orders = [np.arange(X.shape[0])] * 10
+    gram = padded_gram(X, 0.05)
+    expected = reference_kernel_perceptron(gram, y, 3, orders, budget=12,
+                                           strategy="oldest")
+    per_row = reference_kernel_perceptron(gram, y, 3, orders, budget=12,
+                                          strategy="oldest", coupled=False)
+    assert not np.allclose(per_row, expected)  # the case matters
+    assert_allclose(dense_dual_coef(clf, X.shape[0]), expected, rtol=1e-9,
+                    atol=1e-12)
+
+
+def test_averaged_matches_reference_with_shuffling():
+    X, y = multiclass_data(40)
+    y_class = np.unique(y, return_inverse=True)[1]
+    clf = KernelPerceptron(gamma=0.2, average=True, shuffle=True, tol=None,
+                           max_iter=4, random_state=11).fit(X, y)
+    # The epochs' permutations, drawn as fit draws them.
+    rng = np.random.RandomState(11)
+    train_idx = np.arange(X.shape[0], dtype=np.int32)
+    orders = [clf._epoch_order(train_idx, rng) for _ in range(4)]
+    expected = reference_kernel_perceptron(padded_gram(X, 0.2), y_class, 4,
+                                           orders, average=True)
+    assert_allclose(dense_dual_coef(clf, X.shape[0]), expected, rtol=1e-9,
+                    atol=1e-12)
+
+
+# -- budgets ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_budget_is_never_exceeded(strategy, average, multiclass):
+    X, y = multiclass_data(200) if multiclass else binary_data(200)
+    budget = 10
+    params = dict(budget=budget, budget_strategy=strategy, average=average)
+    clf = KernelPerceptron(max_iter=5, **params).fit(X, y)
+    # _max_support_seen: the largest support set between two visits of fit.
+    assert clf._max_support_seen == budget
+    assert clf.dual_coef_.shape[1] <= budget
+    assert len(clf.support_) <= budget
+    online = KernelPerceptron(**params)
+    sizes = []
+    for i in range(X.shape[0]):
+        online.partial_fit(X[i : i + 1], y[i : i + 1], classes=np.unique(y))
+        sizes.append(online.support_vectors_.shape[0])
+        assert online.dual_coef_.shape[1] == sizes[-1]
+    assert max(sizes) == budget
+    assert online._max_support_seen == budget
+
+
+def test_forgetron_keeps_its_damage_budget_and_shrinks():
+    X, y = binary_data(300, seed=3)
+    budget = 8
+    clf = KernelPerceptron(budget=budget, max_iter=5).fit(X, y)
+    # The cumulative damage never exceeds 15/32 of the mistakes ...
+    damage, mistakes = clf._state["forget"]
+    assert mistakes.sum() == clf.n_mistakes_
+    assert (damage <= 15 * mistakes / 32 + 1e-9).all()
+    assert (damage > 0).all()
+    # ... and shrinking leaves coefficients below one update's size.
+    oldest = KernelPerceptron(budget=budget, budget_strategy="oldest",
+                              max_iter=5).fit(X, y)
+    assert np.abs(clf.dual_coef_).min() < 1.0
+    assert np.all(np.abs(oldest.dual_coef_) % 1.0 == 0.0)
+
+
+def test_budget_at_least_the_data_changes_nothing():
+    X, y = multiclass_data(60)
+    free = KernelPerceptron(max_iter=10, average=True).fit(X, y)
+    for strategy in STRATEGIES:
+        roomy = KernelPerceptron(max_iter=10, average=True, budget=60,
+                                 budget_strategy=strategy).fit(X, y)
+        assert_array_equal(roomy.dual_coef_, free.dual_coef_)
+
+
+# -- partial_fit --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch", [1, 7, 1000])
+@pytest.mark.parametrize("budget, strategy", [
+    (None, "forgetron"), (9, "forgetron"), (9, "random"), (9, "oldest"),
+])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_partial_fit_pass_equals_one_epoch(batch, budget, strategy, multiclass):
+    X, y = multiclass_data(70) if multiclass else binary_data(70)
+    params = dict(average=True, budget=budget, budget_strategy=strategy,
+                  threshold=0.2, gamma=0.3)
+    epoch = fixed_epochs(max_iter=1, **params).fit(X, y)
+    online = KernelPerceptron(**params)
+    for start in range(0, X.shape[0], batch):
+        online.partial_fit(X[start : start + batch], y[start : start + batch],
+                           classes=np.unique(y))
+    assert_allclose(online.support_vectors_, X[epoch.support_])
+    assert_allclose(online.dual_coef_, epoch.dual_coef_, rtol=1e-9, atol=1e-12)
+    assert_allclose(online.decision_function(X), epoch.decision_function(X),
+                    rtol=1e-9, atol=1e-9)
+    assert online.n_mistakes_ == epoch.n_mistakes_
+    assert not hasattr(online, "support_")
+
+
+def test_partial_fit_after_fit_continues_the_iterate():
+    X, y = binary_data(80)
+    clf = fixed_epochs(max_iter=2).fit(X, y)
+    clf.partial_fit(X, y)
+    three = fixed_epochs(max_iter=3).fit(X, y)
+    assert_allclose(clf.decision_function(X), three.decision_function(X),
+                    rtol=1e-9, atol=1e-9)
+    assert clf.n_iter_ == 3
+
+
+def test_partial_fit_keeps_gamma_of_the_first_batch():
+    X, y = binary_data(80)
+    clf = KernelPerceptron().partial_fit(X[:10], y[:10], classes=[0, 1])
+    assert clf.gamma_ == pytest.approx(1.0 / (X.shape[1] * X[:10].var()))
+    clf.partial_fit(X[10:], y[10:])
+    assert clf.gamma_ == pytest.approx(1.0 / (X.shape[1] * X[:10].var()))
+
+
+# -- warm start ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("budget", [None, 10])
+def test_warm_start_on_the_same_data_continues(budget):
+    X, y = multiclass_data(60)
+    clf = fixed_epochs(max_iter=2, warm_start=True, budget=budget).fit(X, y)
+    clf.set_params(max_iter=3).fit(X, y)
+    five = fixed_epochs(max_iter=5, budget=budget).fit(X, y)
+    assert_array_equal(clf.support_, five.support_)
+    assert_allclose(clf.dual_coef_, five.dual_coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_warm_start_on_other_data_starts_from_the_previous_function():
+    X, y = binary_data(80)
+    one = fixed_epochs(max_iter=1, gamma=0.3).fit(X[:40], y[:40])
+    clf = fixed_epochs(max_iter=1, gamma=0.3, warm_start=True).fit(X[:40], y[:40])
+    clf.fit(X[40:], y[40:])
+    # Reference: rows [support vectors of the first fit; X[40:]], starting
+    # from the first fit's coefficients, visiting X[40:] only.
+    n_old = one.support_.shape[0]
+    rows = np.vstack([one.support_vectors_, X[40:]])
+    alpha0 = np.zeros((rows.shape[0], 1))
+    alpha0[:n_old] = one.dual_coef_.T
+    y_rows = np.concatenate([y[:40][one.support_], y[40:]])
+    expected = reference_kernel_perceptron(
+        padded_gram(rows, 0.3), y_rows, 2, [np.arange(n_old, rows.shape[0])],
+        alpha0=alpha0,
+    )
+    carried = clf.support_ < 0
+    assert carried.sum() == n_old
+    index = np.where(carried, 0, clf.support_ + n_old)
+    index[carried] = np.arange(n_old)
+    got = np.zeros_like(expected)
+    got[index] = clf.dual_coef_.T
+    assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+# -- weights ------------------------------------------------------------------------
+
+
+def test_sample_weight_scales_the_dual_coefficients():
+    X, y = multiclass_data(60)
+    one = fixed_epochs(max_iter=4).fit(X, y)
+    two = fixed_epochs(max_iter=4).fit(X, y, sample_weight=np.full(60, 2.0))
+    assert_array_equal(two.support_, one.support_)
+    assert_allclose(two.dual_coef_, 2 * one.dual_coef_)
+    assert_allclose(two.intercept_, 2 * one.intercept_)
+
+
+def test_class_weight_equals_sample_weight_by_class():
+    X, y = multiclass_data(60)
+    weights = {0: 0.5, 1: 2.0, 2: 1.0, 3: 3.0}
+    by_class = fixed_epochs(class_weight=weights).fit(X, y)
+    by_sample = fixed_epochs().fit(X, y, sample_weight=[weights[c] for c in y])
+    assert_allclose(by_class.dual_coef_, by_sample.dual_coef_)
+
+
+def test_no_intercept():
+    X, y = binary_data(60)
+    clf = fixed_epochs(fit_intercept=False, kernel="linear").fit(X, y)
+    assert_array_equal(clf.intercept_, [0.0])
+    primal = Perceptron(fit_intercept=False, shuffle=False, tol=None,
+                        max_iter=3).fit(X, y)
+    assert_allclose(clf.decision_function(X), primal.decision_function(X),
+                    rtol=1e-9, atol=1e-9)
+
+
+# -- attributes, determinism, pickling, verbose -------------------------------------
+
+
+def test_fitted_attributes():
+    X, y = multiclass_data(60)
+    clf = KernelPerceptron(max_iter=30).fit(X, y)
+    n_sv = clf.support_.shape[0]
+    assert clf.dual_coef_.shape == (4, n_sv)
+    assert clf.intercept_.shape == (4,)
+    assert clf.support_vectors_.shape == (n_sv, 3)
+    assert_array_equal(clf.n_support_, np.bincount(y[clf.support_], minlength=4))
+    assert clf.gamma_ == pytest.approx(1.0 / (3 * X.var()))
+    assert KernelPerceptron(gamma="auto").fit(X, y).gamma_ == pytest.approx(1 / 3)
+    assert clf.n_mistakes_ == sum(clf.mistakes_per_epoch_)
+    assert len(clf.mistakes_per_epoch_) == clf.n_iter_
+    assert np.all(np.diff(clf.support_) > 0)
+    with pytest.raises(AttributeError, match="linear"):
+        clf.coef_
+    assert not hasattr(clf, "predict_proba")
+    Xb, yb = binary_data(60)
+    binary = KernelPerceptron(max_iter=30).fit(Xb, yb)
+    assert binary.dual_coef_.shape[0] == 1
+    assert binary.decision_function(Xb).shape == (60,)
+
+
+def test_deterministic_random_state():
+    X, y = binary_data(100)
+    params = dict(max_iter=5, budget=10, budget_strategy="random")
+    a = KernelPerceptron(random_state=5, **params).fit(X, y)
+    b = KernelPerceptron(random_state=5, **params).fit(X, y)
+    c = KernelPerceptron(random_state=6, **params).fit(X, y)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert_array_equal(a.support_, b.support_)
+    assert not (np.array_equal(a.support_, c.support_)
+                and np.array_equal(a.dual_coef_, c.dual_coef_))
+
+
+def test_pickle_round_trip_and_continued_training():
+    X, y = multiclass_data(80)
+    clf = KernelPerceptron(budget=15, average=True, budget_strategy="random")
+    clf.partial_fit(X[:40], y[:40], classes=np.unique(y))
+    copy = pickle.loads(pickle.dumps(clf))
+    assert_array_equal(copy.predict(X), clf.predict(X))
+    clf.partial_fit(X[40:], y[40:])
+    copy.partial_fit(X[40:], y[40:])
+    assert_array_equal(copy.dual_coef_, clf.dual_coef_)
+
+
+def test_verbose(capsys):
+    X, y = binary_data(40)
+    clf = fixed_epochs(verbose=1, kernel="linear").fit(X, y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and all("Epoch" in line for line in lines)
+    # The norm printed is ||w~|| = sqrt(||w||^2 + b^2) of the primal.
+    norm = float(lines[-1].split("norm(w) ")[1].split(",")[0])
+    expected = np.sqrt(np.sum(clf.coef_ ** 2) + np.sum(clf.intercept_ ** 2))
+    assert norm == pytest.approx(expected, rel=1e-5)
+
+
+def test_chunked_prediction_equals_one_block():
+    X, y = multiclass_data(60)
+    X_test = np.random.RandomState(3).normal(size=(300, 3)) * 4
+    small = KernelPerceptron(kernel=_sklearn_rbf, cache_size=1e-4).fit(X, y)
+    large = KernelPerceptron(kernel=_sklearn_rbf).fit(X, y)
+    builtin = KernelPerceptron(gamma=0.05).fit(X, y)
+    assert_allclose(small.decision_function(X_test),
+                    large.decision_function(X_test))
+    assert_allclose(builtin.decision_function(X_test),
+                    large.decision_function(X_test), rtol=1e-10, atol=1e-10)
+    assert_array_equal(builtin.decision_function(X_test[:7]),
+                       builtin.decision_function(X_test)[:7])
+
+
+# -- errors --------------------------------------------------------------------------
+
+
+def test_errors_of_the_common_contract():
+    X, y = binary_data(40)
+    clf = KernelPerceptron()
+    with pytest.raises(NotFittedError):
+        clf.predict(X)
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(X_nan, y)
+    with pytest.raises(ValueError, match=r"class.*'a'|'a'.*class"):
+        clf.fit(X, np.full(40, "a"))
+    with pytest.raises(ValueError, match="classes"):
+        KernelPerceptron().partial_fit(X, y)
+    with pytest.raises(ValueError, match="not in classes"):
+        KernelPerceptron().partial_fit(X, y + 5, classes=[0, 1])
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        clf.fit(X, y, sample_weight=-np.ones(40))
+    clf.fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :2])
+    with pytest.raises(ValueError, match="NaN"):
+        clf.predict(X_nan)
+
+
+@pytest.mark.parametrize("params", [
+    {"kernel": "chi2"}, {"gamma": -1.0}, {"gamma": "big"}, {"degree": -1},
+    {"degree": 1.5}, {"budget": 0}, {"budget_strategy": "lru"},
+    {"cache_size": 0}, {"threshold": -0.1}, {"kernel_params": [1]},
+])
+def test_invalid_parameters(params):
+    X, y = binary_data(20)
+    with pytest.raises(InvalidParameterError):
+        KernelPerceptron(**params).fit(X, y)
+
+
+def test_precomputed_errors():
+    X, y = binary_data(30)
+    gram = X @ X.T
+    with pytest.raises(ValueError, match="square"):
+        KernelPerceptron(kernel="precomputed").fit(gram[:, :20], y)
+    clf = KernelPerceptron(kernel="precomputed").fit(gram, y)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(gram[:, :20])
+    with pytest.raises(TypeError, match="dense"):
+        clf.predict(sp.csr_matrix(gram))
+    assert not hasattr(clf, "partial_fit")
+    assert hasattr(KernelPerceptron(), "partial_fit")
+
+
+def test_callable_of_the_wrong_shape():
+    X, y = binary_data(30)
+    with pytest.raises(ValueError, match="shape"):
+        KernelPerceptron(
+            kernel=lambda A, B: np.ones((A.shape[0], B.shape[0] + 1))).fit(X, y)
+    clf = KernelPerceptron(kernel=lambda A, B: A @ B.T).fit(X, y)
+    clf.set_params(kernel=lambda A, B: (A @ B.T)[:, :1])
+    with pytest.raises(ValueError, match="shape"):
+        clf.predict(X)
+
+
+def test_overflow_raises_and_leaves_the_model_unchanged():
+    X, y = binary_data(40)
+    X = X * 100
+    clf = KernelPerceptron(kernel="poly", degree=2, gamma=1.0).fit(X, y)
+    before = clf.dual_coef_.copy()
+    clf.set_params(degree=200, warm_start=False)
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.fit(X, y)
+    assert_array_equal(clf.dual_coef_, before)
+    assert clf.degree == 200
+    with pytest.raises(ValueError, match="non-finite"):
+        clf.partial_fit(X, y)
+    assert_array_equal(clf.dual_coef_, before)
+
+
+def test_warm_start_errors():
+    X, y = multiclass_data(40)
+    clf = KernelPerceptron(warm_start=True, max_iter=3).fit(X, y)
+    with pytest.raises(ValueError, match="classes"):
+        clf.fit(X, np.where(y == 3, 2, y))
+    with pytest.raises(ValueError, match="features"):
+        clf.fit(X[:, :2], y)
+    gram = X @ X.T
+    pre = KernelPerceptron(kernel="precomputed", warm_start=True).fit(gram, y)
+    with pytest.raises(ValueError, match="precomputed"):
+        pre.fit(gram + 1.0, y)
+
+
+def test_iris_accuracy():
+    X, y = load_iris(return_X_y=True)
+    clf = KernelPerceptron(average=True).fit(X, y)
+    assert clf.score(X, y) > 0.95

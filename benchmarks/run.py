@@ -28,7 +28,7 @@ sys.path.insert(0, HERE)
 from _common import format_table  # noqa: E402
 
 # The benchmark modules, in the order of the table.
-SUITES = ["linear", "margin", "kernel", "multiclass", "feasibility"]
+SUITES = ["linear", "margin", "kernel", "multiclass", "feasibility", "distributed"]
 
 
 def main(argv=None):

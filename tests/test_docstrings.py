@@ -19,8 +19,14 @@ MODULES = sorted(
 )
 
 
+# Public modules that need an optional extra, and the package that extra brings.
+OPTIONAL = {"sklearn_perceptrons.distributed": "dask"}
+
+
 @pytest.mark.parametrize("module_name", MODULES)
 def test_doctests(module_name):
+    if module_name in OPTIONAL:
+        pytest.importorskip(OPTIONAL[module_name])
     module = importlib.import_module(module_name)
     result = doctest.testmod(
         module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,

@@ -292,6 +292,29 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    # Private helper objects of a fitted estimator, by attribute name.  They
+    # are saved as plain dicts of arrays and numbers, so that a pickle or a
+    # skops file holds no type of this package but the estimator's own class
+    # (skops lists every other type as untrusted).
+    _state_types = {}
+
+    def __getstate__(self):
+        # BaseEstimator.__getstate__ may return self.__dict__ itself: copy it.
+        state = dict(super().__getstate__())
+        for name in self._state_types:
+            if state.get(name) is not None:
+                state[name] = dict(vars(state[name]))
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        for name, cls in self._state_types.items():
+            if isinstance(state.get(name), dict):
+                helper = cls.__new__(cls)
+                helper.__dict__.update(state[name])
+                state[name] = helper
+        super().__setstate__(state)
+
     # -- tags ------------------------------------------------------------
 
     def __sklearn_tags__(self):

@@ -144,6 +144,8 @@ class BaseLinearPerceptron(BasePerceptron):
     :meth:`_rule_parameters`; everything else is shared.
     """
 
+    _state_types = {"_state": LinearState}
+
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
         "early_stopping": ["boolean"],
@@ -373,9 +375,14 @@ class BaseLinearPerceptron(BasePerceptron):
             state = self._state.copy()
         else:
             state = self._initial_state(X, n_rows, None, None)
+        start = perf_counter()
         updates = self._partial_pass(X, state, y_class, step, table)
         _check_finite_weights(state)
         total = int(updates.sum())
+        if self.verbose:
+            self._print_epoch(getattr(self, "n_iter_", 0) + 1, total,
+                              float(np.linalg.norm(state.coef)),
+                              perf_counter() - start)
         self.classes_ = classes
         self._state = state
         # The next call updates a copy of the state, so coef_ may share it.
@@ -1085,6 +1092,8 @@ class MarginPerceptron(BaseLinearPerceptron):
     >>> clf.score(X, y)
     1.0
     """
+
+    _state_types = {"_state": LinearState, "_search_state": _MarginSearch}
 
     _parameter_constraints = {
         **BaseLinearPerceptron._parameter_constraints,

@@ -713,3 +713,13 @@ def test_intercept_init_without_fit_intercept():
     warm = Perceptron().fit(X, y)
     warm.set_params(fit_intercept=False, warm_start=True).fit(X, y)
     np.testing.assert_array_equal(warm.intercept_, [0.0])
+
+
+def test_verbose_partial_fit_prints_one_line_per_call(capsys):
+    X, y = separable_data(20)
+    clf = Perceptron(verbose=1)
+    clf.partial_fit(X, y, classes=[0, 1])
+    clf.partial_fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["-- Epoch 1", "-- Epoch 2"]
+    assert f"updates {clf.mistakes_per_epoch_[1]}," in lines[1]

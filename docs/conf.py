@@ -1,0 +1,261 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Sphinx configuration of the sklearn_perceptrons documentation.
+
+Build from the repository root, against the *installed* package::
+
+    pip install ".[docs]"
+    sphinx-build -W --keep-going -b html docs docs/_build/html
+
+The gallery (``examples/plot_*.py``) is executed on every build, so a
+picture or an example that no longer matches the code fails the build.
+"""
+
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import warnings
+
+import sklearn_perceptrons
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# -- Project -----------------------------------------------------------------
+
+project = "sklearn_perceptrons"
+author = "The sklearn_perceptrons developers"
+copyright = "The sklearn_perceptrons developers, BSD-3-Clause"
+release = sklearn_perceptrons.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
+html_theme = "alabaster"
+html_static_path = ["_static"]
+html_theme_options = {
+    "description": "Perceptrons for the scikit-learn ecosystem",
+    "fixed_sidebar": True,
+    "page_width": "1100px",
+    "sidebar_width": "260px",
+}
+html_show_sourcelink = False
+
+# -- API reference -------------------------------------------------------------
+
+autosummary_generate = True
+autodoc_default_options = {"members": True}
+autodoc_typehints = "none"
+# numpydoc renders Parameters/Attributes/...; the class template lists the
+# methods itself, so numpydoc must not add member tables (whose entries
+# would have no page of their own).
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_validation_checks = set()
+
+# sklearn_perceptrons.distributed needs Dask, an optional dependency (the
+# "dask" extra).  Without it, its classes are documented from their
+# docstrings with Dask mocked, so that the build never depends on it.
+if importlib.util.find_spec("dask") is None:
+    autodoc_mock_imports = ["dask", "distributed", "dask_ml"]
+
+# -- Gallery -------------------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": os.path.join(ROOT, "examples"),
+    "gallery_dirs": "auto_examples",
+    # Only plot_*.py scripts are run (all of them, on every build); scripts
+    # owned elsewhere that need large data or a cluster stay out.
+    "filename_pattern": r"/plot_",
+    "ignore_pattern": r"(__init__|out_of_core_memmap)\.py$",
+    "within_subsection_order": "ExampleTitleSortKey",
+    "doc_module": ("sklearn_perceptrons",),
+    "backreferences_dir": os.path.join("_generated", "backreferences"),
+    "reference_url": {"sklearn_perceptrons": None},
+    "remove_config_comments": True,
+    "min_reported_time": 1,
+    "abort_on_example_error": False,
+    "only_warn_on_example_error": False,
+    "plot_gallery": "True",
+    "download_all_examples": False,
+    "show_memory": False,
+}
+
+# The gallery runs the examples with matplotlib's non-interactive backend.
+os.environ.setdefault("MPLBACKEND", "Agg")
+warnings.filterwarnings(
+    "ignore", category=UserWarning,
+    message="Matplotlib is currently using agg, which is a non-GUI backend",
+)
+
+# -- Generated pages -------------------------------------------------------------
+
+
+def _readme_section(title):
+    """The body of a top-level section of README.rst (heading excluded)."""
+    with open(os.path.join(ROOT, "README.rst"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    heading = re.compile(r"^([=\-~^\"'`#*+])\1{2,}$")
+    start = None
+    for i in range(len(lines) - 1):
+        if lines[i].strip() == title and heading.match(lines[i + 1].strip()):
+            start = i + 2
+            break
+    if start is None:
+        raise RuntimeError(f"README.rst has no section {title!r}")
+    end = len(lines)
+    for i in range(start, len(lines) - 1):
+        if lines[i].strip() and heading.match(lines[i + 1].strip()) and len(
+                lines[i + 1].strip()) >= len(lines[i].strip()):
+            end = i
+            break
+    return "\n".join(lines[start:end]).strip() + "\n"
+
+
+def _write_if_changed(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+# The benchmark results live in README.rst (the lead refreshes them there);
+# docs/benchmarks.rst includes this copy of that section.
+_write_if_changed(
+    os.path.join(HERE, "_generated", "readme_benchmarks.rst"),
+    _readme_section("Benchmarks"),
+)
+
+
+def _public_names():
+    """Every documented public name: ``__all__`` and the public modules."""
+    names = set()
+    for name in sklearn_perceptrons.__all__:
+        if name.startswith("__"):
+            continue
+        obj = getattr(sklearn_perceptrons, name)
+        if inspect.ismodule(obj):
+            names.update(f"{obj.__name__}.{member}" for member in obj.__all__)
+        else:
+            names.add(f"sklearn_perceptrons.{name}")
+    for module_name in ("bounds", "feasibility", "distributed"):
+        full_name = f"sklearn_perceptrons.{module_name}"
+        try:
+            spec = importlib.util.find_spec(full_name)
+        except ImportError:
+            spec = None
+        if spec is None:
+            continue
+        with open(spec.origin, encoding="utf-8") as f:
+            source = f.read()
+        match = re.search(r"^__all__ = \[(.*?)\]", source, re.S | re.M)
+        if match:
+            names.update(
+                f"{full_name}.{member}"
+                for member in re.findall(r"[\"'](\w+)[\"']", match.group(1))
+            )
+    return names
+
+
+def _check_api_reference(app):
+    """Warn (an error under -W) when a public name is missing from api.rst."""
+    with open(os.path.join(HERE, "api.rst"), encoding="utf-8") as f:
+        text = f.read()
+    listed = set()
+    module = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(".. currentmodule::"):
+            module = stripped.split("::", 1)[1].strip()
+        elif module and re.fullmatch(r"[A-Za-z_][\w.]*", stripped):
+            listed.add(f"{module}.{stripped}")
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    for name in sorted(_public_names() - listed):
+        logger.warning(
+            "%s is public but missing from docs/api.rst: add it to the API "
+            "reference.", name,
+        )
+
+
+# A numpydoc type such as ``ndarray of shape (n_features_in_,)`` holds a
+# word ending in "_", which reStructuredText reads as a hyperlink reference
+# ("Unknown target name").  Escape such words in the type part of the
+# "name : type" lines of docstrings, before numpydoc renders them.
+_PARAM_LINE = re.compile(r"^(\s*\*{0,2}\w+\s+:\s)(.*)$")
+_TRAILING_UNDERSCORE = re.compile(r"\b([A-Za-z]\w*?)_(?=[,)\s]|$)")
+
+
+def _escape_trailing_underscores(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        match = _PARAM_LINE.match(line)
+        if match and "`" not in match.group(2):
+            lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(
+                r"\1\\_", match.group(2)
+            )
+
+
+# Methods inherited from scikit-learn (``score``, ``get_params``, ...) keep
+# their docstrings, which refer to labels of scikit-learn's own documentation.
+# Without network access (no intersphinx), resolve those few to links.
+_SKLEARN_DOC = "https://scikit-learn.org/stable/"
+_SKLEARN_LABELS = {
+    ("ref", "accuracy_score"): "modules/model_evaluation.html#accuracy-score",
+    ("ref", "metadata_routing"): "metadata_routing.html",
+    ("term", "meta-estimator"): "glossary.html#term-meta-estimator",
+}
+
+
+def _sklearn_reference(app, env, node, contnode):
+    target = _SKLEARN_LABELS.get((node.get("reftype"), node.get("reftarget")))
+    if target is None:
+        return None
+    from docutils import nodes
+
+    reference = nodes.reference("", "", internal=False, refuri=_SKLEARN_DOC + target)
+    reference += contnode
+    return reference
+
+
+def _run_doctests(app):
+    """Run the ``>>>`` examples of the hand-written pages; a failure warns."""
+    import doctest
+
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    for page in ("user_guide.rst",):
+        result = doctest.testfile(
+            os.path.join(HERE, page), module_relative=False,
+            optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+        )
+        if result.failed:
+            logger.warning("%d doctest(s) of docs/%s failed (output above).",
+                           result.failed, page)
+
+
+def setup(app):
+    app.connect("builder-inited", _check_api_reference)
+    app.connect("builder-inited", _run_doctests)
+    app.connect("missing-reference", _sklearn_reference)
+    # Before numpydoc's own handler (priority 500) parses the sections.
+    app.connect("autodoc-process-docstring", _escape_trailing_underscores,
+                priority=400)
+    # Which installation is documented (the installed package, in CI).
+    location = os.path.dirname(sklearn_perceptrons.__file__)
+    print(f"sklearn_perceptrons {release} from {location}", file=sys.stderr)

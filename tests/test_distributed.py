@@ -157,7 +157,9 @@ def test_package_import_does_not_import_dask():
     code = "import sys, sklearn_perceptrons; print('dask' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        # The subprocess must import the same installation as this process.
+        env={**os.environ, "PYTHONPATH": os.path.dirname(
+            os.path.dirname(sklearn_perceptrons.__file__))},
     )
     assert out.stdout.strip() == "False"
 

@@ -194,6 +194,45 @@ def encode_labels(y):
     return classes, y_class.astype(np.int32)
 
 
+def partial_fit_classes(estimator, classes):
+    """The classes of a ``partial_fit`` call: required and set on the first
+    call, checked against ``classes_`` on the later ones."""
+    if not hasattr(estimator, "classes_"):
+        if classes is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit: "
+                "the list of every label the stream will contain."
+            )
+        classes = np.unique(np.asarray(classes))
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"classes={classes.tolist()!r} holds only one class; "
+                "partial_fit needs at least 2 classes."
+            )
+        return classes
+    if classes is not None and not np.array_equal(
+        np.unique(np.asarray(classes)), estimator.classes_
+    ):
+        raise ValueError(
+            f"classes={np.asarray(classes).tolist()!r} is not the same as on "
+            f"the first call to partial_fit: {estimator.classes_.tolist()!r}."
+        )
+    return estimator.classes_
+
+
+def class_indices(classes, y):
+    """Index in ``classes`` of every label of y (int32); ValueError for a
+    label outside ``classes``."""
+    y_class = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
+    unknown = classes[y_class] != y
+    if unknown.any():
+        raise ValueError(
+            f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
+            f"that are not in classes={classes.tolist()!r}."
+        )
+    return y_class.astype(np.int32)
+
+
 class StoppingRule:
     """The per-row stopping rules of ``fit``, shared by every perceptron.
 
@@ -351,33 +390,12 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         """Validate a ``partial_fit`` batch; the first call sets ``classes_``.
 
         Returns the validated X, the class index of every sample, the sample
-        weights (None when not given) and the classes.  After the first call, a float ndarray X
-        takes a lean path (a shape and finiteness check instead of
+        weights (None when not given) and the classes.  After the first call,
+        a float ndarray X takes a lean path (a shape and finiteness check instead of
         ``validate_data``), so that a one-row call stays cheap.
         """
         first_call = not hasattr(self, "classes_")
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit: "
-                    "the list of every label the stream will contain."
-                )
-            classes = np.unique(np.asarray(classes))
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    f"classes={classes.tolist()!r} holds only one class; "
-                    "partial_fit needs at least 2 classes."
-                )
-        else:
-            if classes is not None and not np.array_equal(
-                np.unique(np.asarray(classes)), self.classes_
-            ):
-                raise ValueError(
-                    f"classes={np.asarray(classes).tolist()!r} is not the same "
-                    f"as on the first call to partial_fit: "
-                    f"{self.classes_.tolist()!r}."
-                )
-            classes = self.classes_
+        classes = partial_fit_classes(self, classes)
         if first_call or not self._is_lean_input(X):
             X, y = validate_data(
                 self,
@@ -391,20 +409,13 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             )
         else:
             y = self._lean_check_X(X, y)
-        y_class = np.searchsorted(classes, y)
-        y_class = np.minimum(y_class, classes.shape[0] - 1)
-        unknown = classes[y_class] != y
-        if unknown.any():
-            raise ValueError(
-                f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
-                f"that are not in classes={classes.tolist()!r}."
-            )
+        y_class = class_indices(classes, y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True,
                 allow_all_zero_weights=True,
             )
-        return X, y_class.astype(np.int32), sample_weight, classes
+        return X, y_class, sample_weight, classes
 
     def _is_lean_input(self, X):
         """Whether X may skip ``validate_data``: a 2-d float C-ordered ndarray

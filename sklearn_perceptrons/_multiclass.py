@@ -51,10 +51,12 @@ from . import _linear
 from ._base import (
     BasePerceptron,
     StoppingRule,
+    class_indices,
     encode_labels,
     keep_state_on_error,
     one_vs_all_table,
     one_vs_one_table,
+    partial_fit_classes,
 )
 from ._linear import LinearState, _check_finite_weights, as_csr_int32, run_epoch
 
@@ -529,18 +531,8 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _partial_fit(self, X, y, classes, sample_weight):
         first_call = not hasattr(self, "classes_")
+        classes = partial_fit_classes(self, classes)
         if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit: "
-                    "the list of every label the stream will contain."
-                )
-            classes = np.unique(np.asarray(classes))
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    f"classes={classes.tolist()!r} holds only one class; "
-                    "partial_fit needs at least 2 classes."
-                )
             base = self._base_estimator()
             if _shared_pass_supported(base, partial=True):
                 base._validate_params()
@@ -549,29 +541,13 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 copy.deepcopy(template) for _ in self._rows(classes.shape[0])
             ]
         else:
-            if classes is not None and not np.array_equal(
-                np.unique(np.asarray(classes)), self.classes_
-            ):
-                raise ValueError(
-                    f"classes={np.asarray(classes).tolist()!r} is not the same "
-                    "as on the first call to partial_fit: "
-                    f"{self.classes_.tolist()!r}."
-                )
-            classes = self.classes_
             estimators = list(self.estimators_)
         shared = (
             _shared_pass_supported(estimators[0], partial=True)
             and _same_parameters(estimators)
         )
         X, y = self._validate_X_y(X, y, shared=shared, reset=first_call)
-        y_class = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
-        unknown = classes[y_class] != y
-        if np.any(unknown):
-            raise ValueError(
-                f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
-                f"that are not in classes={classes.tolist()!r}."
-            )
-        y_class = y_class.astype(np.int32)
+        y_class = class_indices(classes, y)
         sample_weight = self._check_sample_weight(
             sample_weight, X, estimators[0], "partial_fit", shared
         )

@@ -153,11 +153,13 @@ def local(monkeypatch):
 # ---------------------------------------------------------------------------
 
 
-def test_package_import_does_not_import_dask():
+def test_package_import_does_not_import_dask(tmp_path):
     code = "import sys, sklearn_perceptrons; print('dask' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,
-        # The subprocess must import the same installation as this process.
+        # The subprocess must import the same installation as this process:
+        # run it outside the source tree, with that installation on its path.
+        cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": os.path.dirname(
             os.path.dirname(sklearn_perceptrons.__file__))},
     )

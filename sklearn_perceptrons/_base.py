@@ -194,6 +194,23 @@ def encode_labels(y):
     return classes, y_class.astype(np.int32)
 
 
+def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
+    """scikit-learn's sample-weight validation (float64, non-negative), with
+    a message that says what to do about negative weights."""
+    try:
+        return _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True,
+            allow_all_zero_weights=allow_all_zero,
+        )
+    except ValueError as error:
+        if "Negative" not in str(error):
+            raise
+        raise ValueError(
+            f"{error} A sample weight scales the size of that sample's updates, "
+            "so it must be >= 0; use 0 to make a sample never update."
+        ) from error
+
+
 def partial_fit_classes(estimator, classes):
     """The classes of a ``partial_fit`` call: required and set on the first
     call, checked against ``classes_`` on the later ones."""
@@ -381,9 +398,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
                 f"The training data contains only one class: {classes.tolist()[0]!r}. "
                 f"{type(self).__name__} needs samples of at least 2 classes."
             )
-        sample_weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
+        sample_weight = check_sample_weight(sample_weight, X)
         return X, classes, y_class, sample_weight
 
     def _validate_partial_fit_data(self, X, y, classes, sample_weight):
@@ -411,10 +426,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             y = self._lean_check_X(X, y)
         y_class = class_indices(classes, y)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True,
-                allow_all_zero_weights=True,
-            )
+            sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         return X, y_class, sample_weight, classes
 
     def _is_lean_input(self, X):

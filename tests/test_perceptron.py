@@ -597,7 +597,7 @@ def _assert_unchanged(clf, before):
         (lambda c, X, y: c.fit(X, np.zeros_like(y)), ValueError, "class"),
         (lambda c, X, y: c.fit(X[:, :2], y[:5]), ValueError, "inconsistent"),
         (lambda c, X, y: c.fit(X, y, sample_weight=-np.ones(len(y))), ValueError,
-         "Negative"),
+         "Negative.*must be >= 0"),
         (lambda c, X, y: c.predict(X[:, :2]), ValueError, "features"),
         (lambda c, X, y: c.partial_fit(X[:, :2], y), ValueError, "features"),
         (lambda c, X, y: c.partial_fit(X, y + 5), ValueError, "not in classes"),

@@ -50,6 +50,10 @@ _C_LINES_USED = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
 _DUMMY_DOUBLE = np.zeros(1)
 _MB = 2**20
+# Columns of new support vectors computed together by the compiled walk when
+# the cache holds every column (see ``_kernel_fast._walk_blocked``); 0 turns
+# it off.  The result does not depend on it, bit for bit.
+_BLOCK = 32
 
 
 # -- rows and kernels --------------------------------------------------------
@@ -139,13 +143,23 @@ class _Kernel:
         return self.code, self.gamma, self.coef0, self.degree
 
     def norms(self, Z):
-        """Row norms of Z when the kernel reads them ("cosine")."""
-        if self.code != _KERNEL_CODES["cosine"] or Z.shape[0] == 0:
+        """What the compiled kernels read about the rows of Z: their norms
+        ("cosine"), or their squared norms (dense "rbf" with more than two
+        features, which computes |z - x|^2 as |z|^2 + |x|^2 - 2 z.x)."""
+        if Z.shape[0] == 0:
             return _DUMMY_DOUBLE
-        out = np.empty(Z.shape[0])
         values, _, indptr, sparse = _parts(Z)
-        _kernel_fast.row_norms(values, indptr, sparse, Z.shape[0], Z.shape[1], out)
-        return out
+        if self.code == _KERNEL_CODES["cosine"]:
+            out = np.empty(Z.shape[0])
+            _kernel_fast.row_norms(values, indptr, sparse, Z.shape[0], Z.shape[1],
+                                   out)
+            return out
+        if self.code == _KERNEL_CODES["rbf"] and not sparse and Z.shape[1] != 2:
+            out = np.empty(Z.shape[0])
+            _kernel_fast.dense_sq_norms(values, Z.shape[0], Z.shape[1], out,
+                                        np.empty(Z.shape[1]))
+            return out
+        return _DUMMY_DOUBLE
 
     def call(self, A, B):
         """The callable kernel on (A, B), with its result checked."""
@@ -310,7 +324,9 @@ class _DualWalk:
         self.budget = -1 if budget is None else int(budget)
         self.strategy = _STRATEGY_CODES[strategy]
         self.track_from = track_from
-        self.scores = np.zeros((n_z, n_rows))
+        # (n_z, n_rows) in Fortran order: the walk gets its transpose, one
+        # contiguous line of scores per sub-problem.
+        self.scores = np.zeros((n_z, n_rows), order="F")
         self.alpha = np.zeros((n_z, n_rows))
         self.alpha_sum = np.zeros((n_z, n_rows) if average else (1, 1))
         self.visits = np.zeros(n_rows)
@@ -390,13 +406,14 @@ class _DualWalk:
             status, t, row = _kernel_fast.walk(
                 *self.parts, self.n_features, self.Z.shape[0], self.znorm,
                 *self.kernel.args, self.add, order, t, self.y_class, self.step,
-                *self.table, active, self.threshold, self.scores,
+                *self.table, active, self.threshold, self.scores.T,
                 self.track_from, self.alpha, self.average, self.alpha_sum,
                 self.visits, self.in_support, self.sv_list, self.sv_pos,
                 self.last_time, self.counters, self.budget, self.strategy,
                 self.forget, self.rng, self.cache, self.line_of_row,
                 self.row_of_line, self.line_used, self.admit_first, self.seen,
                 self.work, self.upd_rows, self.upd_delta, updates,
+                _BLOCK,
             )
             if status == _STATUS_DONE:
                 return updates

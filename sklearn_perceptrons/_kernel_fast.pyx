@@ -4,7 +4,7 @@
 
 The dual (kernelized) perceptron keeps, for every training sample ``z_j`` and
 every binary sub-problem ``k``, its current score
-``scores[j, k] = sum_s alpha[s, k] * K'(z_s, z_j)`` where ``K' = K + add``
+``scores[k, j] = sum_s alpha[s, k] * K'(z_s, z_j)`` where ``K' = K + add``
 (``add = 1`` pads a constant feature in kernel space, which is the same as
 learning an intercept ``b_k = sum_s alpha[s, k]``).  Deciding whether a
 visited sample triggers an update is then a look-up; an update on sample
@@ -52,6 +52,7 @@ vectorized).
 from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
 from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
 
 cdef extern from *:
     """
@@ -117,88 +118,295 @@ cdef extern from *:
     #define SKP_LOG_DBL_MIN (-708.3964185322641)
     #define SKP_CLAMP(s) ((s) > SKP_LOG_DBL_MIN ? (s) : SKP_LOG_DBL_MIN)
     #define SKP_SUM8 (((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)))
-    #define SKP_DENSE_PASS(NAME, T)                                           \
+    /* Dense reductions of a row z (of type T) against a probe x (double),
+       d != 2.  The dot product has four partial sums in a fixed order:
+       s_i accumulates the features f = i (mod 4), the features after the
+       last multiple of 4 go to s_0, and the result is (s0 + s1) + (s2 + s3).
+       The l1 distance (laplacian) has eight partial sums (SKP_SUM8).  Every pass below goes
+       through these orders, so a kernel value does not depend on how many
+       rows or probes a pass covers, nor on the build. */
+    #define SKP_PAIR_FUNCS(SUF, T)                                            \
+    static inline double skp_dot_##SUF(const T *z, const double *x,          \
+                                       Py_ssize_t d) {                       \
+        Py_ssize_t f;                                                        \
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;                       \
+        for (f = 0; f + 4 <= d; f += 4) {                                    \
+            s0 += z[f] * x[f];         s1 += z[f + 1] * x[f + 1];            \
+            s2 += z[f + 2] * x[f + 2]; s3 += z[f + 3] * x[f + 3];            \
+        }                                                                    \
+        for (; f < d; f++) s0 += z[f] * x[f];                                \
+        return (s0 + s1) + (s2 + s3);                                        \
+    }                                                                        \
+    static inline double skp_l1dist_##SUF(const T *z, const double *x,       \
+                                          Py_ssize_t d, double gamma) {      \
+        Py_ssize_t f;                                                        \
+        double s0, s1, s2, s3, s4, s5, s6, s7, t;                            \
+        s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                         \
+        for (f = 0; f + 8 <= d; f += 8) {                                    \
+            s0 += fabs(z[f] - x[f]);         s1 += fabs(z[f + 1] - x[f + 1]);\
+            s2 += fabs(z[f + 2] - x[f + 2]); s3 += fabs(z[f + 3] - x[f + 3]);\
+            s4 += fabs(z[f + 4] - x[f + 4]); s5 += fabs(z[f + 5] - x[f + 5]);\
+            s6 += fabs(z[f + 6] - x[f + 6]); s7 += fabs(z[f + 7] - x[f + 7]);\
+        }                                                                    \
+        for (; f < d; f++) s0 += fabs(z[f] - x[f]);                          \
+        t = -gamma * SKP_SUM8;                                               \
+        return SKP_CLAMP(t);                                                 \
+    }
+    SKP_PAIR_FUNCS(d, double)
+    SKP_PAIR_FUNCS(f, float)
+
+    /* Blocks of dot products in the order of skp_dot: SKP_DOT8 gives the
+       eight of two rows z0, z1 and four probes x0..x3, SKP_DOT4R the four
+       of rows z0..z3 and one probe x.  Independent dependency chains keep
+       the adders busy, and a loaded feature vector serves several pairs.
+       With GCC's vector extensions the partial sums s_0..s_3 of a pair are
+       one vector, lane i holding s_i only; without them, the scalar loop. */
+    #if defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
+    #define SKP_VECTORS 1
+    typedef double skp_v4d __attribute__((vector_size(32)));
+    typedef float skp_v4f __attribute__((vector_size(16)));
+    typedef long long skp_v4i __attribute__((vector_size(32)));
+    static inline skp_v4d skp_load4_d(const double *p) {
+        skp_v4d v; memcpy(&v, p, sizeof v); return v;
+    }
+    static inline skp_v4d skp_load4_f(const float *p) {
+        skp_v4f v; memcpy(&v, p, sizeof v);
+        return __builtin_convertvector(v, skp_v4d);
+    }
+    /* (v0, v1, v2, v3) -> ((v_k[0] + v_k[1]) + (v_k[2] + v_k[3]))_k */
+    static inline skp_v4d skp_reduce4(skp_v4d v0, skp_v4d v1, skp_v4d v2,
+                                      skp_v4d v3) {
+        const skp_v4i even = {0, 4, 2, 6}, odd = {1, 5, 3, 7};
+        const skp_v4i lo = {0, 1, 4, 5}, hi = {2, 3, 6, 7};
+        /* a = (v0[0] + v0[1], v1[0] + v1[1], v0[2] + v0[3], v1[2] + v1[3]) */
+        skp_v4d a = __builtin_shuffle(v0, v1, even)
+                    + __builtin_shuffle(v0, v1, odd);
+        skp_v4d b = __builtin_shuffle(v2, v3, even)
+                    + __builtin_shuffle(v2, v3, odd);
+        return __builtin_shuffle(a, b, lo) + __builtin_shuffle(a, b, hi);
+    }
+    #define SKP_TAIL(acc, z, x)                                              \
+        do { double t_ = (acc)[0];                                           \
+             for (g = f; g < d; g++) t_ += (z)[g] * (x)[g];                  \
+             (acc)[0] = t_; } while (0)
+    #define SKP_DOTBLOCKS(SUF, T)                                             \
+    static inline void skp_dot8_##SUF(                                       \
+            const T *z0, const T *z1, const double *x0, const double *x1,    \
+            const double *x2, const double *x3, Py_ssize_t d,                \
+            double *out0, double *out1) {                                    \
+        Py_ssize_t f, g;                                                     \
+        const skp_v4d zero = {0.0, 0.0, 0.0, 0.0};                           \
+        skp_v4d a0 = zero, a1 = zero, a2 = zero, a3 = zero;                  \
+        skp_v4d b0 = zero, b1 = zero, b2 = zero, b3 = zero;                  \
+        for (f = 0; f + 4 <= d; f += 4) {                                    \
+            skp_v4d u = skp_load4_##SUF(z0 + f), v = skp_load4_##SUF(z1 + f);\
+            skp_v4d p = skp_load4_d(x0 + f);                                 \
+            a0 += u * p; b0 += v * p;                                        \
+            p = skp_load4_d(x1 + f); a1 += u * p; b1 += v * p;               \
+            p = skp_load4_d(x2 + f); a2 += u * p; b2 += v * p;               \
+            p = skp_load4_d(x3 + f); a3 += u * p; b3 += v * p;               \
+        }                                                                    \
+        if (f < d) {                                                         \
+            SKP_TAIL(a0, z0, x0); SKP_TAIL(a1, z0, x1);                      \
+            SKP_TAIL(a2, z0, x2); SKP_TAIL(a3, z0, x3);                      \
+            SKP_TAIL(b0, z1, x0); SKP_TAIL(b1, z1, x1);                      \
+            SKP_TAIL(b2, z1, x2); SKP_TAIL(b3, z1, x3);                      \
+        }                                                                    \
+        skp_v4d r0 = skp_reduce4(a0, a1, a2, a3);                            \
+        skp_v4d r1 = skp_reduce4(b0, b1, b2, b3);                            \
+        memcpy(out0, &r0, sizeof r0);                                        \
+        memcpy(out1, &r1, sizeof r1);                                        \
+    }                                                                        \
+    static inline void skp_dot4r_##SUF(                                      \
+            const T *z0, const T *z1, const T *z2, const T *z3,              \
+            const double *x, Py_ssize_t d, double *out) {                    \
+        Py_ssize_t f, g;                                                     \
+        const skp_v4d zero = {0.0, 0.0, 0.0, 0.0};                           \
+        skp_v4d a0 = zero, a1 = zero, a2 = zero, a3 = zero;                  \
+        for (f = 0; f + 4 <= d; f += 4) {                                    \
+            skp_v4d p = skp_load4_d(x + f);                                  \
+            a0 += skp_load4_##SUF(z0 + f) * p;                               \
+            a1 += skp_load4_##SUF(z1 + f) * p;                               \
+            a2 += skp_load4_##SUF(z2 + f) * p;                               \
+            a3 += skp_load4_##SUF(z3 + f) * p;                               \
+        }                                                                    \
+        if (f < d) {                                                         \
+            SKP_TAIL(a0, z0, x); SKP_TAIL(a1, z1, x);                        \
+            SKP_TAIL(a2, z2, x); SKP_TAIL(a3, z3, x);                        \
+        }                                                                    \
+        skp_v4d r = skp_reduce4(a0, a1, a2, a3);                             \
+        memcpy(out, &r, sizeof r);                                           \
+    }
+    #else
+    #define SKP_DOTBLOCKS(SUF, T)                                             \
+    static inline void skp_dot8_##SUF(                                       \
+            const T *z0, const T *z1, const double *x0, const double *x1,    \
+            const double *x2, const double *x3, Py_ssize_t d,                \
+            double *out0, double *out1) {                                    \
+        out0[0] = skp_dot_##SUF(z0, x0, d); out0[1] = skp_dot_##SUF(z0, x1, d);\
+        out0[2] = skp_dot_##SUF(z0, x2, d); out0[3] = skp_dot_##SUF(z0, x3, d);\
+        out1[0] = skp_dot_##SUF(z1, x0, d); out1[1] = skp_dot_##SUF(z1, x1, d);\
+        out1[2] = skp_dot_##SUF(z1, x2, d); out1[3] = skp_dot_##SUF(z1, x3, d);\
+    }                                                                        \
+    static inline void skp_dot4r_##SUF(                                      \
+            const T *z0, const T *z1, const T *z2, const T *z3,              \
+            const double *x, Py_ssize_t d, double *out) {                    \
+        out[0] = skp_dot_##SUF(z0, x, d); out[1] = skp_dot_##SUF(z1, x, d);  \
+        out[2] = skp_dot_##SUF(z2, x, d); out[3] = skp_dot_##SUF(z3, x, d);  \
+    }
+    #endif
+    SKP_DOTBLOCKS(d, double)
+    SKP_DOTBLOCKS(f, float)
+
+    /* The squared euclidean distance from the dot product and the squared
+       norms (each a skp_dot of the row with itself), as scikit-learn's
+       euclidean_distances computes it: max(|z|^2 + |x|^2 - 2 z.x, 0).  It
+       costs one multiplication and one addition per feature instead of a
+       subtraction more, and the rbf kernel is exp(-gamma * that). */
+    static inline double skp_rbf_arg(double dot, double zsq, double xsq,
+                                     double gamma) {
+        double s = (zsq + xsq) - 2.0 * dot;
+        double t = -gamma * (s > 0.0 ? s : 0.0);
+        return SKP_CLAMP(t);
+    }
+
+    /* The reductions for d == 2 (no loop, no partial sums; rbf from the
+       differences, which costs no more there). */
+    #define SKP_PAIR2(mode, z0, z1, x0, x1, gamma, out)                      \
+        do {                                                                 \
+            double u0_, u1_, t_;                                             \
+            if ((mode) == 0) {                                               \
+                (out) = (z0) * (x0) + (z1) * (x1);                           \
+            } else if ((mode) == 1) {                                        \
+                u0_ = (z0) - (x0); u1_ = (z1) - (x1);                        \
+                t_ = -(gamma) * (u0_ * u0_ + u1_ * u1_);                     \
+                (out) = SKP_CLAMP(t_);                                       \
+            } else {                                                         \
+                t_ = -(gamma) * (fabs((z0) - (x0)) + fabs((z1) - (x1)));     \
+                (out) = SKP_CLAMP(t_);                                       \
+            }                                                                \
+        } while (0)
+
+    /* Pass 1 of a kernel column over dense rows z_j (start <= j < stop):
+       out[j - start] = the dot product of z_j and x (mode 0), the argument
+       of the rbf exponential (mode 1, with zsq[j] = skp_dot(z_j, z_j) and
+       xsq = skp_dot(x, x)) or of the laplacian one (mode 2). */
+    #define SKP_DENSE_PASS(NAME, SUF, T)                                      \
     SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
                                 Py_ssize_t start, Py_ssize_t stop,           \
-                                const double *x, double gamma,               \
-                                double *out) {                               \
-        Py_ssize_t j, f;                                                     \
-        double s0, s1, s2, s3, s4, s5, s6, s7, t, x0 = x[0], x1 = 0.0;       \
+                                const double *x, const double *zsq,          \
+                                double xsq, double gamma, double *out) {     \
+        Py_ssize_t j;                                                        \
         if (d == 2) {                                                        \
-            x1 = x[1];                                                       \
+            const double x0 = x[0], x1 = x[1];                               \
+            /* One loop per mode, each vectorized over rows. */              \
             if (mode == 0) {                                                 \
                 for (j = start; j < stop; j++)                               \
-                    out[j - start] = values[2 * j] * x0                      \
-                                     + values[2 * j + 1] * x1;               \
+                    SKP_PAIR2(0, values[2 * j], values[2 * j + 1], x0, x1,   \
+                              gamma, out[j - start]);                        \
             } else if (mode == 1) {                                          \
-                for (j = start; j < stop; j++) {                             \
-                    s0 = values[2 * j] - x0;                                 \
-                    s1 = values[2 * j + 1] - x1;                             \
-                    t = -gamma * (s0 * s0 + s1 * s1);                        \
-                    out[j - start] = SKP_CLAMP(t);                           \
-                }                                                            \
+                for (j = start; j < stop; j++)                               \
+                    SKP_PAIR2(1, values[2 * j], values[2 * j + 1], x0, x1,   \
+                              gamma, out[j - start]);                        \
             } else {                                                         \
-                for (j = start; j < stop; j++) {                             \
-                    t = -gamma * (fabs(values[2 * j] - x0)                   \
-                                  + fabs(values[2 * j + 1] - x1));           \
-                    out[j - start] = SKP_CLAMP(t);                           \
+                for (j = start; j < stop; j++)                               \
+                    SKP_PAIR2(2, values[2 * j], values[2 * j + 1], x0, x1,   \
+                              gamma, out[j - start]);                        \
+            }                                                                \
+            return;                                                          \
+        }                                                                    \
+        if (mode == 2) {                                                     \
+            for (j = start; j < stop; j++)                                   \
+                out[j - start] = skp_l1dist_##SUF(values + j * d, x, d,      \
+                                                  gamma);                    \
+            return;                                                          \
+        }                                                                    \
+        for (j = start; j + 4 <= stop; j += 4) {                             \
+            const T *z = values + j * d;                                     \
+            skp_dot4r_##SUF(z, z + d, z + 2 * d, z + 3 * d, x, d,            \
+                            out + (j - start));                              \
+        }                                                                    \
+        for (; j < stop; j++)                                                \
+            out[j - start] = skp_dot_##SUF(values + j * d, x, d);            \
+        if (mode == 1) {                                                     \
+            for (j = start; j < stop; j++)                                   \
+                out[j - start] = skp_rbf_arg(out[j - start], zsq[j], xsq,    \
+                                             gamma);                         \
+        }                                                                    \
+    }
+    SKP_DENSE_PASS(skp_dense_pass_d, d, double)
+    SKP_DENSE_PASS(skp_dense_pass_f, f, float)
+
+    /* Pass 1 of m kernel columns at once: outs[q][j - start] = the value
+       of the single-probe pass for row z_j and probe q (the rows of
+       ``probes`` (m, d), with squared norms ``xsq``).  Each row of Z is
+       read from memory once for all the probes. */
+    #define SKP_DENSE_MULTI(NAME, SUF, T)                                     \
+    SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
+                                Py_ssize_t start, Py_ssize_t stop,           \
+                                const double *probes, const double *xsq,     \
+                                Py_ssize_t m, const double *zsq,             \
+                                double gamma, double *const *outs) {         \
+        Py_ssize_t j, q, i, i_stop;                                          \
+        double r0[4], r1[4];                                                 \
+        if (d == 2 || mode == 2) {                                           \
+            for (j = start; j < stop; j++) {                                 \
+                const T *z = values + j * d;                                 \
+                if (d == 2) {                                                \
+                    for (q = 0; q < m; q++)                                  \
+                        SKP_PAIR2(mode, z[0], z[1], probes[2 * q],           \
+                                  probes[2 * q + 1], gamma,                  \
+                                  outs[q][j - start]);                       \
+                } else {                                                     \
+                    for (q = 0; q < m; q++)                                  \
+                        outs[q][j - start] = skp_l1dist_##SUF(               \
+                            z, probes + q * d, d, gamma);                    \
                 }                                                            \
             }                                                                \
             return;                                                          \
         }                                                                    \
-        if (mode == 0) {                                                     \
-            for (j = start; j < stop; j++) {                                 \
-                const T *z = values + j * d;                                 \
-                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                 \
-                for (f = 0; f + 8 <= d; f += 8) {                            \
-                    s0 += z[f] * x[f];         s1 += z[f + 1] * x[f + 1];    \
-                    s2 += z[f + 2] * x[f + 2]; s3 += z[f + 3] * x[f + 3];    \
-                    s4 += z[f + 4] * x[f + 4]; s5 += z[f + 5] * x[f + 5];    \
-                    s6 += z[f + 6] * x[f + 6]; s7 += z[f + 7] * x[f + 7];    \
+        for (j = start; j < stop; j += 2) {                                  \
+            /* Two rows at a time (the last one twice if alone). */          \
+            const T *z0 = values + j * d;                                    \
+            const T *z1 = j + 1 < stop ? z0 + d : z0;                        \
+            i_stop = j + 1 < stop ? 2 : 1;                                   \
+            for (q = 0; q + 4 <= m; q += 4) {                                \
+                const double *x = probes + q * d;                            \
+                skp_dot8_##SUF(z0, z1, x, x + d, x + 2 * d, x + 3 * d, d,    \
+                               r0, r1);                                      \
+                for (i = 0; i < 4; i++) {                                    \
+                    outs[q + i][j - start] = r0[i];                          \
+                    if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
                 }                                                            \
-                for (; f < d; f++) s0 += z[f] * x[f];                        \
-                out[j - start] = SKP_SUM8;                                   \
             }                                                                \
-        } else if (mode == 1) {                                              \
-            for (j = start; j < stop; j++) {                                 \
-                const T *z = values + j * d;                                 \
-                double u0, u1, u2, u3, u4, u5, u6, u7;                       \
-                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                 \
-                for (f = 0; f + 8 <= d; f += 8) {                            \
-                    u0 = z[f] - x[f];         u1 = z[f + 1] - x[f + 1];      \
-                    u2 = z[f + 2] - x[f + 2]; u3 = z[f + 3] - x[f + 3];      \
-                    u4 = z[f + 4] - x[f + 4]; u5 = z[f + 5] - x[f + 5];      \
-                    u6 = z[f + 6] - x[f + 6]; u7 = z[f + 7] - x[f + 7];      \
-                    s0 += u0 * u0; s1 += u1 * u1; s2 += u2 * u2;             \
-                    s3 += u3 * u3; s4 += u4 * u4; s5 += u5 * u5;             \
-                    s6 += u6 * u6; s7 += u7 * u7;                            \
+            if (q < m) {                                                     \
+                /* The last probes, padded with copies of the last one. */   \
+                const double *x = probes + q * d, *last = probes + (m - 1) * d;\
+                skp_dot8_##SUF(z0, z1, x, q + 1 < m ? x + d : last,          \
+                               q + 2 < m ? x + 2 * d : last, last, d, r0, r1);\
+                for (i = 0; q + i < m; i++) {                                \
+                    outs[q + i][j - start] = r0[i];                          \
+                    if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
                 }                                                            \
-                for (; f < d; f++) { u0 = z[f] - x[f]; s0 += u0 * u0; }      \
-                t = -gamma * SKP_SUM8;                                       \
-                out[j - start] = SKP_CLAMP(t);                               \
             }                                                                \
-        } else {                                                             \
-            for (j = start; j < stop; j++) {                                 \
-                const T *z = values + j * d;                                 \
-                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0;                 \
-                for (f = 0; f + 8 <= d; f += 8) {                            \
-                    s0 += fabs(z[f] - x[f]);                                 \
-                    s1 += fabs(z[f + 1] - x[f + 1]);                         \
-                    s2 += fabs(z[f + 2] - x[f + 2]);                         \
-                    s3 += fabs(z[f + 3] - x[f + 3]);                         \
-                    s4 += fabs(z[f + 4] - x[f + 4]);                         \
-                    s5 += fabs(z[f + 5] - x[f + 5]);                         \
-                    s6 += fabs(z[f + 6] - x[f + 6]);                         \
-                    s7 += fabs(z[f + 7] - x[f + 7]);                         \
-                }                                                            \
-                for (; f < d; f++) s0 += fabs(z[f] - x[f]);                  \
-                t = -gamma * SKP_SUM8;                                       \
-                out[j - start] = SKP_CLAMP(t);                               \
+        }                                                                    \
+        if (mode == 1) {                                                     \
+            for (q = 0; q < m; q++) {                                        \
+                double *o = outs[q] - start, xq = xsq[q];                    \
+                for (j = start; j < stop; j++)                               \
+                    o[j] = skp_rbf_arg(o[j], zsq[j], xq, gamma);             \
             }                                                                \
         }                                                                    \
     }
-    SKP_DENSE_PASS(skp_dense_pass_d, double)
-    SKP_DENSE_PASS(skp_dense_pass_f, float)
+    SKP_DENSE_MULTI(skp_dense_multi_d, d, double)
+    SKP_DENSE_MULTI(skp_dense_multi_f, f, float)
+
+    /* skp_dot(z_j, z_j) of dense rows: the squared norms of mode 1. */
+    static void skp_dense_sq_norms_d(const double *values, Py_ssize_t n,
+                                     Py_ssize_t d, double *out) {
+        for (Py_ssize_t j = 0; j < n; j++)
+            out[j] = skp_dot_d(values + j * d, values + j * d, d);
+    }
 
     /* 1 if a value is NaN or infinite (all exponent bits set), else 0:
        integer tests, which vectorize (floating-point ones do not, under the
@@ -224,14 +432,29 @@ cdef extern from *:
     """
     void skp_dense_pass_d(int mode, const double* values, Py_ssize_t d,
                           Py_ssize_t start, Py_ssize_t stop, const double* x,
-                          double gamma, double* out) noexcept nogil
+                          const double* zsq, double xsq, double gamma,
+                          double* out) noexcept nogil
     void skp_dense_pass_f(int mode, const float* values, Py_ssize_t d,
                           Py_ssize_t start, Py_ssize_t stop, const double* x,
-                          double gamma, double* out) noexcept nogil
+                          const double* zsq, double xsq, double gamma,
+                          double* out) noexcept nogil
+    double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
+    void skp_dense_sq_norms_d(const double* values, Py_ssize_t n, Py_ssize_t d,
+                              double* out) noexcept nogil
     void skp_exp_add(double* buf, Py_ssize_t n, double add) noexcept nogil
     void skp_axpy(double* scores, const double* column, Py_ssize_t n,
                   double delta) noexcept nogil
     int skp_any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil
+    void skp_dense_multi_d(int mode, const double* values, Py_ssize_t d,
+                           Py_ssize_t start, Py_ssize_t stop,
+                           const double* probes, const double* xsq,
+                           Py_ssize_t m, const double* zsq, double gamma,
+                           double** outs) noexcept nogil
+    void skp_dense_multi_f(int mode, const float* values, Py_ssize_t d,
+                           Py_ssize_t start, Py_ssize_t stop,
+                           const double* probes, const double* xsq,
+                           Py_ssize_t m, const double* zsq, double gamma,
+                           double** outs) noexcept nogil
 
 # Kernel codes, mirrored in ``_kernel.py``.
 cdef enum:
@@ -326,6 +549,25 @@ cdef struct Walk:
     int* upd_rows
     double* upd_delta
     long long* updates
+    # The blocked walk (``block`` > 0, see :func:`_walk_blocked`).
+    Py_ssize_t block
+    Py_ssize_t pair_budget
+    int* pend_row
+    int* pend_nup
+    int* pend_line
+    int* pend_new
+    int* pend_urows
+    double* pend_delta
+    int* new_row
+    int* new_pend
+    long long* new_stamp
+    double* probes
+    double* probe_norm
+    double* probe_sq
+    double* kval
+    double** outs
+    double** kval_outs
+    double* run
 
 
 # -- kernels -----------------------------------------------------------------
@@ -379,20 +621,53 @@ cdef inline double _int_power(double base, int n) noexcept nogil:
     return result
 
 
+cdef inline int _dense_mode(int kind) noexcept nogil:
+    """The reduction of pass 1 of ``kind``: 0 dot, 1 squared distance, 2 l1."""
+    if kind == KERNEL_RBF:
+        return 1
+    if kind == KERNEL_LAPLACIAN:
+        return 2
+    return 0
+
+
+cdef inline double _probe_sq(int kind, const double* xd, Py_ssize_t n_features) noexcept nogil:
+    """The squared norm of a dense probe as mode 1 of the dense passes reads
+    it (``skp_dot`` order; 0 when unused)."""
+    if kind == KERNEL_RBF and n_features != 2:
+        return skp_dot_d(xd, xd, n_features)
+    return 0.0
+
+
+cdef inline void _dense_pass_multi(
+    int kind, const floating* values, Py_ssize_t n_features, Py_ssize_t start,
+    Py_ssize_t stop, const double* probes, const double* xsq, Py_ssize_t m,
+    const double* zsq, double gamma, double** outs,
+) noexcept nogil:
+    """Pass 1 of ``m`` columns at once for dense rows (``skp_dense_multi``):
+    the same values as ``m`` calls of :func:`_dense_pass`."""
+    if floating is double:
+        skp_dense_multi_d(_dense_mode(kind), values, n_features, start, stop,
+                          probes, xsq, m, zsq, gamma, outs)
+    else:
+        skp_dense_multi_f(_dense_mode(kind), values, n_features, start, stop,
+                          probes, xsq, m, zsq, gamma, outs)
+
+
 cdef inline void _dense_pass(
     int kind, const floating* values, Py_ssize_t n_features, Py_ssize_t start,
-    Py_ssize_t stop, const double* xd, double gamma, double* out,
+    Py_ssize_t stop, const double* xd, const double* zsq, double gamma,
+    double* out,
 ) noexcept nogil:
-    """Pass 1 of :func:`_column` for dense rows (``skp_dense_pass``)."""
-    cdef int mode = 0
-    if kind == KERNEL_RBF:
-        mode = 1
-    elif kind == KERNEL_LAPLACIAN:
-        mode = 2
+    """Pass 1 of :func:`_column` for dense rows (``skp_dense_pass``);
+    ``zsq``: the rows' squared norms (rbf)."""
+    cdef int mode = _dense_mode(kind)
+    cdef double xsq = _probe_sq(kind, xd, n_features)
     if floating is double:
-        skp_dense_pass_d(mode, values, n_features, start, stop, xd, gamma, out)
+        skp_dense_pass_d(mode, values, n_features, start, stop, xd, zsq, xsq,
+                         gamma, out)
     else:
-        skp_dense_pass_f(mode, values, n_features, start, stop, xd, gamma, out)
+        skp_dense_pass_f(mode, values, n_features, start, stop, xd, zsq, xsq,
+                         gamma, out)
 
 
 cdef void _sparse_distances(
@@ -432,20 +707,19 @@ cdef int _column(
     """Write ``K(z_j, x) + add`` for the rows ``start <= j < stop`` of Z to
     ``out[j - start]``, where the probe ``x`` is in the dense buffer ``xd``
     with ``stats`` from :func:`_load_probe`.  ``znorm`` holds the norms of
-    the rows of Z (used by "cosine" only).  Returns 1 if a value is not
-    finite, else 0."""
+    the rows of Z as :func:`row_norms` gives them (read by "cosine" and,
+    for dense Z, "rbf").  Returns 1 if a value is not finite, else 0."""
     cdef Py_ssize_t j, p, n = stop - start
     cdef int kind = kern.kind
-    cdef double gamma = kern.gamma, coef0 = kern.coef0
-    cdef double degree = kern.degree, add = kern.add
+    cdef double gamma = kern.gamma
     cdef double s
-    cdef int int_degree = <int> degree
     cdef double x_sq = stats[0], x_l1 = stats[1], x_norm = stats[2]
 
     # Pass 1: the reduction over features (dot, squared distance or l1),
     # one loop per case so that no branch is left inside a loop.
     if not sparse:
-        _dense_pass(kind, values, n_features, start, stop, xd, gamma, out)
+        _dense_pass(kind, values, n_features, start, stop, xd, znorm, gamma,
+                    out)
     elif kind == KERNEL_RBF or kind == KERNEL_LAPLACIAN:
         _sparse_distances(values, indices, indptr, start, stop, xd,
                           x_sq if kind == KERNEL_RBF else x_l1,
@@ -457,7 +731,22 @@ cdef int _column(
                 s += values[p] * xd[indices[p]]
             out[j - start] = s
 
-    # Pass 2: the elementwise transform (the exponential is vectorized).
+    return _transform(kern, znorm + start, x_norm, out, n)
+
+
+cdef int _transform(
+    const Kernel* kern, const double* znorm, double x_norm, double* out,
+    Py_ssize_t n,
+) noexcept nogil:
+    """Pass 2 of a kernel column: turn the reductions ``out[:n]`` of pass 1
+    into ``K + add`` (``znorm``: the norms of the rows, for "cosine";
+    ``x_norm``: the probe's).  Returns 1 if a value is not finite, else 0."""
+    cdef Py_ssize_t j
+    cdef int kind = kern.kind
+    cdef double gamma = kern.gamma, coef0 = kern.coef0, add = kern.add
+    cdef int int_degree = <int> kern.degree
+    cdef double s
+    # The exponential is vectorized.
     if kind == KERNEL_RBF or kind == KERNEL_LAPLACIAN:
         skp_exp_add(out, n, add)
     elif kind == KERNEL_LINEAR:
@@ -471,7 +760,7 @@ cdef int _column(
             out[j] = tanh(gamma * out[j] + coef0) + add
     elif kind == KERNEL_COSINE:
         for j in range(n):
-            s = znorm[start + j] * x_norm
+            s = znorm[j] * x_norm
             out[j] = (out[j] / s if s > 0.0 else 0.0) + add
     return skp_any_nonfinite(out, n)
 
@@ -606,7 +895,7 @@ cdef void _forgetron_shrink(Walk* w, Py_ssize_t r) noexcept nogil:
         if a == 0.0:
             continue
         sigma = fabs(a)
-        mu = (1.0 if a > 0.0 else -1.0) * w.scores[r * K + k]
+        mu = (1.0 if a > 0.0 else -1.0) * w.scores[k * w.n_z + r]
         qk = w.forget_q[k]
         g1 = sigma * sigma + 2.0 * sigma - 2.0 * sigma * mu + qk - limit
         if g1 <= 0.0:
@@ -636,7 +925,7 @@ cdef void _forgetron_shrink(Walk* w, Py_ssize_t r) noexcept nogil:
             if w.average:
                 w.alpha_sum[s * K + k] += w.visits[k] * (phi - 1.0) * old
         for j in range(w.track_from, w.n_z):
-            w.scores[j * K + k] *= phi
+            w.scores[k * w.n_z + j] *= phi
 
 
 cdef void _remove_support(Walk* w, Py_ssize_t r, const double* column) noexcept nogil:
@@ -646,8 +935,8 @@ cdef void _remove_support(Walk* w, Py_ssize_t r, const double* column) noexcept 
     for k in range(K):
         a = w.alpha[r * K + k]
         if a != 0.0:
-            for j in range(w.n_track):
-                w.scores[(w.track_from + j) * K + k] -= a * column[j]
+            # scores -= a * column, as an axpy (x + (-a) c rounds as x - a c).
+            skp_axpy(w.scores + k * w.n_z + w.track_from, column, w.n_track, -a)
         w.alpha[r * K + k] = 0.0
         if w.average:
             w.alpha_sum[r * K + k] = 0.0
@@ -660,18 +949,205 @@ cdef void _remove_support(Walk* w, Py_ssize_t r, const double* column) noexcept 
     w.counters[C_N_SV] -= 1
 
 
-cdef void _add_column(Walk* w, const double* column, Py_ssize_t n_up) noexcept nogil:
+cdef inline void _add_column(Walk* w, const double* column, Py_ssize_t n_up) noexcept nogil:
     """scores[j, k] += delta_k * column[j] for the rows k that updated."""
-    cdef Py_ssize_t j, u, base, K = w.n_rows
-    cdef double v
-    if K == 1:
-        skp_axpy(w.scores + w.track_from, column, w.n_track, w.upd_delta[0])
-        return
-    for j in range(w.n_track):
-        v = column[j]
-        base = (w.track_from + j) * K
-        for u in range(n_up):
-            w.scores[base + w.upd_rows[u]] += w.upd_delta[u] * v
+    _add_column_of(w, column, w.upd_rows, w.upd_delta, n_up)
+
+
+cdef void _add_column_of(
+    Walk* w, const double* column, const int* upd_rows, const double* upd_delta,
+    Py_ssize_t n_up,
+) noexcept nogil:
+    """scores[upd_rows[u], j] += upd_delta[u] * column[j] for u < n_up:
+    one axpy per sub-problem over its line of scores."""
+    cdef Py_ssize_t u
+    for u in range(n_up):
+        skp_axpy(w.scores + upd_rows[u] * w.n_z + w.track_from, column,
+                 w.n_track, upd_delta[u])
+
+
+# -- the blocked walk ------------------------------------------------------------
+
+cdef int _flush(
+    const floating* values, Walk* w, Py_ssize_t n_pend, Py_ssize_t n_new,
+) noexcept nogil:
+    """Compute the columns of the ``n_new`` pending new probes in one pass
+    over Z, then add the ``n_pend`` pending updates to the scores, in the
+    order they happened.  Returns a status."""
+    cdef Py_ssize_t q, l, r, K = w.n_rows
+    cdef int bad = 0
+    if n_new:
+        for q in range(n_new):
+            l = _free_line(w.cache, w.capacity, w.line_of_row, w.row_of_line,
+                           w.line_used, w.counters, -1)
+            w.outs[q] = w.cache + l * w.n_track
+            w.pend_line[w.new_pend[q]] = <int> l
+        _dense_pass_multi(w.kern.kind, values, w.n_features, w.track_from,
+                          w.n_z, w.probes, w.probe_sq, n_new, w.znorm,
+                          w.kern.gamma, w.outs)
+        for q in range(n_new):
+            bad |= _transform(&w.kern, w.znorm + w.track_from,
+                              w.probe_norm[q], w.outs[q], w.n_track)
+        if bad:
+            # The lines taken here stay unmapped, hence free.
+            return STATUS_NONFINITE_KERNEL
+        for q in range(n_new):
+            r = w.new_row[q]
+            l = w.pend_line[w.new_pend[q]]
+            w.row_of_line[l] = <int> r
+            w.line_of_row[r] = <int> l
+            w.line_used[l] = w.new_stamp[q]
+            w.seen[r] = 1
+    for q in range(n_pend):
+        _add_column_of(w, w.cache + w.pend_line[q] * w.n_track,
+                       w.pend_urows + q * K, w.pend_delta + q * K,
+                       w.pend_nup[q])
+    return STATUS_DONE
+
+
+cdef int _walk_blocked(
+    const floating* values, Walk* w, const int* order, Py_ssize_t n_visits,
+    Py_ssize_t* t_io, Py_ssize_t* need_row,
+) noexcept nogil:
+    """The walk of :func:`_walk` with the columns of new support vectors
+    computed in blocks, for dense Z, a built-in kernel, no budget and a
+    cache that holds every column (nothing is ever evicted).
+
+    An update whose column is not in the cache yet is left pending; the
+    score of a later visit is its stored score plus the pending updates,
+    in order, with the kernel values between the visited sample and the
+    pending new probes computed for that one row.  Once ``block`` updates
+    are pending, or the per-row kernel values cost ``pair_budget`` pairs,
+    one pass over Z computes every pending column and the pending updates
+    reach the scores in the order they happened.  Every score is therefore
+    the sum of the same terms in the same order as in :func:`_walk`, and
+    every kernel value comes from the same reductions: the two walks agree
+    bit for bit, but Z is read once per block instead of once per new
+    support vector (reading Z, larger than the L2 cache, bounds the time
+    of a column)."""
+    cdef Py_ssize_t t, i, p, k, u, q, n_up, l, K = w.n_rows
+    cdef Py_ssize_t d = w.n_features, n_pend = 0, n_new = 0, pairs = 0
+    cdef int c, status
+    cdef double score, v
+    cdef double stats[3]
+    for q in range(w.block):
+        w.kval_outs[q] = w.kval + q
+    for t in range(t_io[0], n_visits):
+        i = order[t]
+        c = w.y_class[i]
+        for q in range(n_pend):
+            if w.pend_row[q] == i:
+                # A sample visited twice in a block: settle the block first.
+                status = _flush(values, w, n_pend, n_new)
+                if status != STATUS_DONE:
+                    t_io[0] = t
+                    need_row[0] = i
+                    return status
+                n_pend = n_new = pairs = 0
+                break
+        for k in range(K):
+            w.run[k] = w.scores[k * w.n_z + i]
+        if n_pend:
+            if n_new:
+                _dense_pass_multi(w.kern.kind, values, d, i, i + 1, w.probes,
+                                  w.probe_sq, n_new, w.znorm, w.kern.gamma,
+                                  w.kval_outs)
+                if w.kern.kind == KERNEL_COSINE:
+                    status = 0
+                    for q in range(n_new):
+                        status |= _transform(&w.kern, w.znorm + i,
+                                             w.probe_norm[q], w.kval + q, 1)
+                else:
+                    status = _transform(&w.kern, w.znorm + i, 0.0, w.kval,
+                                        n_new)
+                if status:
+                    t_io[0] = t
+                    need_row[0] = i
+                    return STATUS_NONFINITE_KERNEL
+                pairs += n_new
+            for q in range(n_pend):
+                if w.pend_new[q] >= 0:
+                    v = w.kval[w.pend_new[q]]
+                else:
+                    v = w.cache[w.pend_line[q] * w.n_track + i - w.track_from]
+                for u in range(w.pend_nup[q]):
+                    w.run[w.pend_urows[q * K + u]] += w.pend_delta[q * K + u] * v
+        n_up = 0
+        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+            k = w.rows[p]
+            if not w.active[k]:
+                continue
+            score = w.run[k]
+            if score - score != 0.0:
+                t_io[0] = t
+                need_row[0] = i
+                return STATUS_NONFINITE_SCORE
+            if w.signs[p] * score <= w.threshold and w.step[i] != 0.0:
+                w.upd_rows[n_up] = <int> k
+                w.upd_delta[n_up] = w.step[i] * w.signs[p]
+                n_up += 1
+        if n_up:
+            w.counters[C_CACHE_CLOCK] += 1
+            l = w.line_of_row[i]
+            if l >= 0:
+                w.line_used[l] = w.counters[C_CACHE_CLOCK]
+            if l >= 0 and n_pend == 0:
+                _add_column(w, w.cache + l * w.n_track, n_up)
+            else:
+                q = n_pend
+                n_pend += 1
+                w.pend_row[q] = <int> i
+                w.pend_nup[q] = <int> n_up
+                for u in range(n_up):
+                    w.pend_urows[q * K + u] = w.upd_rows[u]
+                    w.pend_delta[q * K + u] = w.upd_delta[u]
+                w.pend_line[q] = <int> l
+                w.pend_new[q] = -1
+                if l < 0:
+                    w.pend_new[q] = <int> n_new
+                    w.new_row[n_new] = <int> i
+                    w.new_pend[n_new] = <int> q
+                    w.new_stamp[n_new] = w.counters[C_CACHE_CLOCK]
+                    _load_probe(values, w.indices, w.indptr, False, d, i,
+                                w.probes + n_new * d, stats)
+                    w.probe_norm[n_new] = stats[2]
+                    w.probe_sq[n_new] = _probe_sq(w.kern.kind,
+                                                  w.probes + n_new * d, d)
+                    n_new += 1
+            for u in range(n_up):
+                k = w.upd_rows[u]
+                w.alpha[i * K + k] += w.upd_delta[u]
+                if w.average:
+                    w.alpha_sum[i * K + k] += w.visits[k] * w.upd_delta[u]
+                w.updates[k] += 1
+                w.forget_m[k] += 1.0
+            w.counters[C_CLOCK] += 1
+            w.last_time[i] = w.counters[C_CLOCK]
+            if not w.in_support[i]:
+                w.sv_pos[i] = <int> w.counters[C_N_SV]
+                w.sv_list[w.counters[C_N_SV]] = <int> i
+                w.in_support[i] = 1
+                w.counters[C_N_SV] += 1
+            if w.counters[C_N_SV] > w.counters[C_MAX_SV]:
+                w.counters[C_MAX_SV] = w.counters[C_N_SV]
+        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+            k = w.rows[p]
+            if w.active[k]:
+                w.visits[k] += 1.0
+        if n_pend == w.block or pairs >= w.pair_budget:
+            status = _flush(values, w, n_pend, n_new)
+            if status != STATUS_DONE:
+                t_io[0] = t
+                need_row[0] = i
+                return status
+            n_pend = n_new = pairs = 0
+    if n_pend:
+        status = _flush(values, w, n_pend, n_new)
+        if status != STATUS_DONE:
+            t_io[0] = n_visits
+            return status
+    t_io[0] = n_visits
+    return STATUS_DONE
 
 
 # -- the walk ------------------------------------------------------------------
@@ -686,6 +1162,8 @@ cdef int _walk(
     cdef bint is_new
     cdef uint64_t rng_next
 
+    if w.block > 0:
+        return _walk_blocked(values, w, order, n_visits, t_io, need_row)
     for t in range(t_io[0], n_visits):
         i = order[t]
         c = w.y_class[i]
@@ -694,7 +1172,7 @@ cdef int _walk(
             k = w.rows[p]
             if not w.active[k]:
                 continue
-            score = w.scores[i * K + k]
+            score = w.scores[k * w.n_z + i]
             if score - score != 0.0:
                 t_io[0] = t
                 need_row[0] = i
@@ -802,6 +1280,7 @@ def walk(
     int[::1] upd_rows,
     double[::1] upd_delta,
     long long[::1] updates,
+    Py_ssize_t block=0,
 ):
     """Visit the rows ``order[t_start:]`` of Z with the dual perceptron rule.
 
@@ -829,8 +1308,9 @@ def walk(
         Sub-problems with ``active[k] == 0`` are frozen: no update, no visit.
     threshold : float
         An update happens when ``s * score <= threshold``.
-    scores : ndarray of shape (n_z, n_rows)
-        Current scores; rows ``>= track_from`` are kept up to date.
+    scores : ndarray of shape (n_rows, n_z)
+        Current scores, one line per sub-problem; samples ``>= track_from``
+        are kept up to date.
     alpha, alpha_sum : ndarrays of shape (n_z, n_rows)
         Dual coefficients and Daume's sums (when ``average``).
     visits : ndarray of shape (n_rows,)
@@ -859,6 +1339,12 @@ def walk(
         Work space: (n_features,) zeros, (n_rows,) and (n_rows,).
     updates : ndarray of int64 of shape (n_rows,)
         Updates of every sub-problem, incremented in place.
+    block : int, default=0
+        With ``block > 0``, a dense Z, a built-in kernel, no budget and a
+        cache with a line for every row of Z, the columns of new support
+        vectors are computed up to ``block`` at a time
+        (:func:`_walk_blocked`; same result bit for bit).  Otherwise, or with
+        ``block=0``, one at a time.
 
     Returns
     -------
@@ -890,7 +1376,7 @@ def walk(
     w.rows_ptr = &rows_ptr[0]
     w.rows = &rows[0]
     w.signs = &signs[0]
-    w.n_rows = scores.shape[1]
+    w.n_rows = scores.shape[0]
     w.active = &active[0]
     w.threshold = threshold
     w.scores = &scores[0, 0]
@@ -921,8 +1407,47 @@ def walk(
     w.updates = &updates[0]
     if order.shape[0] == 0:
         return STATUS_DONE, 0, -1
-    with nogil:
-        status = _walk(data, &w, &order[0], order.shape[0], &t, &need_row)
+    w.block = 0
+    if (block > 0 and not sparse and kind < KERNEL_PRECOMPUTED and budget < 0
+            and w.capacity >= n_z):
+        w.block = block
+    cdef void* ints = NULL
+    cdef void* reals = NULL
+    cdef void* pointers = NULL
+    cdef Py_ssize_t K = w.n_rows, B = w.block
+    if B > 0:
+        w.pair_budget = max(w.n_track // 2, 1)
+        ints = malloc(sizeof(int) * B * (6 + K) + sizeof(long long) * B)
+        reals = malloc(sizeof(double) * (B * (K + n_features + 3) + K))
+        pointers = malloc(sizeof(double*) * 2 * B)
+        if ints == NULL or reals == NULL or pointers == NULL:
+            free(ints)
+            free(reals)
+            free(pointers)
+            raise MemoryError()
+        w.new_stamp = <long long*> ints
+        w.pend_row = <int*> (w.new_stamp + B)
+        w.pend_nup = w.pend_row + B
+        w.pend_line = w.pend_nup + B
+        w.pend_new = w.pend_line + B
+        w.new_row = w.pend_new + B
+        w.new_pend = w.new_row + B
+        w.pend_urows = w.new_pend + B
+        w.pend_delta = <double*> reals
+        w.probes = w.pend_delta + B * K
+        w.probe_norm = w.probes + B * n_features
+        w.probe_sq = w.probe_norm + B
+        w.kval = w.probe_sq + B
+        w.run = w.kval + B
+        w.outs = <double**> pointers
+        w.kval_outs = w.outs + B
+    try:
+        with nogil:
+            status = _walk(data, &w, &order[0], order.shape[0], &t, &need_row)
+    finally:
+        free(ints)
+        free(reals)
+        free(pointers)
     return status, t, need_row
 
 
@@ -1090,3 +1615,25 @@ def row_norms(
             for p in range(start, stop):
                 s += <double> data[p] * data[p]
             out[t] = sqrt(s)
+
+
+def dense_sq_norms(
+    const floating[::1] values,
+    Py_ssize_t n_samples,
+    Py_ssize_t n_features,
+    double[::1] out,
+    double[::1] work,
+):
+    """Squared norm of every row of a dense matrix, summed in the order of
+    the dense kernel passes (what their "rbf" reads as the rows' norms);
+    ``work`` has ``n_features`` doubles."""
+    cdef Py_ssize_t t, p
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    with nogil:
+        if floating is double:
+            skp_dense_sq_norms_d(data, n_samples, n_features, &out[0])
+        else:
+            for t in range(n_samples):
+                for p in range(n_features):
+                    work[p] = data[t * n_features + p]
+                out[t] = skp_dot_d(&work[0], &work[0], n_features)

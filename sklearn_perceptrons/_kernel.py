@@ -359,6 +359,13 @@ class _DualWalk:
         # removal): in a single pass most columns are used once, and storing
         # them would only cost memory traffic.
         self.admit_first = passes > 1
+        # The blocked walk needs a line for every column (nothing evicted),
+        # dense rows and a kernel computed in compiled code, and no budget.
+        blockable = (
+            capacity >= n_z and not self.parts[3] and self.budget < 0
+            and self.kernel.code < _PRECOMPUTED
+        )
+        self.block = _BLOCK if blockable else 0
         self.seen = np.zeros(n_z, dtype=np.uint8)
         # ``capacity`` LRU lines, then two scratch lines.
         self.cache = np.empty((capacity + 2, max(n_track, 1)))
@@ -413,7 +420,7 @@ class _DualWalk:
                 self.forget, self.rng, self.cache, self.line_of_row,
                 self.row_of_line, self.line_used, self.admit_first, self.seen,
                 self.work, self.upd_rows, self.upd_delta, updates,
-                _BLOCK,
+                self.block,
             )
             if status == _STATUS_DONE:
                 return updates

@@ -433,6 +433,146 @@ def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
         assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
 
 
+class _BlockSize:
+    """Run the compiled walk with columns computed ``size`` at a time (0: one
+    at a time), recording the block sizes the walks were given."""
+
+    def __init__(self, size):
+        self.size = size
+        self.seen = []
+
+    def __enter__(self):
+        from sklearn_perceptrons import _kernel, _kernel_fast
+
+        self._saved = (_kernel._BLOCK, _kernel._kernel_fast)
+        _kernel._BLOCK = self.size
+        seen = self.seen
+
+        class _Spy:
+            def __getattr__(self, name):
+                return getattr(_kernel_fast, name)
+
+            @staticmethod
+            def walk(*args):
+                seen.append(args[-1])
+                return _kernel_fast.walk(*args)
+
+        _kernel._kernel_fast = _Spy()
+        return self
+
+    def __exit__(self, *exc):
+        from sklearn_perceptrons import _kernel
+
+        _kernel._BLOCK, _kernel._kernel_fast = self._saved
+
+
+def _fit_with_block(size, make, X, y, **fit_params):
+    with _BlockSize(size) as spy:
+        est = make().fit(X, y, **fit_params)
+    return est, spy.seen
+
+
+def _assert_same_fit(a, b, X):
+    # (partial_fit has no support_: its support vectors are not rows of X.)
+    assert hasattr(a, "support_") == hasattr(b, "support_")
+    if hasattr(a, "support_"):
+        assert_array_equal(a.support_, b.support_)
+    assert_array_equal(a.support_vectors_, b.support_vectors_)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert_array_equal(a.intercept_, b.intercept_)
+    assert a.n_mistakes_ == b.n_mistakes_
+    assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    seed=st.integers(0, 2**16),
+    block=st.integers(1, 40),
+    kernel=st.sampled_from(KERNELS),
+    n_features=st.sampled_from([1, 2, 3, 4, 5, 8, 13]),
+    n_classes=st.sampled_from([2, 3]),
+    average=st.booleans(),
+    shuffle=st.booleans(),
+    float32=st.booleans(),
+)
+def test_blocked_walk_equals_the_one_column_walk(
+    seed, block, kernel, n_features, n_classes, average, shuffle, float32
+):
+    # Computing the columns of several new support vectors in one pass over
+    # the data (with the kernel values a visit needs computed for its row)
+    # adds the same terms in the same order: the fits agree bit for bit,
+    # whatever the block size, kernel, dtype, number of features (all the
+    # remainders of the four-wide dot products) and classes.
+    X, y = make_blobs(70, n_features=n_features, centers=n_classes,
+                      cluster_std=3.0, random_state=seed)
+    if float32:
+        X = X.astype(np.float32)
+    params = {"kernel": kernel, "average": average, "shuffle": shuffle,
+              "max_iter": 4, "tol": None, "random_state": seed}
+    if kernel in ("poly", "sigmoid"):
+        params["gamma"] = 0.1
+    one, seen_one = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y)
+    blocked, seen = _fit_with_block(block, lambda: KernelPerceptron(**params),
+                                    X, y)
+    assert set(seen_one) == {0}
+    assert set(seen) == {block}
+    _assert_same_fit(one, blocked, X)
+
+
+@pytest.mark.parametrize("block", [1, 2, 7, 32])
+def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
+    X, y = multiclass_data(90, seed=3)
+    X = np.hstack([X, X ** 2])  # five features: a remainder of the dot blocks
+    weights = np.random.RandomState(0).uniform(0.2, 2.0, X.shape[0])
+    params = {"kernel": "rbf", "gamma": 0.2, "threshold": 0.3, "average": True,
+              "class_weight": "balanced", "max_iter": 5, "tol": None}
+    one, _ = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y,
+                             sample_weight=weights)
+    blocked, seen = _fit_with_block(block, lambda: KernelPerceptron(**params),
+                                    X, y, sample_weight=weights)
+    assert set(seen) == {block}
+    _assert_same_fit(one, blocked, X)
+
+    # partial_fit: earlier support vectors are rows of Z whose scores are
+    # not tracked (the walk starts at track_from > 0).
+    streams = []
+    for size in (0, block):
+        with _BlockSize(size) as spy:
+            est = KernelPerceptron(kernel="rbf", gamma=0.2, average=True)
+            for batch in np.array_split(np.arange(X.shape[0]), 4):
+                est.partial_fit(X[batch], y[batch], classes=np.unique(y))
+        assert set(spy.seen) == {size}
+        streams.append(est)
+    _assert_same_fit(*streams, X)
+
+    # warm_start continues from the previous support vectors.
+    warm = []
+    for size in (0, block):
+        with _BlockSize(size):
+            est = KernelPerceptron(warm_start=True, **params).fit(X[:60], y[:60])
+            warm.append(est.fit(X, y))
+    _assert_same_fit(*warm, X)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KernelPerceptron(budget=20),
+    lambda: KernelPerceptron(cache_size=1e-4),
+    lambda: KernelPerceptron(kernel="precomputed"),
+    lambda: KernelPerceptron(kernel=_sklearn_rbf),
+])
+def test_blocked_walk_is_not_used_where_it_does_not_apply(make):
+    # A budget removes support vectors, a small cache evicts columns, and
+    # precomputed / callable kernels are not computed in the walk: those
+    # fits keep the one-column walk.
+    X, y = binary_data(50)
+    if make().kernel == "precomputed":
+        X = rbf_kernel(X, X)
+    _, seen = _fit_with_block(32, make, X, y)
+    assert seen and set(seen) == {0}
+    _, seen = _fit_with_block(32, KernelPerceptron, sp.csr_matrix(X), y)
+    assert set(seen) == {0}
+
+
 def test_dense_sparse_and_float32_agree():
     X, y = multiclass_data(80)
     ref = KernelPerceptron(max_iter=10, average=True).fit(X, y)

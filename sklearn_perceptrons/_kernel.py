@@ -682,7 +682,20 @@ class KernelPerceptron(BasePerceptron):
     this can predict much worse than the last iterate (``average=False``).
 
     Kernel values of the exponential kernels below 2.2e-308 (the smallest
-    normal double) are returned as 2.2e-308.  The Forgetron's mistake bound
+    normal double) are returned as 2.2e-308.  For dense X with more than two
+    features, "rbf" computes ``||a - b||^2`` as ``||a||^2 + ||b||^2 -
+    2 <a, b>`` (clipped at 0), as scikit-learn's ``euclidean_distances``
+    does: it costs half the floating-point work, but like it, it loses
+    precision on features with a large common offset (center them first).
+
+    When the cache holds every column (the Gram matrix fits in
+    ``cache_size``) of a dense X, with no budget and a built-in kernel, the
+    columns of new support vectors are computed several at a time, in one
+    pass over X; the kernel values a visit needs in between are computed
+    for its sample alone.  The result is the same, bit for bit, as one
+    column at a time (tested), for less memory traffic.
+
+    The Forgetron's mistake bound
     holds for ``budget >= 84`` with a kernel bounded by 1 and unit sample
     weights.
 

@@ -329,6 +329,23 @@ def test_kernels_equal_pairwise_kernels(kernel, sparse, dtype, n_features):
     assert_allclose(got, expected, rtol=rtol, atol=rtol)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_features", [3, 8, 13, 64])
+def test_rbf_gram_is_exactly_symmetric_with_unit_diagonal(dtype, n_features):
+    # Dense rbf computes |a - b|^2 from dot products and squared norms, all
+    # summed in one order: K(a, a) is exactly 1 and K(a, b) == K(b, a) bit
+    # for bit, and the values stay within rounding of scikit-learn's.
+    rng = np.random.RandomState(n_features)
+    X = (rng.normal(size=(25, n_features)) * 10.0).astype(dtype)
+    X[7] = X[3]  # two equal rows
+    gram = _Kernel("rbf", 0.01, 3, 0.0, None).matrix(X, X)
+    assert_array_equal(np.diag(gram), 1.0)
+    assert gram[7, 3] == 1.0
+    assert_array_equal(gram, gram.T)
+    assert_allclose(gram, rbf_kernel(X.astype(np.float64), gamma=0.01),
+                    rtol=1e-12, atol=1e-15)
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
 def test_exponential_kernels_over_their_whole_range(kernel):
     # The vectorized exponential against NumPy's over 700 orders of magnitude,

@@ -122,9 +122,9 @@ cdef extern from *:
        d != 2.  The dot product has four partial sums in a fixed order:
        s_i accumulates the features f = i (mod 4), the features after the
        last multiple of 4 go to s_0, and the result is (s0 + s1) + (s2 + s3).
-       The l1 distance (laplacian) has eight partial sums (SKP_SUM8).  Every pass below goes
-       through these orders, so a kernel value does not depend on how many
-       rows or probes a pass covers, nor on the build. */
+       The l1 distance (laplacian) has eight partial sums (SKP_SUM8).  Every
+       pass below goes through these orders, so a kernel value does not
+       depend on how many rows or probes a pass covers, nor on the build. */
     #define SKP_PAIR_FUNCS(SUF, T)                                            \
     static inline double skp_dot_##SUF(const T *z, const double *x,          \
                                        Py_ssize_t d) {                       \
@@ -155,8 +155,8 @@ cdef extern from *:
     SKP_PAIR_FUNCS(d, double)
     SKP_PAIR_FUNCS(f, float)
 
-    /* Blocks of dot products in the order of skp_dot: SKP_DOT8 gives the
-       eight of two rows z0, z1 and four probes x0..x3, SKP_DOT4R the four
+    /* Blocks of dot products in the order of skp_dot: skp_dot8 gives the
+       eight of two rows z0, z1 and four probes x0..x3, skp_dot4r the four
        of rows z0..z3 and one probe x.  Independent dependency chains keep
        the adders busy, and a loaded feature vector serves several pairs.
        With GCC's vector extensions the partial sums s_0..s_3 of a pair are
@@ -367,10 +367,10 @@ cdef extern from *:
        read from memory once for all the probes. */
     #define SKP_DENSE_MULTI(NAME, SUF, T, PRE, ATTR)                          \
     ATTR static void NAME(int mode, const T *values, Py_ssize_t d,           \
-                                Py_ssize_t start, Py_ssize_t stop,           \
-                                const double *probes, const double *xsq,     \
-                                Py_ssize_t m, const double *zsq,             \
-                                double gamma, double *const *outs) {         \
+                          Py_ssize_t start, Py_ssize_t stop,                 \
+                          const double *probes, const double *xsq,           \
+                          Py_ssize_t m, const double *zsq, double gamma,     \
+                          double *const *outs) {                             \
         Py_ssize_t j, q, i, i_stop;                                          \
         double r0[4], r1[4];                                                 \
         if (d == 2 || mode == 2) {                                           \
@@ -396,8 +396,8 @@ cdef extern from *:
             i_stop = j + 1 < stop ? 2 : 1;                                   \
             for (q = 0; q + 4 <= m; q += 4) {                                \
                 const double *x = probes + q * d;                            \
-                skp_dot8##PRE##_##SUF(z0, z1, x, x + d, x + 2 * d, x + 3 * d, d,    \
-                               r0, r1);                                      \
+                skp_dot8##PRE##_##SUF(z0, z1, x, x + d, x + 2 * d,          \
+                                      x + 3 * d, d, r0, r1);                 \
                 for (i = 0; i < 4; i++) {                                    \
                     outs[q + i][j - start] = r0[i];                          \
                     if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
@@ -405,9 +405,11 @@ cdef extern from *:
             }                                                                \
             if (q < m) {                                                     \
                 /* The last probes, padded with copies of the last one. */   \
-                const double *x = probes + q * d, *last = probes + (m - 1) * d;\
-                skp_dot8##PRE##_##SUF(z0, z1, x, q + 1 < m ? x + d : last,          \
-                               q + 2 < m ? x + 2 * d : last, last, d, r0, r1);\
+                const double *x = probes + q * d;                            \
+                const double *last = probes + (m - 1) * d;                   \
+                skp_dot8##PRE##_##SUF(z0, z1, x, q + 1 < m ? x + d : last,   \
+                                      q + 2 < m ? x + 2 * d : last, last, d, \
+                                      r0, r1);                               \
                 for (i = 0; q + i < m; i++) {                                \
                     outs[q + i][j - start] = r0[i];                          \
                     if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
@@ -504,7 +506,8 @@ cdef extern from *:
                           const double* zsq, double xsq, double gamma,
                           double* out) noexcept nogil
     int skp_set_avx2_passes(int on) noexcept nogil
-    double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
+    double skp_dot_d(const double* z, const double* x,
+                     Py_ssize_t d) noexcept nogil
     void skp_dense_sq_norms_d(const double* values, Py_ssize_t n, Py_ssize_t d,
                               double* out) noexcept nogil
     void skp_exp_add(double* buf, Py_ssize_t n, double add) noexcept nogil
@@ -696,7 +699,9 @@ cdef inline int _dense_mode(int kind) noexcept nogil:
     return 0
 
 
-cdef inline double _probe_sq(int kind, const double* xd, Py_ssize_t n_features) noexcept nogil:
+cdef inline double _probe_sq(
+    int kind, const double* xd, Py_ssize_t n_features,
+) noexcept nogil:
     """The squared norm of a dense probe as mode 1 of the dense passes reads
     it (``skp_dot`` order; 0 when unused)."""
     if kind == KERNEL_RBF and n_features != 2:
@@ -1032,7 +1037,7 @@ cdef void _add_column_of(
                  w.n_track, upd_delta[u])
 
 
-# -- the blocked walk ------------------------------------------------------------
+# -- the blocked walk ----------------------------------------------------------
 
 cdef int _flush(
     const floating* values, Walk* w, Py_ssize_t n_pend, Py_ssize_t n_new,
@@ -1136,8 +1141,8 @@ cdef int _walk_blocked(
                     v = w.kval[w.pend_new[q]]
                 else:
                     v = w.cache[w.pend_line[q] * w.n_track + i - w.track_from]
-                for u in range(w.pend_nup[q]):
-                    w.run[w.pend_urows[q * K + u]] += w.pend_delta[q * K + u] * v
+                for u in range(q * K, q * K + w.pend_nup[q]):
+                    w.run[w.pend_urows[u]] += w.pend_delta[u] * v
         n_up = 0
         for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
             k = w.rows[p]

@@ -189,10 +189,8 @@ cdef extern from *:
         do { double t_ = (acc)[0];                                           \
              for (g = f; g < d; g++) t_ += (z)[g] * (x)[g];                  \
              (acc)[0] = t_; } while (0)
-    #define SKP_DOTBLOCKS(SUF, T) SKP_DOTBLOCKS_AT(SUF, T, , , SKP_NO_BARRIER)
-    #define SKP_NO_BARRIER(p) ((void) 0)
-    #define SKP_DOTBLOCKS_AT(SUF, T, PRE, ATTR, BARRIER)                      \
-    ATTR static inline void skp_dot8##PRE##_##SUF(                           \
+    #define SKP_DOTBLOCKS(SUF, T)                                             \
+    static inline void skp_dot8_##SUF(                                       \
             const T *z0, const T *z1, const double *x0, const double *x1,    \
             const double *x2, const double *x3, Py_ssize_t d,                \
             double *out0, double *out1) {                                    \
@@ -203,11 +201,10 @@ cdef extern from *:
         for (f = 0; f + 4 <= d; f += 4) {                                    \
             skp_v4d u = skp_load4_##SUF(z0 + f), v = skp_load4_##SUF(z1 + f);\
             skp_v4d p = skp_load4_d(x0 + f);                                 \
-            /* BARRIER keeps a loaded probe in a register for both rows. */ \
-            BARRIER(p); a0 += u * p; b0 += v * p;                            \
-            p = skp_load4_d(x1 + f); BARRIER(p); a1 += u * p; b1 += v * p;   \
-            p = skp_load4_d(x2 + f); BARRIER(p); a2 += u * p; b2 += v * p;   \
-            p = skp_load4_d(x3 + f); BARRIER(p); a3 += u * p; b3 += v * p;   \
+            a0 += u * p; b0 += v * p;                                        \
+            p = skp_load4_d(x1 + f); a1 += u * p; b1 += v * p;               \
+            p = skp_load4_d(x2 + f); a2 += u * p; b2 += v * p;               \
+            p = skp_load4_d(x3 + f); a3 += u * p; b3 += v * p;               \
         }                                                                    \
         if (f < d) {                                                         \
             SKP_TAIL(a0, z0, x0); SKP_TAIL(a1, z0, x1);                      \
@@ -220,7 +217,7 @@ cdef extern from *:
         memcpy(out0, &r0, sizeof r0);                                        \
         memcpy(out1, &r1, sizeof r1);                                        \
     }                                                                        \
-    ATTR static inline void skp_dot4r##PRE##_##SUF(                          \
+    static inline void skp_dot4r_##SUF(                                      \
             const T *z0, const T *z1, const T *z2, const T *z3,              \
             const double *x, Py_ssize_t d, double *out) {                    \
         Py_ssize_t f, g;                                                     \
@@ -260,27 +257,6 @@ cdef extern from *:
     #endif
     SKP_DOTBLOCKS(d, double)
     SKP_DOTBLOCKS(f, float)
-
-    /* On x86-64 with GCC, the passes of several columns also exist compiled
-       for AVX2, picked at run time: the same operations in the same order
-       (no FMA), with the probes kept in registers, which GCC's generic code
-       reloads for every row (the loads bound the loop). */
-    #if defined(SKP_VECTORS) && defined(__GNUC__) && !defined(__clang__) \
-        && defined(__x86_64__) && __GNUC__ >= 9
-    #define SKP_AVX2_PASSES 1
-    #define SKP_AVX2_ATTR __attribute__((target("avx2")))
-    #define SKP_REG_BARRIER(p) __asm__("" : "+x"(p))
-    SKP_DOTBLOCKS_AT(d, double, _avx2, SKP_AVX2_ATTR, SKP_REG_BARRIER)
-    SKP_DOTBLOCKS_AT(f, float, _avx2, SKP_AVX2_ATTR, SKP_REG_BARRIER)
-    static int skp_avx2_state = -1;
-    static inline int skp_use_avx2(void) {
-        if (skp_avx2_state < 0) {
-            __builtin_cpu_init();
-            skp_avx2_state = __builtin_cpu_supports("avx2") ? 1 : 0;
-        }
-        return skp_avx2_state;
-    }
-    #endif
 
     /* The squared euclidean distance from the dot product and the squared
        norms (each a skp_dot of the row with itself), as scikit-learn's
@@ -365,12 +341,12 @@ cdef extern from *:
        of the single-probe pass for row z_j and probe q (the rows of
        ``probes`` (m, d), with squared norms ``xsq``).  Each row of Z is
        read from memory once for all the probes. */
-    #define SKP_DENSE_MULTI(NAME, SUF, T, PRE, ATTR)                          \
-    ATTR static void NAME(int mode, const T *values, Py_ssize_t d,           \
-                          Py_ssize_t start, Py_ssize_t stop,                 \
-                          const double *probes, const double *xsq,           \
-                          Py_ssize_t m, const double *zsq, double gamma,     \
-                          double *const *outs) {                             \
+    #define SKP_DENSE_MULTI(NAME, SUF, T)                                     \
+    SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
+                                Py_ssize_t start, Py_ssize_t stop,           \
+                                const double *probes, const double *xsq,     \
+                                Py_ssize_t m, const double *zsq,             \
+                                double gamma, double *const *outs) {         \
         Py_ssize_t j, q, i, i_stop;                                          \
         double r0[4], r1[4];                                                 \
         if (d == 2 || mode == 2) {                                           \
@@ -396,8 +372,8 @@ cdef extern from *:
             i_stop = j + 1 < stop ? 2 : 1;                                   \
             for (q = 0; q + 4 <= m; q += 4) {                                \
                 const double *x = probes + q * d;                            \
-                skp_dot8##PRE##_##SUF(z0, z1, x, x + d, x + 2 * d,          \
-                                      x + 3 * d, d, r0, r1);                 \
+                skp_dot8_##SUF(z0, z1, x, x + d, x + 2 * d, x + 3 * d, d,    \
+                               r0, r1);                                      \
                 for (i = 0; i < 4; i++) {                                    \
                     outs[q + i][j - start] = r0[i];                          \
                     if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
@@ -405,11 +381,9 @@ cdef extern from *:
             }                                                                \
             if (q < m) {                                                     \
                 /* The last probes, padded with copies of the last one. */   \
-                const double *x = probes + q * d;                            \
-                const double *last = probes + (m - 1) * d;                   \
-                skp_dot8##PRE##_##SUF(z0, z1, x, q + 1 < m ? x + d : last,   \
-                                      q + 2 < m ? x + 2 * d : last, last, d, \
-                                      r0, r1);                               \
+                const double *x = probes + q * d, *last = probes + (m - 1) * d;\
+                skp_dot8_##SUF(z0, z1, x, q + 1 < m ? x + d : last,          \
+                               q + 2 < m ? x + 2 * d : last, last, d, r0, r1);\
                 for (i = 0; q + i < m; i++) {                                \
                     outs[q + i][j - start] = r0[i];                          \
                     if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
@@ -424,49 +398,8 @@ cdef extern from *:
             }                                                                \
         }                                                                    \
     }
-    SKP_DENSE_MULTI(skp_dense_multi_generic_d, d, double, , SKP_CLONES)
-    SKP_DENSE_MULTI(skp_dense_multi_generic_f, f, float, , SKP_CLONES)
-    #ifdef SKP_AVX2_PASSES
-    SKP_DENSE_MULTI(skp_dense_multi_avx2_d, d, double, _avx2, SKP_AVX2_ATTR)
-    SKP_DENSE_MULTI(skp_dense_multi_avx2_f, f, float, _avx2, SKP_AVX2_ATTR)
-    #define SKP_MULTI_DISPATCH(SUF, T)                                        \
-    static void skp_dense_multi_##SUF(                                       \
-            int mode, const T *values, Py_ssize_t d, Py_ssize_t start,       \
-            Py_ssize_t stop, const double *probes, const double *xsq,        \
-            Py_ssize_t m, const double *zsq, double gamma,                   \
-            double *const *outs) {                                           \
-        if (skp_use_avx2())                                                  \
-            skp_dense_multi_avx2_##SUF(mode, values, d, start, stop, probes, \
-                                       xsq, m, zsq, gamma, outs);            \
-        else                                                                 \
-            skp_dense_multi_generic_##SUF(mode, values, d, start, stop,      \
-                                          probes, xsq, m, zsq, gamma, outs); \
-    }
-    #else
-    #define SKP_MULTI_DISPATCH(SUF, T)                                        \
-    static void skp_dense_multi_##SUF(                                       \
-            int mode, const T *values, Py_ssize_t d, Py_ssize_t start,       \
-            Py_ssize_t stop, const double *probes, const double *xsq,        \
-            Py_ssize_t m, const double *zsq, double gamma,                   \
-            double *const *outs) {                                           \
-        skp_dense_multi_generic_##SUF(mode, values, d, start, stop, probes,  \
-                                      xsq, m, zsq, gamma, outs);             \
-    }
-    #endif
-    SKP_MULTI_DISPATCH(d, double)
-    SKP_MULTI_DISPATCH(f, float)
-
-    /* Use (1) or not (0) the AVX2 passes, where they exist; returns 1 if
-       they do (for the tests, which compare both). */
-    static int skp_set_avx2_passes(int on) {
-    #ifdef SKP_AVX2_PASSES
-        skp_avx2_state = on && __builtin_cpu_supports("avx2");
-        return __builtin_cpu_supports("avx2");
-    #else
-        (void) on;
-        return 0;
-    #endif
-    }
+    SKP_DENSE_MULTI(skp_dense_multi_d, d, double)
+    SKP_DENSE_MULTI(skp_dense_multi_f, f, float)
 
     /* skp_dot(z_j, z_j) of dense rows: the squared norms of mode 1. */
     static void skp_dense_sq_norms_d(const double *values, Py_ssize_t n,
@@ -505,7 +438,6 @@ cdef extern from *:
                           Py_ssize_t start, Py_ssize_t stop, const double* x,
                           const double* zsq, double xsq, double gamma,
                           double* out) noexcept nogil
-    int skp_set_avx2_passes(int on) noexcept nogil
     double skp_dot_d(const double* z, const double* x,
                      Py_ssize_t d) noexcept nogil
     void skp_dense_sq_norms_d(const double* values, Py_ssize_t n, Py_ssize_t d,
@@ -1020,7 +952,9 @@ cdef void _remove_support(Walk* w, Py_ssize_t r, const double* column) noexcept 
     w.counters[C_N_SV] -= 1
 
 
-cdef inline void _add_column(Walk* w, const double* column, Py_ssize_t n_up) noexcept nogil:
+cdef inline void _add_column(
+    Walk* w, const double* column, Py_ssize_t n_up,
+) noexcept nogil:
     """scores[j, k] += delta_k * column[j] for the rows k that updated."""
     _add_column_of(w, column, w.upd_rows, w.upd_delta, n_up)
 
@@ -1708,10 +1642,3 @@ def dense_sq_norms(
                 for p in range(n_features):
                     work[p] = data[t * n_features + p]
                 out[t] = skp_dot_d(&work[0], &work[0], n_features)
-
-
-def _set_avx2_passes(bint on):
-    """Use the AVX2 build of the several-column passes or not (where it
-    exists: x86-64 with GCC and a CPU with AVX2); returns whether it exists.
-    For the tests, which check that both give the same columns."""
-    return bool(skp_set_avx2_passes(on))

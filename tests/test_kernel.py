@@ -571,33 +571,6 @@ def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
     _assert_same_fit(*warm, X)
 
 
-@pytest.mark.parametrize("float32", [False, True])
-@pytest.mark.parametrize("kernel", ["rbf", "poly", "cosine"])
-def test_blocked_walk_avx2_build_equals_generic_build(kernel, float32):
-    # The several-column passes exist in an AVX2 build that keeps probes in
-    # registers and in the generic source, picked at run time: the same
-    # operations in the same order, so the same fit.
-    from sklearn_perceptrons import _kernel_fast
-
-    X, y = multiclass_data(120, seed=1)
-    X = np.hstack([X, np.sin(X), X ** 2, X[:, :2]])  # 11 features
-    if float32:
-        X = X.astype(np.float32)
-    params = {"kernel": kernel, "gamma": 0.05, "average": True, "max_iter": 6,
-              "tol": None}
-    fits = []
-    try:
-        for avx2 in (True, False):
-            available = _kernel_fast._set_avx2_passes(avx2)
-            fits.append(_fit_with_block(8, lambda: KernelPerceptron(**params),
-                                        X, y)[0])
-    finally:
-        _kernel_fast._set_avx2_passes(True)
-    if not available:
-        pytest.skip("no AVX2 build of the passes here")
-    _assert_same_fit(*fits, X)
-
-
 @pytest.mark.parametrize("make", [
     lambda: KernelPerceptron(budget=20),
     lambda: KernelPerceptron(cache_size=1e-4),

@@ -52,7 +52,7 @@ _DUMMY_DOUBLE = np.zeros(1)
 _MB = 2**20
 # Columns of new support vectors computed together by the compiled walk when
 # the cache holds every column (see ``_kernel_fast._walk_blocked``); 0 turns
-# it off.  The result does not depend on it, bit for bit.
+# it off (one column at a time, the dot products summed in another order).
 _BLOCK = 32
 
 
@@ -691,9 +691,15 @@ class KernelPerceptron(BasePerceptron):
     When the cache holds every column (the Gram matrix fits in
     ``cache_size``) of a dense X, with no budget and a built-in kernel, the
     columns of new support vectors are computed several at a time, in one
-    pass over X; the kernel values a visit needs in between are computed
-    for its sample alone.  The result is the same, bit for bit, as one
-    column at a time (tested), for less memory traffic.
+    pass over X, and an entry between two support vectors is copied from
+    the column computed first (the kernel matrix is exactly symmetric); the
+    kernel values a visit needs in between are computed for its sample
+    alone.  Those dot products are summed in another order than one column
+    at a time (chunks of 32 features, eight support vectors per read of a
+    row), so a fit whose Gram matrix no longer fits in ``cache_size`` can
+    differ in the last bits of the scores, hence, rarely, in a decision
+    near a tie; on features whose dot products are exact (small integers,
+    say) the two agree bit for bit (tested).
 
     The Forgetron's mistake bound
     holds for ``budget >= 84`` with a kernel bounded by 1 and unit sample

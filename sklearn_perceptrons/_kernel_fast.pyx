@@ -41,7 +41,9 @@ covers every row, the cache is the Gram matrix, formed lazily (only columns
 of samples that ever update are computed).  The hot loops over rows (the
 dense reductions, the exponential, the finiteness check, the binary score
 update) are small C functions that GCC on x86-64 Linux also compiles for
-AVX2, picked at load time; both builds round alike.
+AVX2, picked at load time; both builds round alike.  When the cache is the
+Gram matrix of a dense Z, the walk computes the columns of new support
+vectors several at a time (:func:`_walk_blocked`).
 
 Kernel values below the smallest normal double (``exp(x)`` for
 ``x < -708.39``) are returned as that smallest normal (2.2e-308) instead of
@@ -49,10 +51,12 @@ a subnormal or zero, which keeps the exponential branch-free (and
 vectorized).
 """
 
+import numpy as np
 from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memset
 
 cdef extern from *:
     """
@@ -155,12 +159,11 @@ cdef extern from *:
     SKP_PAIR_FUNCS(d, double)
     SKP_PAIR_FUNCS(f, float)
 
-    /* Blocks of dot products in the order of skp_dot: skp_dot8 gives the
-       eight of two rows z0, z1 and four probes x0..x3, skp_dot4r the four
-       of rows z0..z3 and one probe x.  Independent dependency chains keep
-       the adders busy, and a loaded feature vector serves several pairs.
-       With GCC's vector extensions the partial sums s_0..s_3 of a pair are
-       one vector, lane i holding s_i only; without them, the scalar loop. */
+    /* Four dot products in the order of skp_dot: skp_dot4r gives those of
+       rows z0..z3 with one probe x.  Independent dependency chains keep the
+       adders busy, and a loaded probe vector serves four rows.  With GCC's
+       vector extensions the partial sums s_0..s_3 of a pair are one vector,
+       lane i holding s_i only; without them, the scalar loop. */
     #if defined(__GNUC__) && (defined(__clang__) || __GNUC__ >= 9)
     #define SKP_VECTORS 1
     typedef double skp_v4d __attribute__((vector_size(32)));
@@ -190,33 +193,6 @@ cdef extern from *:
              for (g = f; g < d; g++) t_ += (z)[g] * (x)[g];                  \
              (acc)[0] = t_; } while (0)
     #define SKP_DOTBLOCKS(SUF, T)                                             \
-    static inline void skp_dot8_##SUF(                                       \
-            const T *z0, const T *z1, const double *x0, const double *x1,    \
-            const double *x2, const double *x3, Py_ssize_t d,                \
-            double *out0, double *out1) {                                    \
-        Py_ssize_t f, g;                                                     \
-        const skp_v4d zero = {0.0, 0.0, 0.0, 0.0};                           \
-        skp_v4d a0 = zero, a1 = zero, a2 = zero, a3 = zero;                  \
-        skp_v4d b0 = zero, b1 = zero, b2 = zero, b3 = zero;                  \
-        for (f = 0; f + 4 <= d; f += 4) {                                    \
-            skp_v4d u = skp_load4_##SUF(z0 + f), v = skp_load4_##SUF(z1 + f);\
-            skp_v4d p = skp_load4_d(x0 + f);                                 \
-            a0 += u * p; b0 += v * p;                                        \
-            p = skp_load4_d(x1 + f); a1 += u * p; b1 += v * p;               \
-            p = skp_load4_d(x2 + f); a2 += u * p; b2 += v * p;               \
-            p = skp_load4_d(x3 + f); a3 += u * p; b3 += v * p;               \
-        }                                                                    \
-        if (f < d) {                                                         \
-            SKP_TAIL(a0, z0, x0); SKP_TAIL(a1, z0, x1);                      \
-            SKP_TAIL(a2, z0, x2); SKP_TAIL(a3, z0, x3);                      \
-            SKP_TAIL(b0, z1, x0); SKP_TAIL(b1, z1, x1);                      \
-            SKP_TAIL(b2, z1, x2); SKP_TAIL(b3, z1, x3);                      \
-        }                                                                    \
-        skp_v4d r0 = skp_reduce4(a0, a1, a2, a3);                            \
-        skp_v4d r1 = skp_reduce4(b0, b1, b2, b3);                            \
-        memcpy(out0, &r0, sizeof r0);                                        \
-        memcpy(out1, &r1, sizeof r1);                                        \
-    }                                                                        \
     static inline void skp_dot4r_##SUF(                                      \
             const T *z0, const T *z1, const T *z2, const T *z3,              \
             const double *x, Py_ssize_t d, double *out) {                    \
@@ -239,15 +215,6 @@ cdef extern from *:
     }
     #else
     #define SKP_DOTBLOCKS(SUF, T)                                             \
-    static inline void skp_dot8_##SUF(                                       \
-            const T *z0, const T *z1, const double *x0, const double *x1,    \
-            const double *x2, const double *x3, Py_ssize_t d,                \
-            double *out0, double *out1) {                                    \
-        out0[0] = skp_dot_##SUF(z0, x0, d); out0[1] = skp_dot_##SUF(z0, x1, d);\
-        out0[2] = skp_dot_##SUF(z0, x2, d); out0[3] = skp_dot_##SUF(z0, x3, d);\
-        out1[0] = skp_dot_##SUF(z1, x0, d); out1[1] = skp_dot_##SUF(z1, x1, d);\
-        out1[2] = skp_dot_##SUF(z1, x2, d); out1[3] = skp_dot_##SUF(z1, x3, d);\
-    }                                                                        \
     static inline void skp_dot4r_##SUF(                                      \
             const T *z0, const T *z1, const T *z2, const T *z3,              \
             const double *x, Py_ssize_t d, double *out) {                    \
@@ -257,6 +224,107 @@ cdef extern from *:
     #endif
     SKP_DOTBLOCKS(d, double)
     SKP_DOTBLOCKS(f, float)
+
+    /* The several-probe passes of the blocked walk use another order, the
+       chunk order: the features are cut into chunks of SKP_CHUNK, each
+       chunk is summed left to right from zero, and the chunk sums are added
+       left to right (skp_cdot).  Lanes are probes there: the probes are
+       packed in panels of SKP_PANEL, feature-major
+       (panel[f * SKP_PANEL + lane]), and a row's feature, broadcast, meets
+       eight probes at once, with no reduction across lanes at the end.  The
+       chunks keep the dependency chain of a single row short. */
+    #define SKP_PANEL 8
+    #define SKP_CHUNK 32
+    #define SKP_CDOT(SUF, T)                                                  \
+    static inline double skp_cdot_##SUF(const T *z, const double *x,         \
+                                        Py_ssize_t stride, Py_ssize_t d) {   \
+        double total = 0.0;                                                  \
+        for (Py_ssize_t c = 0; c < d; c += SKP_CHUNK) {                      \
+            Py_ssize_t e = c + SKP_CHUNK < d ? c + SKP_CHUNK : d;            \
+            double s = 0.0;                                                  \
+            for (Py_ssize_t f = c; f < e; f++) s += z[f] * x[f * stride];    \
+            total += s;                                                      \
+        }                                                                    \
+        return total;                                                        \
+    }
+    SKP_CDOT(d, double)
+    SKP_CDOT(f, float)
+
+    /* out[lane * ld + r] = skp_cdot(z[r], lane of panel) for r < R and the
+       first 4 V lanes (R = 1 or 4 rows, V = 1 or 2 vectors of four lanes):
+       a line of out per probe. */
+    #ifdef SKP_VECTORS
+    /* (a0, a1, a2, a3) -> their transpose, each vector to out + k * ld. */
+    static inline void skp_store_transposed(skp_v4d a0, skp_v4d a1, skp_v4d a2,
+                                            skp_v4d a3, double *out,
+                                            Py_ssize_t ld) {
+        const skp_v4i even = {0, 4, 2, 6}, odd = {1, 5, 3, 7};
+        const skp_v4i lo = {0, 1, 4, 5}, hi = {2, 3, 6, 7};
+        skp_v4d t0 = __builtin_shuffle(a0, a1, even);
+        skp_v4d t1 = __builtin_shuffle(a0, a1, odd);
+        skp_v4d t2 = __builtin_shuffle(a2, a3, even);
+        skp_v4d t3 = __builtin_shuffle(a2, a3, odd);
+        skp_v4d b0 = __builtin_shuffle(t0, t2, lo);
+        skp_v4d b1 = __builtin_shuffle(t1, t3, lo);
+        skp_v4d b2 = __builtin_shuffle(t0, t2, hi);
+        skp_v4d b3 = __builtin_shuffle(t1, t3, hi);
+        memcpy(out, &b0, sizeof b0);
+        memcpy(out + ld, &b1, sizeof b1);
+        memcpy(out + 2 * ld, &b2, sizeof b2);
+        memcpy(out + 3 * ld, &b3, sizeof b3);
+    }
+    #define SKP_TILE(SUF, T, R, V)                                            \
+    static inline __attribute__((always_inline)) void                        \
+    skp_tile##R##x##V##_##SUF(                                               \
+            const T *const *z, const double *panel, Py_ssize_t d,            \
+            double *out, Py_ssize_t ld) {                                    \
+        const skp_v4d zero = {0.0, 0.0, 0.0, 0.0};                           \
+        skp_v4d acc[R * V], tot[R * V], p[V];                                \
+        int r, h;                                                            \
+        for (r = 0; r < R * V; r++) tot[r] = zero;                           \
+        for (Py_ssize_t c = 0; c < d; c += SKP_CHUNK) {                      \
+            Py_ssize_t e = c + SKP_CHUNK < d ? c + SKP_CHUNK : d;            \
+            for (r = 0; r < R * V; r++) acc[r] = zero;                       \
+            for (Py_ssize_t f = c; f < e; f++) {                             \
+                for (h = 0; h < V; h++)                                      \
+                    p[h] = skp_load4_d(panel + f * SKP_PANEL + 4 * h);       \
+                for (r = 0; r < R; r++) {                                    \
+                    double v = (double)z[r][f];                              \
+                    skp_v4d b = {v, v, v, v};                                \
+                    for (h = 0; h < V; h++) acc[V * r + h] += b * p[h];      \
+                }                                                            \
+            }                                                                \
+            for (r = 0; r < R * V; r++) tot[r] += acc[r];                    \
+        }                                                                    \
+        for (h = 0; h < V; h++) {                                            \
+            if (R == 4) {                                                    \
+                skp_store_transposed(tot[h], tot[V + h], tot[2 * V + h],     \
+                                     tot[3 * V + h], out + 4 * h * ld, ld);  \
+            } else {                                                         \
+                for (int k = 0; k < 4; k++)                                  \
+                    out[(4 * h + k) * ld] = tot[h][k];                       \
+            }                                                                \
+        }                                                                    \
+    }
+    #else
+    #define SKP_TILE(SUF, T, R, V)                                            \
+    static inline void skp_tile##R##x##V##_##SUF(                            \
+            const T *const *z, const double *panel, Py_ssize_t d,            \
+            double *out, Py_ssize_t ld) {                                    \
+        for (int r = 0; r < R; r++)                                          \
+            for (int lane = 0; lane < 4 * V; lane++)                         \
+                out[lane * ld + r] = skp_cdot_##SUF(z[r], panel + lane,      \
+                                                    SKP_PANEL, d);           \
+    }
+    #endif
+    SKP_TILE(d, double, 1, 1)
+    SKP_TILE(d, double, 1, 2)
+    SKP_TILE(d, double, 4, 1)
+    SKP_TILE(d, double, 4, 2)
+    SKP_TILE(f, float, 1, 1)
+    SKP_TILE(f, float, 1, 2)
+    SKP_TILE(f, float, 4, 1)
+    SKP_TILE(f, float, 4, 2)
 
     /* The squared euclidean distance from the dot product and the squared
        norms (each a skp_dot of the row with itself), as scikit-learn's
@@ -269,6 +337,7 @@ cdef extern from *:
         double t = -gamma * (s > 0.0 ? s : 0.0);
         return SKP_CLAMP(t);
     }
+
 
     /* The reductions for d == 2 (no loop, no partial sums; rbf from the
        differences, which costs no more there). */
@@ -337,66 +406,127 @@ cdef extern from *:
     SKP_DENSE_PASS(skp_dense_pass_d, d, double)
     SKP_DENSE_PASS(skp_dense_pass_f, f, float)
 
-    /* Pass 1 of m kernel columns at once: outs[q][j - start] = the value
-       of the single-probe pass for row z_j and probe q (the rows of
-       ``probes`` (m, d), with squared norms ``xsq``).  Each row of Z is
-       read from memory once for all the probes. */
+    /* 1 if a value is NaN or infinite (all exponent bits set), else 0:
+       integer tests, which vectorize (floating-point ones do not, under the
+       default trapping-math rules). */
+    static inline int skp_nonfinite_in(const double *x, Py_ssize_t n) {
+        const uint64_t exponent = 0x7FF0000000000000ULL;
+        uint64_t found = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            uint64_t bits;
+            memcpy(&bits, x + j, sizeof bits);
+            found |= (uint64_t)((bits & exponent) == exponent);
+        }
+        return found != 0;
+    }
+
+    /* Pass 1 of m kernel columns at once, over the rows z_j listed in
+       rows[0..n_list): outs[q][j - base] = the reduction of row z_j with
+       probe q.  d == 2 and mode 2 (l1) compute what skp_dense_pass does;
+       otherwise the dot products are in chunk order, from the probes packed
+       in panels (``panels``, zeros past the last probe), and mode 1 writes
+       the kernel value itself, exp(rbf argument) + add (xsq: the probes'
+       squared norms).  Returns 1 if such a value is not finite, else 0.
+       Each row of Z is read once for all the probes.  The rows go by
+       blocks of SKP_ROWS: the dot products of a block wait in ``work``
+       (m lines of SKP_ROWS doubles), where the exponentials run as
+       vectorized loops over contiguous values. */
+    #define SKP_ROWS 64
     #define SKP_DENSE_MULTI(NAME, SUF, T)                                     \
-    SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
-                                Py_ssize_t start, Py_ssize_t stop,           \
-                                const double *probes, const double *xsq,     \
-                                Py_ssize_t m, const double *zsq,             \
-                                double gamma, double *const *outs) {         \
-        Py_ssize_t j, q, i, i_stop;                                          \
-        double r0[4], r1[4];                                                 \
+    SKP_CLONES static int NAME(int mode, const T *values, Py_ssize_t d,      \
+                               const int *rows, Py_ssize_t n_list,           \
+                               Py_ssize_t base, const double *probes,        \
+                               const double *panels, const double *xsq,      \
+                               Py_ssize_t m, const double *zsq, double gamma,\
+                               double add, double *const *outs,              \
+                               double *work) {                               \
+        Py_ssize_t t, t0, nb, q, p, j;                                       \
+        Py_ssize_t n_panels = (m + SKP_PANEL - 1) / SKP_PANEL;               \
+        const T *z[4];                                                       \
+        double zb[SKP_ROWS];                                                 \
+        int bad = 0, r, n_r, lanes;                                          \
         if (d == 2 || mode == 2) {                                           \
-            for (j = start; j < stop; j++) {                                 \
-                const T *z = values + j * d;                                 \
+            for (t = 0; t < n_list; t++) {                                   \
+                j = rows[t];                                                 \
+                const T *zj = values + j * d;                                \
                 if (d == 2) {                                                \
                     for (q = 0; q < m; q++)                                  \
-                        SKP_PAIR2(mode, z[0], z[1], probes[2 * q],           \
+                        SKP_PAIR2(mode, zj[0], zj[1], probes[2 * q],         \
                                   probes[2 * q + 1], gamma,                  \
-                                  outs[q][j - start]);                       \
+                                  outs[q][j - base]);                        \
                 } else {                                                     \
                     for (q = 0; q < m; q++)                                  \
-                        outs[q][j - start] = skp_l1dist_##SUF(               \
-                            z, probes + q * d, d, gamma);                    \
+                        outs[q][j - base] = skp_l1dist_##SUF(                \
+                            zj, probes + q * d, d, gamma);                   \
                 }                                                            \
             }                                                                \
-            return;                                                          \
+            return 0;                                                        \
         }                                                                    \
-        for (j = start; j < stop; j += 2) {                                  \
-            /* Two rows at a time (the last one twice if alone). */          \
-            const T *z0 = values + j * d;                                    \
-            const T *z1 = j + 1 < stop ? z0 + d : z0;                        \
-            i_stop = j + 1 < stop ? 2 : 1;                                   \
-            for (q = 0; q + 4 <= m; q += 4) {                                \
-                const double *x = probes + q * d;                            \
-                skp_dot8_##SUF(z0, z1, x, x + d, x + 2 * d, x + 3 * d, d,    \
-                               r0, r1);                                      \
-                for (i = 0; i < 4; i++) {                                    \
-                    outs[q + i][j - start] = r0[i];                          \
-                    if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
-                }                                                            \
+        if (n_list == 1) {                                                   \
+            /* One row (a visit): the probes' values in one line. */        \
+            j = rows[0];                                                     \
+            z[0] = values + j * d;                                           \
+            for (p = 0; p < n_panels; p++) {                                 \
+                if (m - p * SKP_PANEL > 4)                                   \
+                    skp_tile1x2_##SUF(z, panels + p * d * SKP_PANEL, d,      \
+                                      work + p * SKP_PANEL, 1);              \
+                else                                                         \
+                    skp_tile1x1_##SUF(z, panels + p * d * SKP_PANEL, d,      \
+                                      work + p * SKP_PANEL, 1);              \
             }                                                                \
-            if (q < m) {                                                     \
-                /* The last probes, padded with copies of the last one. */   \
-                const double *x = probes + q * d, *last = probes + (m - 1) * d;\
-                skp_dot8_##SUF(z0, z1, x, q + 1 < m ? x + d : last,          \
-                               q + 2 < m ? x + 2 * d : last, last, d, r0, r1);\
-                for (i = 0; q + i < m; i++) {                                \
-                    outs[q + i][j - start] = r0[i];                          \
-                    if (i_stop == 2) outs[q + i][j + 1 - start] = r1[i];     \
-                }                                                            \
+            if (mode == 1) {                                                 \
+                for (q = 0; q < m; q++)                                      \
+                    work[q] = skp_rbf_arg(work[q], zsq[j], xsq[q], gamma);   \
+                for (q = 0; q < m; q++)                                      \
+                    work[q] = skp_exp_clamped(work[q]) + add;                \
+                bad = skp_nonfinite_in(work, m);                             \
             }                                                                \
+            for (q = 0; q < m; q++) outs[q][j - base] = work[q];             \
+            return bad;                                                      \
         }                                                                    \
-        if (mode == 1) {                                                     \
+        for (t0 = 0; t0 < n_list; t0 += SKP_ROWS) {                          \
+            nb = n_list - t0 < SKP_ROWS ? n_list - t0 : SKP_ROWS;            \
+            for (t = 0; t < nb; t += n_r) {                                  \
+                n_r = nb - t >= 4 ? 4 : 1;                                   \
+                for (r = 0; r < n_r; r++)                                    \
+                    z[r] = values + (Py_ssize_t)rows[t0 + t + r] * d;        \
+                for (p = 0; p < n_panels; p++) {                             \
+                    const double *panel = panels + p * d * SKP_PANEL;        \
+                    double *w = work + p * SKP_PANEL * SKP_ROWS + t;         \
+                    /* The last panel's second half only if it has probes. */\
+                    lanes = m - p * SKP_PANEL;                               \
+                    if (lanes > SKP_PANEL) lanes = SKP_PANEL;                \
+                    if (lanes > 4) {                                         \
+                        if (n_r == 4)                                        \
+                            skp_tile4x2_##SUF(z, panel, d, w, SKP_ROWS);     \
+                        else                                                 \
+                            skp_tile1x2_##SUF(z, panel, d, w, SKP_ROWS);     \
+                    } else {                                                 \
+                        if (n_r == 4)                                        \
+                            skp_tile4x1_##SUF(z, panel, d, w, SKP_ROWS);     \
+                        else                                                 \
+                            skp_tile1x1_##SUF(z, panel, d, w, SKP_ROWS);     \
+                    }                                                        \
+                }                                                            \
+            }                                                                \
+            if (mode == 1) {                                                 \
+                for (t = 0; t < nb; t++) zb[t] = zsq[rows[t0 + t]];          \
+                for (q = 0; q < m; q++) {                                    \
+                    double *v = work + q * SKP_ROWS, xq = xsq[q];            \
+                    for (t = 0; t < nb; t++)                                 \
+                        v[t] = skp_rbf_arg(v[t], zb[t], xq, gamma);          \
+                    for (t = 0; t < nb; t++)                                 \
+                        v[t] = skp_exp_clamped(v[t]) + add;                  \
+                    bad |= skp_nonfinite_in(v, nb);                          \
+                }                                                            \
+            }                                                                \
             for (q = 0; q < m; q++) {                                        \
-                double *o = outs[q] - start, xq = xsq[q];                    \
-                for (j = start; j < stop; j++)                               \
-                    o[j] = skp_rbf_arg(o[j], zsq[j], xq, gamma);             \
+                double *o = outs[q] - base;                                  \
+                const double *v = work + q * SKP_ROWS;                       \
+                for (t = 0; t < nb; t++) o[rows[t0 + t]] = v[t];             \
             }                                                                \
         }                                                                    \
+        return bad;                                                          \
     }
     SKP_DENSE_MULTI(skp_dense_multi_d, d, double)
     SKP_DENSE_MULTI(skp_dense_multi_f, f, float)
@@ -408,18 +538,9 @@ cdef extern from *:
             out[j] = skp_dot_d(values + j * d, values + j * d, d);
     }
 
-    /* 1 if a value is NaN or infinite (all exponent bits set), else 0:
-       integer tests, which vectorize (floating-point ones do not, under the
-       default trapping-math rules). */
+    /* skp_nonfinite_in, vectorized for the CPU. */
     SKP_CLONES static int skp_any_nonfinite(const double *x, Py_ssize_t n) {
-        const uint64_t exponent = 0x7FF0000000000000ULL;
-        uint64_t found = 0;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            uint64_t bits;
-            memcpy(&bits, x + j, sizeof bits);
-            found |= (uint64_t)((bits & exponent) == exponent);
-        }
-        return found != 0;
+        return skp_nonfinite_in(x, n);
     }
 
     /* scores[j] += delta * column[j]: the update of a binary problem. */
@@ -446,16 +567,24 @@ cdef extern from *:
     void skp_axpy(double* scores, const double* column, Py_ssize_t n,
                   double delta) noexcept nogil
     int skp_any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil
-    void skp_dense_multi_d(int mode, const double* values, Py_ssize_t d,
-                           Py_ssize_t start, Py_ssize_t stop,
-                           const double* probes, const double* xsq,
-                           Py_ssize_t m, const double* zsq, double gamma,
-                           double** outs) noexcept nogil
-    void skp_dense_multi_f(int mode, const float* values, Py_ssize_t d,
-                           Py_ssize_t start, Py_ssize_t stop,
-                           const double* probes, const double* xsq,
-                           Py_ssize_t m, const double* zsq, double gamma,
-                           double** outs) noexcept nogil
+    enum: SKP_PANEL
+    enum: SKP_ROWS
+    enum: SKP_CHUNK
+    int skp_dense_multi_d(int mode, const double* values, Py_ssize_t d,
+                          const int* rows, Py_ssize_t n_list, Py_ssize_t base,
+                          const double* probes, const double* panels,
+                          const double* xsq, Py_ssize_t m, const double* zsq,
+                          double gamma, double add, double** outs,
+                          double* work) noexcept nogil
+    int skp_dense_multi_f(int mode, const float* values, Py_ssize_t d,
+                          const int* rows, Py_ssize_t n_list, Py_ssize_t base,
+                          const double* probes, const double* panels,
+                          const double* xsq, Py_ssize_t m, const double* zsq,
+                          double gamma, double add, double** outs,
+                          double* work) noexcept nogil
+
+# The chunk length of the chunk order of the several-probe passes.
+CHUNK = SKP_CHUNK
 
 # Kernel codes, mirrored in ``_kernel.py``.
 cdef enum:
@@ -562,7 +691,12 @@ cdef struct Walk:
     int* new_row
     int* new_pend
     long long* new_stamp
+    bint final
+    bint symmetric
+    int* list_rows
     double* probes
+    double* panels
+    double* multi_work
     double* probe_norm
     double* probe_sq
     double* kval
@@ -641,19 +775,31 @@ cdef inline double _probe_sq(
     return 0.0
 
 
-cdef inline void _dense_pass_multi(
-    int kind, const floating* values, Py_ssize_t n_features, Py_ssize_t start,
-    Py_ssize_t stop, const double* probes, const double* xsq, Py_ssize_t m,
-    const double* zsq, double gamma, double** outs,
+cdef inline int _dense_pass_multi(
+    int kind, const floating* values, Py_ssize_t n_features, const int* rows,
+    Py_ssize_t n_list, Py_ssize_t base, const double* probes,
+    const double* panels, const double* xsq, Py_ssize_t m, const double* zsq,
+    double gamma, double add, double** outs, double* work,
 ) noexcept nogil:
-    """Pass 1 of ``m`` columns at once for dense rows (``skp_dense_multi``):
-    the same values as ``m`` calls of :func:`_dense_pass`."""
+    """Pass 1 of ``m`` columns at once for the dense rows ``rows[:n_list]``
+    (``skp_dense_multi``, with ``work`` of ``m * SKP_ROWS`` doubles, ``m``
+    rounded up to whole panels); returns 1 if a value is not finite.  With
+    :func:`_multi_is_final`, the values written are the kernel values plus
+    ``add``, otherwise :func:`_transform` turns them into those."""
     if floating is double:
-        skp_dense_multi_d(_dense_mode(kind), values, n_features, start, stop,
-                          probes, xsq, m, zsq, gamma, outs)
+        return skp_dense_multi_d(_dense_mode(kind), values, n_features, rows,
+                                 n_list, base, probes, panels, xsq, m, zsq,
+                                 gamma, add, outs, work)
     else:
-        skp_dense_multi_f(_dense_mode(kind), values, n_features, start, stop,
-                          probes, xsq, m, zsq, gamma, outs)
+        return skp_dense_multi_f(_dense_mode(kind), values, n_features, rows,
+                                 n_list, base, probes, panels, xsq, m, zsq,
+                                 gamma, add, outs, work)
+
+
+cdef inline bint _multi_is_final(int kind, Py_ssize_t n_features) noexcept nogil:
+    """Whether :func:`_dense_pass_multi` writes final kernel values (dense
+    rbf with d != 2: the exponential is applied in the pass)."""
+    return kind == KERNEL_RBF and n_features != 2
 
 
 cdef inline void _dense_pass(
@@ -973,39 +1119,79 @@ cdef void _add_column_of(
 
 # -- the blocked walk ----------------------------------------------------------
 
+cdef void _pack_probe(Walk* w, Py_ssize_t q) noexcept nogil:
+    """Copy pending probe ``q`` (row ``q`` of ``probes``) to its lane of the
+    panels, and its squared norm to ``probe_sq``; a new panel starts as
+    zeros (its lanes past the last probe stay zeros)."""
+    cdef Py_ssize_t f, d = w.n_features
+    cdef double* panel = w.panels + (q // SKP_PANEL) * d * SKP_PANEL
+    cdef const double* x = w.probes + q * d
+    if q % SKP_PANEL == 0:
+        memset(panel, 0, sizeof(double) * d * SKP_PANEL)
+        memset(w.probe_sq + q, 0, sizeof(double) * SKP_PANEL)
+    panel += q % SKP_PANEL
+    for f in range(d):
+        panel[f * SKP_PANEL] = x[f]
+    w.probe_sq[q] = _probe_sq(w.kern.kind, x, d)
+
+
 cdef int _flush(
     const floating* values, Walk* w, Py_ssize_t n_pend, Py_ssize_t n_new,
 ) noexcept nogil:
     """Compute the columns of the ``n_new`` pending new probes in one pass
     over Z, then add the ``n_pend`` pending updates to the scores, in the
-    order they happened.  Returns a status."""
-    cdef Py_ssize_t q, l, r, K = w.n_rows
+    order they happened.  Returns a status.
+
+    With ``symmetric``, the entry of a row whose column is cached already is
+    copied from that column: every kernel value comes from reductions that
+    do not depend on which of the two rows is the probe (the products
+    commute and are summed in the same order), so the Gram matrix is exactly
+    symmetric and the copy equals the value computed."""
+    cdef Py_ssize_t q, l, j, n_list = 0, base = w.track_from
     cdef int bad = 0
+    cdef const double* src
     if n_new:
         for q in range(n_new):
             l = _free_line(w.cache, w.capacity, w.line_of_row, w.row_of_line,
                            w.line_used, w.counters, -1)
-            w.outs[q] = w.cache + l * w.n_track
+            w.outs[q] = w.cache + l * w.n_track - base
             w.pend_line[w.new_pend[q]] = <int> l
-        _dense_pass_multi(w.kern.kind, values, w.n_features, w.track_from,
-                          w.n_z, w.probes, w.probe_sq, n_new, w.znorm,
-                          w.kern.gamma, w.outs)
-        for q in range(n_new):
-            bad |= _transform(&w.kern, w.znorm + w.track_from,
-                              w.probe_norm[q], w.outs[q], w.n_track)
+        for j in range(base, w.n_z):
+            if not w.symmetric or w.line_of_row[j] < 0:
+                w.list_rows[n_list] = <int> j
+                n_list += 1
+            elif not w.final:
+                # A finite placeholder for _transform, until the copy below.
+                for q in range(n_new):
+                    w.outs[q][j] = 0.0
+        bad = _dense_pass_multi(w.kern.kind, values, w.n_features,
+                                w.list_rows, n_list, 0, w.probes, w.panels,
+                                w.probe_sq, n_new, w.znorm, w.kern.gamma,
+                                w.kern.add, w.outs, w.multi_work)
+        if not w.final:
+            for q in range(n_new):
+                bad |= _transform(&w.kern, w.znorm + base, w.probe_norm[q],
+                                  w.outs[q] + base, w.n_track)
         if bad:
             # The lines taken here stay unmapped, hence free.
             return STATUS_NONFINITE_KERNEL
+        if n_list < w.n_track:
+            for j in range(base, w.n_z):
+                l = w.line_of_row[j]
+                if l >= 0:
+                    src = w.cache + l * w.n_track - base
+                    for q in range(n_new):
+                        w.outs[q][j] = src[w.new_row[q]]
         for q in range(n_new):
-            r = w.new_row[q]
+            j = w.new_row[q]
             l = w.pend_line[w.new_pend[q]]
-            w.row_of_line[l] = <int> r
-            w.line_of_row[r] = <int> l
+            w.row_of_line[l] = <int> j
+            w.line_of_row[j] = <int> l
             w.line_used[l] = w.new_stamp[q]
-            w.seen[r] = 1
+            w.seen[j] = 1
     for q in range(n_pend):
         _add_column_of(w, w.cache + w.pend_line[q] * w.n_track,
-                       w.pend_urows + q * K, w.pend_delta + q * K,
+                       w.pend_urows + q * w.n_rows, w.pend_delta + q * w.n_rows,
                        w.pend_nup[q])
     return STATUS_DONE
 
@@ -1021,19 +1207,23 @@ cdef int _walk_blocked(
     An update whose column is not in the cache yet is left pending; the
     score of a later visit is its stored score plus the pending updates,
     in order, with the kernel values between the visited sample and the
-    pending new probes computed for that one row.  Once ``block`` updates
-    are pending, or the per-row kernel values cost ``pair_budget`` pairs,
-    one pass over Z computes every pending column and the pending updates
+    pending new probes computed for that one row (or read from its column,
+    by symmetry, when it has one).  Once ``block`` updates are pending, or
+    the per-row kernel values cost ``pair_budget`` pairs, one pass over Z
+    computes every pending column (:func:`_flush`) and the pending updates
     reach the scores in the order they happened.  Every score is therefore
-    the sum of the same terms in the same order as in :func:`_walk`, and
-    every kernel value comes from the same reductions: the two walks agree
-    bit for bit, but Z is read once per block instead of once per new
-    support vector (reading Z, larger than the L2 cache, bounds the time
-    of a column)."""
+    the sum of the same terms in the same order as in :func:`_walk`; the
+    kernel values come from the several-probe pass, whose dot products are
+    summed in chunk order instead of the four partial sums of the
+    one-column pass.  The two walks agree bit for bit when the dot products
+    are exact (e.g. features on a grid of small integers), and up to
+    rounding otherwise.  Z is read once per block instead of once per new
+    support vector, and each read of a row serves eight probes at once."""
     cdef Py_ssize_t t, i, p, k, u, q, n_up, l, K = w.n_rows
     cdef Py_ssize_t d = w.n_features, n_pend = 0, n_new = 0, pairs = 0
-    cdef int c, status
+    cdef int c, status, row
     cdef double score, v
+    cdef const double* col
     cdef double stats[3]
     for q in range(w.block):
         w.kval_outs[q] = w.kval + q
@@ -1053,18 +1243,27 @@ cdef int _walk_blocked(
         for k in range(K):
             w.run[k] = w.scores[k * w.n_z + i]
         if n_pend:
-            if n_new:
-                _dense_pass_multi(w.kern.kind, values, d, i, i + 1, w.probes,
-                                  w.probe_sq, n_new, w.znorm, w.kern.gamma,
-                                  w.kval_outs)
-                if w.kern.kind == KERNEL_COSINE:
-                    status = 0
+            l = w.line_of_row[i]
+            if n_new and l >= 0:
+                # By symmetry, from the cached column of the visited row.
+                col = w.cache + l * w.n_track - w.track_from
+                for q in range(n_new):
+                    w.kval[q] = col[w.new_row[q]]
+            elif n_new:
+                row = <int> i
+                status = _dense_pass_multi(
+                    w.kern.kind, values, d, &row, 1, i, w.probes, w.panels,
+                    w.probe_sq, n_new, w.znorm, w.kern.gamma, w.kern.add,
+                    w.kval_outs, w.multi_work)
+                if w.final:
+                    pass
+                elif w.kern.kind == KERNEL_COSINE:
                     for q in range(n_new):
                         status |= _transform(&w.kern, w.znorm + i,
                                              w.probe_norm[q], w.kval + q, 1)
                 else:
-                    status = _transform(&w.kern, w.znorm + i, 0.0, w.kval,
-                                        n_new)
+                    status |= _transform(&w.kern, w.znorm + i, 0.0, w.kval,
+                                         n_new)
                 if status:
                     t_io[0] = t
                     need_row[0] = i
@@ -1116,8 +1315,7 @@ cdef int _walk_blocked(
                     _load_probe(values, w.indices, w.indptr, False, d, i,
                                 w.probes + n_new * d, stats)
                     w.probe_norm[n_new] = stats[2]
-                    w.probe_sq[n_new] = _probe_sq(w.kern.kind,
-                                                  w.probes + n_new * d, d)
+                    _pack_probe(w, n_new)
                     n_new += 1
             for u in range(n_up):
                 k = w.upd_rows[u]
@@ -1348,8 +1546,9 @@ def walk(
         With ``block > 0``, a dense Z, a built-in kernel, no budget and a
         cache with a line for every row of Z, the columns of new support
         vectors are computed up to ``block`` at a time
-        (:func:`_walk_blocked`; same result bit for bit).  Otherwise, or with
-        ``block=0``, one at a time.
+        (:func:`_walk_blocked`; the same result up to the rounding of the
+        dot products, which are summed in another order).  Otherwise, or
+        with ``block=0``, one at a time.
 
     Returns
     -------
@@ -1420,10 +1619,18 @@ def walk(
     cdef void* reals = NULL
     cdef void* pointers = NULL
     cdef Py_ssize_t K = w.n_rows, B = w.block
+    # Panels of packed probes: B rounded up to whole panels.
+    cdef Py_ssize_t B_lanes = (B + SKP_PANEL - 1) // SKP_PANEL * SKP_PANEL
     if B > 0:
         w.pair_budget = max(w.n_track // 2, 1)
-        ints = malloc(sizeof(int) * B * (6 + K) + sizeof(long long) * B)
-        reals = malloc(sizeof(double) * (B * (K + n_features + 3) + K))
+        w.final = _multi_is_final(kind, n_features)
+        # _flush's copy of symmetric entries needs a finite placeholder for
+        # the transform of pass 1's values: "poly" could overflow on it.
+        w.symmetric = kind != KERNEL_POLY
+        ints = malloc(sizeof(int) * (B * (6 + K) + n_z)
+                      + sizeof(long long) * B)
+        reals = malloc(sizeof(double) * (B * (K + n_features + 2) + K
+                                         + B_lanes * (n_features + 1 + SKP_ROWS)))
         pointers = malloc(sizeof(double*) * 2 * B)
         if ints == NULL or reals == NULL or pointers == NULL:
             free(ints)
@@ -1438,12 +1645,15 @@ def walk(
         w.new_row = w.pend_new + B
         w.new_pend = w.new_row + B
         w.pend_urows = w.new_pend + B
+        w.list_rows = w.pend_urows + B * K
         w.pend_delta = <double*> reals
         w.probes = w.pend_delta + B * K
         w.probe_norm = w.probes + B * n_features
-        w.probe_sq = w.probe_norm + B
-        w.kval = w.probe_sq + B
+        w.kval = w.probe_norm + B
         w.run = w.kval + B
+        w.panels = w.run + K
+        w.probe_sq = w.panels + B_lanes * n_features
+        w.multi_work = w.probe_sq + B_lanes
         w.outs = <double**> pointers
         w.kval_outs = w.outs + B
     try:
@@ -1593,6 +1803,65 @@ def kernel_rows(
                            n_features, 0, n_z, &z_norm[0], &work[0], stats,
                            &kern, &out[t, 0])
             _unload_probe(&indices[0], &indptr[0], sparse, t, &work[0])
+    return bad
+
+
+def several_columns(
+    const floating[::1] values,
+    Py_ssize_t n_features,
+    const double[::1] znorm,
+    int kind,
+    double gamma,
+    double coef0,
+    double degree,
+    double add,
+    const double[:, ::1] probes,
+    const double[::1] probe_norm,
+    const int[::1] rows,
+    double[:, ::1] out,
+):
+    """Write ``K(z_j, x_q) + add`` to ``out[q, j]`` for the rows ``j`` listed
+    in ``rows`` of a dense Z and every probe ``x_q`` (a row of ``probes``),
+    with the several-probe pass of the blocked walk (:func:`_flush`), all
+    probes in one pass; a visit's kernel values are the same pass with one
+    row.  ``znorm`` as in :func:`walk`, ``probe_norm`` the probes' norms
+    (read by "cosine").  ``out`` must hold zeros: the transform of the
+    kernels other than "rbf" runs over whole lines.  Returns 1 if a value is
+    not finite, else 0.  (Not used by the estimator; it exposes the pass to
+    the tests.)"""
+    cdef Py_ssize_t m = probes.shape[0], d = n_features, q, f
+    cdef Py_ssize_t n_lanes = (m + SKP_PANEL - 1) // SKP_PANEL * SKP_PANEL
+    cdef Kernel kern
+    cdef int bad = 0
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    if m == 0 or rows.shape[0] == 0:
+        return 0
+    kern.kind = kind
+    kern.gamma = gamma
+    kern.coef0 = coef0
+    kern.degree = degree
+    kern.add = add
+    panels = np.zeros(n_lanes * max(d, 1))
+    xsq = np.zeros(n_lanes)
+    work = np.zeros(n_lanes * SKP_ROWS)
+    cdef double[::1] panels_v = panels, xsq_v = xsq, work_v = work
+    outs = np.zeros(m, dtype=np.uintp)
+    cdef size_t[::1] outs_v = outs
+    for q in range(m):
+        for f in range(d):
+            panels_v[(q // SKP_PANEL) * d * SKP_PANEL + f * SKP_PANEL
+                     + q % SKP_PANEL] = probes[q, f]
+        xsq_v[q] = _probe_sq(kind, &probes[q, 0], d)
+        outs_v[q] = <size_t> &out[q, 0]
+    with nogil:
+        bad = _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
+                                &probes[0, 0], &panels_v[0], &xsq_v[0], m,
+                                &znorm[0], gamma, add, <double**> &outs_v[0],
+                                &work_v[0])
+        if not _multi_is_final(kind, d):
+            for q in range(m):
+                bad |= _transform(&kern, &znorm[0], probe_norm[q], &out[q, 0],
+                                  out.shape[1])
     return bad
 
 

@@ -23,7 +23,7 @@ from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_perceptrons import KernelPerceptron, Perceptron
+from sklearn_perceptrons import KernelPerceptron, Perceptron, _kernel_fast
 from sklearn_perceptrons._kernel import _Kernel
 
 SAMPLE_WEIGHT_XFAIL = {
@@ -346,6 +346,91 @@ def test_rbf_gram_is_exactly_symmetric_with_unit_diagonal(dtype, n_features):
                     rtol=1e-12, atol=1e-15)
 
 
+def _several_columns(kernel, Z, P, rows, params, add=0.0):
+    """K(Z[rows], P) + add by the blocked walk's several-probe pass, as an
+    (n_probes, n_rows of Z) array (zeros outside ``rows``)."""
+    kern = _Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
+                   None)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    probe_norms = np.zeros(P.shape[0])  # as the walk takes a probe's norm
+    _kernel_fast.row_norms(P.ravel(), np.zeros(1, dtype=np.int32), False,
+                           P.shape[0], P.shape[1], probe_norms)
+    out = np.zeros((P.shape[0], Z.shape[0]))
+    bad = _kernel_fast.several_columns(
+        Z.ravel(), Z.shape[1], kern.norms(Z), *kern.args, add, P, probe_norms,
+        np.asarray(rows, dtype=np.int32), out,
+    )
+    assert bad == 0
+    return out
+
+
+def _chunk_order_dot(z, x):
+    """The chunk order, in plain Python floats: chunks of CHUNK features
+    summed left to right from zero, the chunk sums added left to right."""
+    total = 0.0
+    for start in range(0, len(z), _kernel_fast.CHUNK):
+        chunk_sum = 0.0
+        for f in range(start, min(start + _kernel_fast.CHUNK, len(z))):
+            chunk_sum += float(z[f]) * float(x[f])
+        total += chunk_sum
+    return total
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 11),
+    n_features=st.integers(1, 70),
+    n_probes=st.integers(1, 19),
+    float32=st.booleans(),
+)
+def test_several_probe_pass_sums_in_chunk_order(seed, n, n_features, n_probes,
+                                                float32):
+    # The blocked walk's pass computes tiles of 4 rows x 8 probes (and
+    # single rows, and half panels of 4 probes): every dot product must
+    # still be the chunk-order sum, bit for bit, whichever tile it fell in,
+    # for every number of features (chunk and panel remainders), any subset
+    # of rows, and with all the probes at once, one probe or one row at a
+    # time.
+    rng = np.random.RandomState(seed)
+    Z = rng.normal(size=(n, n_features)).astype(
+        np.float32 if float32 else np.float64)
+    P = rng.normal(size=(n_probes, n_features))
+    rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False))
+    params = dict(gamma=1.0, degree=3, coef0=0.0)
+    got = _several_columns("linear", Z, P, rows, params)
+    expected = np.zeros_like(got)
+    for q in range(n_probes):
+        for j in rows:
+            expected[q, j] = _chunk_order_dot(Z[j], P[q])
+    assert_array_equal(got, expected)
+    for j in rows:
+        assert_array_equal(
+            _several_columns("linear", Z, P, [j], params)[:, j], got[:, j])
+    for q in range(n_probes):
+        assert_array_equal(
+            _several_columns("linear", Z, P[q : q + 1], rows, params)[0],
+            got[q])
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("n_features", [2, 7, 40, 64])
+def test_several_probe_pass_is_the_kernel_and_exactly_symmetric(
+        kernel, dtype, n_features):
+    # Against scikit-learn, with the constant feature added; and K(a, b) ==
+    # K(b, a) bit for bit, which the blocked walk relies on when it copies a
+    # new column's entries from the columns it has already.
+    rng = np.random.RandomState(n_features)
+    Z = (rng.normal(size=(23, n_features)) * 2.0).astype(dtype)
+    params = dict(gamma=0.02, degree=3, coef0=0.5)
+    gram = _several_columns(kernel, Z, Z, np.arange(23), params, add=1.0)
+    expected = pairwise_kernels(Z.astype(np.float64), metric=kernel,
+                                filter_params=True, **params) + 1.0
+    assert_allclose(gram, expected, rtol=1e-12, atol=1e-12)
+    assert_array_equal(gram, gram.T)
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
 def test_exponential_kernels_over_their_whole_range(kernel):
     # The vectorized exponential against NumPy's over 700 orders of magnitude,
@@ -440,6 +525,10 @@ def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
     # second use only): the computation must not depend on it.
     X, y = make_classification(120, n_features, n_informative=2,
                                n_redundant=0, flip_y=0.2, random_state=0)
+    # Features on a grid of quarters: exact dot products in any order, so
+    # that the blocked walk of the largest cache (its own summation order)
+    # gives the same bits too.
+    X = np.round(X * 4) / 4
     fits = [
         KernelPerceptron(max_iter=max_iter, budget=budget, average=True,
                          cache_size=size).fit(X, y)
@@ -516,12 +605,16 @@ def test_blocked_walk_equals_the_one_column_walk(
     seed, block, kernel, n_features, n_classes, average, shuffle, float32
 ):
     # Computing the columns of several new support vectors in one pass over
-    # the data (with the kernel values a visit needs computed for its row)
-    # adds the same terms in the same order: the fits agree bit for bit,
-    # whatever the block size, kernel, dtype, number of features (all the
-    # remainders of the four-wide dot products) and classes.
+    # the data (with the kernel values a visit needs computed for its row,
+    # or read from its column) adds the same terms in the same order.  The
+    # several-probe pass sums dot products in another order than the
+    # one-column pass; on features on a grid of halves both are exact, and
+    # the fits agree bit for bit, whatever the block size, kernel, dtype,
+    # number of features (all the remainders of the four-wide dot products)
+    # and classes.
     X, y = make_blobs(70, n_features=n_features, centers=n_classes,
                       cluster_std=3.0, random_state=seed)
+    X = np.round(X * 2) / 2
     if float32:
         X = X.astype(np.float32)
     params = {"kernel": kernel, "average": average, "shuffle": shuffle,
@@ -539,7 +632,8 @@ def test_blocked_walk_equals_the_one_column_walk(
 @pytest.mark.parametrize("block", [1, 2, 7, 32])
 def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
     X, y = multiclass_data(90, seed=3)
-    X = np.hstack([X, X ** 2])  # five features: a remainder of the dot blocks
+    X = np.round(X * 4) / 4  # exact dot products (see above)
+    X = np.hstack([X, X ** 2])  # six features: a remainder of the dot blocks
     weights = np.random.RandomState(0).uniform(0.2, 2.0, X.shape[0])
     params = {"kernel": "rbf", "gamma": 0.2, "threshold": 0.3, "average": True,
               "class_weight": "balanced", "max_iter": 5, "tol": None}

@@ -252,12 +252,13 @@ cdef extern from *:
 
     /* out[lane * ld + r] = skp_cdot(z[r], lane of panel) for r < R and the
        first 4 V lanes (R = 1 or 4 rows, V = 1 or 2 vectors of four lanes):
-       a line of out per probe. */
+       a line of out per probe.  Always inlined, so that the AVX2 clone of
+       the pass that calls them gets AVX2 code. */
     #ifdef SKP_VECTORS
     /* (a0, a1, a2, a3) -> their transpose, each vector to out + k * ld. */
-    static inline void skp_store_transposed(skp_v4d a0, skp_v4d a1, skp_v4d a2,
-                                            skp_v4d a3, double *out,
-                                            Py_ssize_t ld) {
+    static inline __attribute__((always_inline)) void
+    skp_store_transposed(skp_v4d a0, skp_v4d a1, skp_v4d a2, skp_v4d a3,
+                         double *out, Py_ssize_t ld) {
         const skp_v4i even = {0, 4, 2, 6}, odd = {1, 5, 3, 7};
         const skp_v4i lo = {0, 1, 4, 5}, hi = {2, 3, 6, 7};
         skp_v4d t0 = __builtin_shuffle(a0, a1, even);

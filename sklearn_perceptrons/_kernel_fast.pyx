@@ -427,25 +427,25 @@ cdef extern from *:
        otherwise the dot products are in chunk order, from the probes packed
        in panels (``panels``, zeros past the last probe), and mode 1 writes
        the kernel value itself, exp(rbf argument) + add (xsq: the probes'
-       squared norms).  Returns 1 if such a value is not finite, else 0.
-       Each row of Z is read once for all the probes.  The rows go by
+       squared norms), which is finite (the argument is clamped).  Each row
+       of Z is read once for all the probes.  The rows go by
        blocks of SKP_ROWS: the dot products of a block wait in ``work``
        (m lines of SKP_ROWS doubles), where the exponentials run as
        vectorized loops over contiguous values. */
     #define SKP_ROWS 64
     #define SKP_DENSE_MULTI(NAME, SUF, T)                                     \
-    SKP_CLONES static int NAME(int mode, const T *values, Py_ssize_t d,      \
-                               const int *rows, Py_ssize_t n_list,           \
-                               Py_ssize_t base, const double *probes,        \
-                               const double *panels, const double *xsq,      \
-                               Py_ssize_t m, const double *zsq, double gamma,\
-                               double add, double *const *outs,              \
-                               double *work) {                               \
+    SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
+                                const int *rows, Py_ssize_t n_list,          \
+                                Py_ssize_t base, const double *probes,       \
+                                const double *panels, const double *xsq,     \
+                                Py_ssize_t m, const double *zsq,             \
+                                double gamma, double add,                    \
+                                double *const *outs, double *work) {         \
         Py_ssize_t t, t0, nb, q, p, j;                                       \
         Py_ssize_t n_panels = (m + SKP_PANEL - 1) / SKP_PANEL;               \
         const T *z[4];                                                       \
         double zb[SKP_ROWS];                                                 \
-        int bad = 0, r, n_r, lanes;                                          \
+        int r, n_r, lanes;                                                   \
         if (d == 2 || mode == 2) {                                           \
             for (t = 0; t < n_list; t++) {                                   \
                 j = rows[t];                                                 \
@@ -461,7 +461,7 @@ cdef extern from *:
                             zj, probes + q * d, d, gamma);                   \
                 }                                                            \
             }                                                                \
-            return 0;                                                        \
+            return;                                                          \
         }                                                                    \
         if (n_list == 1) {                                                   \
             /* One row (a visit): the probes' values in one line. */        \
@@ -480,10 +480,9 @@ cdef extern from *:
                     work[q] = skp_rbf_arg(work[q], zsq[j], xsq[q], gamma);   \
                 for (q = 0; q < m; q++)                                      \
                     work[q] = skp_exp_clamped(work[q]) + add;                \
-                bad = skp_nonfinite_in(work, m);                             \
             }                                                                \
             for (q = 0; q < m; q++) outs[q][j - base] = work[q];             \
-            return bad;                                                      \
+            return;                                                          \
         }                                                                    \
         for (t0 = 0; t0 < n_list; t0 += SKP_ROWS) {                          \
             nb = n_list - t0 < SKP_ROWS ? n_list - t0 : SKP_ROWS;            \
@@ -518,7 +517,6 @@ cdef extern from *:
                         v[t] = skp_rbf_arg(v[t], zb[t], xq, gamma);          \
                     for (t = 0; t < nb; t++)                                 \
                         v[t] = skp_exp_clamped(v[t]) + add;                  \
-                    bad |= skp_nonfinite_in(v, nb);                          \
                 }                                                            \
             }                                                                \
             for (q = 0; q < m; q++) {                                        \
@@ -527,7 +525,6 @@ cdef extern from *:
                 for (t = 0; t < nb; t++) o[rows[t0 + t]] = v[t];             \
             }                                                                \
         }                                                                    \
-        return bad;                                                          \
     }
     SKP_DENSE_MULTI(skp_dense_multi_d, d, double)
     SKP_DENSE_MULTI(skp_dense_multi_f, f, float)
@@ -571,13 +568,13 @@ cdef extern from *:
     enum: SKP_PANEL
     enum: SKP_ROWS
     enum: SKP_CHUNK
-    int skp_dense_multi_d(int mode, const double* values, Py_ssize_t d,
+    void skp_dense_multi_d(int mode, const double* values, Py_ssize_t d,
                           const int* rows, Py_ssize_t n_list, Py_ssize_t base,
                           const double* probes, const double* panels,
                           const double* xsq, Py_ssize_t m, const double* zsq,
                           double gamma, double add, double** outs,
                           double* work) noexcept nogil
-    int skp_dense_multi_f(int mode, const float* values, Py_ssize_t d,
+    void skp_dense_multi_f(int mode, const float* values, Py_ssize_t d,
                           const int* rows, Py_ssize_t n_list, Py_ssize_t base,
                           const double* probes, const double* panels,
                           const double* xsq, Py_ssize_t m, const double* zsq,
@@ -776,7 +773,7 @@ cdef inline double _probe_sq(
     return 0.0
 
 
-cdef inline int _dense_pass_multi(
+cdef inline void _dense_pass_multi(
     int kind, const floating* values, Py_ssize_t n_features, const int* rows,
     Py_ssize_t n_list, Py_ssize_t base, const double* probes,
     const double* panels, const double* xsq, Py_ssize_t m, const double* zsq,
@@ -784,17 +781,17 @@ cdef inline int _dense_pass_multi(
 ) noexcept nogil:
     """Pass 1 of ``m`` columns at once for the dense rows ``rows[:n_list]``
     (``skp_dense_multi``, with ``work`` of ``m * SKP_ROWS`` doubles, ``m``
-    rounded up to whole panels); returns 1 if a value is not finite.  With
-    :func:`_multi_is_final`, the values written are the kernel values plus
-    ``add``, otherwise :func:`_transform` turns them into those."""
+    rounded up to whole panels).  With :func:`_multi_is_final`, the values
+    written are the kernel values plus ``add`` (always finite), otherwise
+    :func:`_transform` turns them into those."""
     if floating is double:
-        return skp_dense_multi_d(_dense_mode(kind), values, n_features, rows,
-                                 n_list, base, probes, panels, xsq, m, zsq,
-                                 gamma, add, outs, work)
+        skp_dense_multi_d(_dense_mode(kind), values, n_features, rows, n_list,
+                          base, probes, panels, xsq, m, zsq, gamma, add, outs,
+                          work)
     else:
-        return skp_dense_multi_f(_dense_mode(kind), values, n_features, rows,
-                                 n_list, base, probes, panels, xsq, m, zsq,
-                                 gamma, add, outs, work)
+        skp_dense_multi_f(_dense_mode(kind), values, n_features, rows, n_list,
+                          base, probes, panels, xsq, m, zsq, gamma, add, outs,
+                          work)
 
 
 cdef inline bint _multi_is_final(int kind, Py_ssize_t n_features) noexcept nogil:
@@ -896,9 +893,11 @@ cdef int _transform(
     cdef double gamma = kern.gamma, coef0 = kern.coef0, add = kern.add
     cdef int int_degree = <int> kern.degree
     cdef double s
-    # The exponential is vectorized.
+    # The exponential is vectorized.  Pass 1 clamps its arguments to
+    # [log(DBL_MIN), 0] (a NaN too), so its values are always finite.
     if kind == KERNEL_RBF or kind == KERNEL_LAPLACIAN:
         skp_exp_add(out, n, add)
+        return 0
     elif kind == KERNEL_LINEAR:
         for j in range(n):
             out[j] += add
@@ -1165,10 +1164,10 @@ cdef int _flush(
                 # A finite placeholder for _transform, until the copy below.
                 for q in range(n_new):
                     w.outs[q][j] = 0.0
-        bad = _dense_pass_multi(w.kern.kind, values, w.n_features,
-                                w.list_rows, n_list, 0, w.probes, w.panels,
-                                w.probe_sq, n_new, w.znorm, w.kern.gamma,
-                                w.kern.add, w.outs, w.multi_work)
+        _dense_pass_multi(w.kern.kind, values, w.n_features, w.list_rows,
+                          n_list, 0, w.probes, w.panels, w.probe_sq, n_new,
+                          w.znorm, w.kern.gamma, w.kern.add, w.outs,
+                          w.multi_work)
         if not w.final:
             for q in range(n_new):
                 bad |= _transform(&w.kern, w.znorm + base, w.probe_norm[q],
@@ -1252,10 +1251,11 @@ cdef int _walk_blocked(
                     w.kval[q] = col[w.new_row[q]]
             elif n_new:
                 row = <int> i
-                status = _dense_pass_multi(
-                    w.kern.kind, values, d, &row, 1, i, w.probes, w.panels,
-                    w.probe_sq, n_new, w.znorm, w.kern.gamma, w.kern.add,
-                    w.kval_outs, w.multi_work)
+                _dense_pass_multi(w.kern.kind, values, d, &row, 1, i, w.probes,
+                                  w.panels, w.probe_sq, n_new, w.znorm,
+                                  w.kern.gamma, w.kern.add, w.kval_outs,
+                                  w.multi_work)
+                status = 0
                 if w.final:
                     pass
                 elif w.kern.kind == KERNEL_COSINE:
@@ -1855,10 +1855,10 @@ def several_columns(
         xsq_v[q] = _probe_sq(kind, &probes[q, 0], d)
         outs_v[q] = <size_t> &out[q, 0]
     with nogil:
-        bad = _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
-                                &probes[0, 0], &panels_v[0], &xsq_v[0], m,
-                                &znorm[0], gamma, add, <double**> &outs_v[0],
-                                &work_v[0])
+        _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
+                          &probes[0, 0], &panels_v[0], &xsq_v[0], m,
+                          &znorm[0], gamma, add, <double**> &outs_v[0],
+                          &work_v[0])
         if not _multi_is_final(kind, d):
             for q in range(m):
                 bad |= _transform(&kern, &znorm[0], probe_norm[q], &out[q, 0],

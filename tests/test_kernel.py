@@ -431,6 +431,24 @@ def test_several_probe_pass_is_the_kernel_and_exactly_symmetric(
     assert_array_equal(gram, gram.T)
 
 
+@pytest.mark.skipif(np.finfo(np.longdouble).precision <= 15,
+                    reason="needs a long double wider than double")
+def test_exponential_is_accurate_to_a_few_ulp():
+    # "laplacian" on one feature with gamma=1 and z = 0 is exp(-|x|), with an
+    # exact argument: the vectorized exponential alone, against a long
+    # double reference, over its whole range and densely near 0.
+    rng = np.random.RandomState(0)
+    t = np.concatenate([rng.uniform(0.0, 708.39, 100_000),
+                        rng.uniform(0.0, 2.0, 50_000)])
+    got = _Kernel("laplacian", 1.0, 3, 0.0, None).matrix(t[:, None],
+                                                        np.zeros((1, 1)))[:, 0]
+    reference = np.exp(-t.astype(np.longdouble))
+    ulp = np.spacing(reference.astype(np.float64)).astype(np.longdouble)
+    errors = np.abs(got.astype(np.longdouble) - reference) / ulp
+    assert errors.max() <= 2.5
+    assert errors.mean() <= 0.5
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
 def test_exponential_kernels_over_their_whole_range(kernel):
     # The vectorized exponential against NumPy's over 700 orders of magnitude,

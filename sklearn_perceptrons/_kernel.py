@@ -341,6 +341,7 @@ class _DualWalk:
         self.upd_rows = np.zeros(n_rows, dtype=np.int32)
         self.upd_delta = np.zeros(n_rows)
         self._init_cache(cache_size, passes)
+        self._compiled = None
 
     def _init_cache(self, cache_size, passes):
         n_z = self.Z.shape[0]
@@ -403,25 +404,33 @@ class _DualWalk:
         self.counters[_C_N_SV] = m
         self.counters[_C_MAX_SV] = m
 
+    def _walker(self):
+        """The compiled walker over these arrays, made on the first pass
+        (after ``load``) and kept: the arrays are taken once per fit, not
+        once per epoch."""
+        if self._compiled is None:
+            self._compiled = _kernel_fast.Walker(
+                *self.parts, self.n_features, self.Z.shape[0], self.znorm,
+                *self.kernel.args, self.add, self.y_class, self.step,
+                *self.table, self.threshold, self.scores.T, self.track_from,
+                self.alpha, self.average, self.alpha_sum, self.visits,
+                self.in_support, self.sv_list, self.sv_pos, self.last_time,
+                self.counters, self.budget, self.strategy, self.forget,
+                self.rng, self.cache, self.line_of_row, self.row_of_line,
+                self.line_used, self.admit_first, self.seen, self.work,
+                self.upd_rows, self.upd_delta, self.block,
+            )
+        return self._compiled
+
     def run(self, order, active):
         """One walk over the Z rows ``order``; returns the updates per row."""
         updates = np.zeros(self.scores.shape[1], dtype=np.int64)
         if order.shape[0] == 0:
             return updates
+        walker = self._walker()
         t = 0
         while True:
-            status, t, row = _kernel_fast.walk(
-                *self.parts, self.n_features, self.Z.shape[0], self.znorm,
-                *self.kernel.args, self.add, order, t, self.y_class, self.step,
-                *self.table, active, self.threshold, self.scores.T,
-                self.track_from, self.alpha, self.average, self.alpha_sum,
-                self.visits, self.in_support, self.sv_list, self.sv_pos,
-                self.last_time, self.counters, self.budget, self.strategy,
-                self.forget, self.rng, self.cache, self.line_of_row,
-                self.row_of_line, self.line_used, self.admit_first, self.seen,
-                self.work, self.upd_rows, self.upd_delta, updates,
-                self.block,
-            )
+            status, t, row = walker.run(order, t, active, updates)
             if status == _STATUS_DONE:
                 return updates
             if status == _STATUS_NEED_COLUMN:

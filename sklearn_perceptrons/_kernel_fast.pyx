@@ -1441,56 +1441,11 @@ cdef int _walk(
     return STATUS_DONE
 
 
-def walk(
-    const floating[::1] values,
-    const int[::1] indices,
-    const int[::1] indptr,
-    bint sparse,
-    Py_ssize_t n_features,
-    Py_ssize_t n_z,
-    const double[::1] znorm,
-    int kind,
-    double gamma,
-    double coef0,
-    double degree,
-    double add,
-    const int[::1] order,
-    Py_ssize_t t_start,
-    const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] rows_ptr,
-    const int[::1] rows,
-    const signed char[::1] signs,
-    const unsigned char[::1] active,
-    double threshold,
-    double[:, ::1] scores,
-    Py_ssize_t track_from,
-    double[:, ::1] alpha,
-    bint average,
-    double[:, ::1] alpha_sum,
-    double[::1] visits,
-    unsigned char[::1] in_support,
-    int[::1] sv_list,
-    int[::1] sv_pos,
-    long long[::1] last_time,
-    long long[::1] counters,
-    Py_ssize_t budget,
-    int strategy,
-    double[:, ::1] forget,
-    unsigned long long[::1] rng,
-    double[:, ::1] cache,
-    int[::1] line_of_row,
-    int[::1] row_of_line,
-    long long[::1] line_used,
-    bint admit_first,
-    unsigned char[::1] seen,
-    double[::1] work,
-    int[::1] upd_rows,
-    double[::1] upd_delta,
-    long long[::1] updates,
-    Py_ssize_t block=0,
-):
-    """Visit the rows ``order[t_start:]`` of Z with the dual perceptron rule.
+cdef class Walker:
+    """The dual perceptron walk over the rows of Z: its arrays, taken once
+    (the arguments below), then :meth:`run` for every pass, which visits the
+    rows ``order[t_start:]``.  The arrays are used in place, and must not be
+    reallocated while the walker lives (it keeps a reference to each).
 
     Parameters
     ----------
@@ -1505,15 +1460,11 @@ def walk(
         The kernel and its parameters.
     add : float
         1.0 to pad a constant feature in kernel space (``fit_intercept``).
-    order : ndarray of int32
-        Rows of Z to visit, in order; the visit starts at ``t_start``.
     y_class, step : ndarrays of shape (n_z,)
         Class index and update size ``sample_weight * class_weight`` of every
         row of Z.
     rows_ptr, rows, signs : ndarrays
         Sub-problems of every class and the sign of the class in each.
-    active : ndarray of uint8 of shape (n_rows,)
-        Sub-problems with ``active[k] == 0`` are frozen: no update, no visit.
     threshold : float
         An update happens when ``s * score <= threshold``.
     scores : ndarray of shape (n_rows, n_z)
@@ -1545,8 +1496,6 @@ def walk(
         second), and which rows had their column computed before.
     work, upd_rows, upd_delta : ndarrays
         Work space: (n_features,) zeros, (n_rows,) and (n_rows,).
-    updates : ndarray of int64 of shape (n_rows,)
-        Updates of every sub-problem, incremented in place.
     block : int, default=0
         With ``block > 0``, a dense Z, a built-in kernel, no budget and a
         cache with a line for every row of Z, the columns of new support
@@ -1554,121 +1503,207 @@ def walk(
         (:func:`_walk_blocked`; the same result up to the rounding of the
         dot products, which are summed in another order).  Otherwise, or
         with ``block=0``, one at a time.
-
-    Returns
-    -------
-    status, t, row : int
-        ``STATUS_DONE`` (t = len(order)); or the visit ``t`` stopped at and the
-        row involved: ``STATUS_NEED_COLUMN`` (store its column in the cache
-        and call again from ``t``), ``STATUS_NONFINITE_KERNEL`` or
-        ``STATUS_NONFINITE_SCORE``.
     """
+
     cdef Walk w
-    cdef Py_ssize_t t = t_start, need_row = -1
-    cdef int status
-    cdef const floating* data = &values[0] if values.shape[0] else NULL
-    w.indices = &indices[0]
-    w.indptr = &indptr[0]
-    w.sparse = sparse
-    w.n_features = n_features
-    w.n_z = n_z
-    w.track_from = track_from
-    w.n_track = n_z - track_from
-    w.znorm = &znorm[0]
-    w.kern.kind = kind
-    w.kern.gamma = gamma
-    w.kern.coef0 = coef0
-    w.kern.degree = degree
-    w.kern.add = add
-    w.y_class = &y_class[0]
-    w.step = &step[0]
-    w.rows_ptr = &rows_ptr[0]
-    w.rows = &rows[0]
-    w.signs = &signs[0]
-    w.n_rows = scores.shape[0]
-    w.active = &active[0]
-    w.threshold = threshold
-    w.scores = &scores[0, 0]
-    w.alpha = &alpha[0, 0]
-    w.average = average
-    w.alpha_sum = &alpha_sum[0, 0]
-    w.visits = &visits[0]
-    w.in_support = &in_support[0]
-    w.sv_list = &sv_list[0]
-    w.sv_pos = &sv_pos[0]
-    w.last_time = &last_time[0]
-    w.counters = &counters[0]
-    w.budget = budget
-    w.strategy = strategy
-    w.forget_q = &forget[0, 0]
-    w.forget_m = &forget[1, 0]
-    w.rng = <uint64_t*> &rng[0]
-    w.cache = &cache[0, 0]
-    w.capacity = cache.shape[0] - 2
-    w.admit_first = admit_first
-    w.seen = &seen[0]
-    w.line_of_row = &line_of_row[0]
-    w.row_of_line = &row_of_line[0]
-    w.line_used = &line_used[0]
-    w.xd = &work[0]
-    w.upd_rows = &upd_rows[0]
-    w.upd_delta = &upd_delta[0]
-    w.updates = &updates[0]
-    if order.shape[0] == 0:
-        return STATUS_DONE, 0, -1
-    w.block = 0
-    if (block > 0 and not sparse and kind < KERNEL_PRECOMPUTED and budget < 0
-            and w.capacity >= n_z):
-        w.block = block
-    cdef void* ints = NULL
-    cdef void* reals = NULL
-    cdef void* pointers = NULL
-    cdef Py_ssize_t K = w.n_rows, B = w.block
-    # Panels of packed probes: B rounded up to whole panels.
-    cdef Py_ssize_t B_lanes = (B + SKP_PANEL - 1) // SKP_PANEL * SKP_PANEL
-    if B > 0:
-        w.pair_budget = max(w.n_track // 2, 1)
-        w.final = _multi_is_final(kind, n_features)
-        # _flush's copy of symmetric entries needs a finite placeholder for
-        # the transform of pass 1's values: "poly" could overflow on it.
-        w.symmetric = kind != KERNEL_POLY
-        ints = malloc(sizeof(int) * (B * (6 + K) + n_z)
-                      + sizeof(long long) * B)
-        reals = malloc(sizeof(double) * (B * (K + n_features + 2) + K
-                                         + B_lanes * (n_features + 1 + SKP_ROWS)))
-        pointers = malloc(sizeof(double*) * 2 * B)
-        if ints == NULL or reals == NULL or pointers == NULL:
-            free(ints)
-            free(reals)
-            free(pointers)
-            raise MemoryError()
-        w.new_stamp = <long long*> ints
-        w.pend_row = <int*> (w.new_stamp + B)
-        w.pend_nup = w.pend_row + B
-        w.pend_line = w.pend_nup + B
-        w.pend_new = w.pend_line + B
-        w.new_row = w.pend_new + B
-        w.new_pend = w.new_row + B
-        w.pend_urows = w.new_pend + B
-        w.list_rows = w.pend_urows + B * K
-        w.pend_delta = <double*> reals
-        w.probes = w.pend_delta + B * K
-        w.probe_norm = w.probes + B * n_features
-        w.kval = w.probe_norm + B
-        w.run = w.kval + B
-        w.panels = w.run + K
-        w.probe_sq = w.panels + B_lanes * n_features
-        w.multi_work = w.probe_sq + B_lanes
-        w.outs = <double**> pointers
-        w.kval_outs = w.outs + B
-    try:
-        with nogil:
-            status = _walk(data, &w, &order[0], order.shape[0], &t, &need_row)
-    finally:
-        free(ints)
-        free(reals)
-        free(pointers)
-    return status, t, need_row
+    cdef const double[::1] values_d
+    cdef const float[::1] values_f
+    cdef bint single
+    cdef object arrays
+    cdef void* ints
+    cdef void* reals
+    cdef void* pointers
+
+    def __cinit__(self):
+        self.ints = NULL
+        self.reals = NULL
+        self.pointers = NULL
+
+    def __dealloc__(self):
+        free(self.ints)
+        free(self.reals)
+        free(self.pointers)
+
+    def __init__(
+        self,
+        values,
+        const int[::1] indices,
+        const int[::1] indptr,
+        bint sparse,
+        Py_ssize_t n_features,
+        Py_ssize_t n_z,
+        const double[::1] znorm,
+        int kind,
+        double gamma,
+        double coef0,
+        double degree,
+        double add,
+        const int[::1] y_class,
+        const double[::1] step,
+        const int[::1] rows_ptr,
+        const int[::1] rows,
+        const signed char[::1] signs,
+        double threshold,
+        double[:, ::1] scores,
+        Py_ssize_t track_from,
+        double[:, ::1] alpha,
+        bint average,
+        double[:, ::1] alpha_sum,
+        double[::1] visits,
+        unsigned char[::1] in_support,
+        int[::1] sv_list,
+        int[::1] sv_pos,
+        long long[::1] last_time,
+        long long[::1] counters,
+        Py_ssize_t budget,
+        int strategy,
+        double[:, ::1] forget,
+        unsigned long long[::1] rng,
+        double[:, ::1] cache,
+        int[::1] line_of_row,
+        int[::1] row_of_line,
+        long long[::1] line_used,
+        bint admit_first,
+        unsigned char[::1] seen,
+        double[::1] work,
+        int[::1] upd_rows,
+        double[::1] upd_delta,
+        Py_ssize_t block=0,
+    ):
+        cdef Py_ssize_t K, B, B_lanes
+        # The walk holds pointers into these arrays: keep them alive.
+        self.arrays = (values, indices, indptr, znorm, y_class, step, rows_ptr,
+                       rows, signs, scores, alpha, alpha_sum, visits,
+                       in_support, sv_list, sv_pos, last_time, counters, forget,
+                       rng, cache, line_of_row, row_of_line, line_used, seen,
+                       work, upd_rows, upd_delta)
+        self.single = values.dtype == np.float32
+        if self.single:
+            self.values_f = values
+        else:
+            self.values_d = values
+        self.w.indices = &indices[0]
+        self.w.indptr = &indptr[0]
+        self.w.sparse = sparse
+        self.w.n_features = n_features
+        self.w.n_z = n_z
+        self.w.track_from = track_from
+        self.w.n_track = n_z - track_from
+        self.w.znorm = &znorm[0]
+        self.w.kern.kind = kind
+        self.w.kern.gamma = gamma
+        self.w.kern.coef0 = coef0
+        self.w.kern.degree = degree
+        self.w.kern.add = add
+        self.w.y_class = &y_class[0]
+        self.w.step = &step[0]
+        self.w.rows_ptr = &rows_ptr[0]
+        self.w.rows = &rows[0]
+        self.w.signs = &signs[0]
+        self.w.n_rows = scores.shape[0]
+        self.w.threshold = threshold
+        self.w.scores = &scores[0, 0]
+        self.w.alpha = &alpha[0, 0]
+        self.w.average = average
+        self.w.alpha_sum = &alpha_sum[0, 0]
+        self.w.visits = &visits[0]
+        self.w.in_support = &in_support[0]
+        self.w.sv_list = &sv_list[0]
+        self.w.sv_pos = &sv_pos[0]
+        self.w.last_time = &last_time[0]
+        self.w.counters = &counters[0]
+        self.w.budget = budget
+        self.w.strategy = strategy
+        self.w.forget_q = &forget[0, 0]
+        self.w.forget_m = &forget[1, 0]
+        self.w.rng = <uint64_t*> &rng[0]
+        self.w.cache = &cache[0, 0]
+        self.w.capacity = cache.shape[0] - 2
+        self.w.admit_first = admit_first
+        self.w.seen = &seen[0]
+        self.w.line_of_row = &line_of_row[0]
+        self.w.row_of_line = &row_of_line[0]
+        self.w.line_used = &line_used[0]
+        self.w.xd = &work[0]
+        self.w.upd_rows = &upd_rows[0]
+        self.w.upd_delta = &upd_delta[0]
+        self.w.block = 0
+        if (block > 0 and not sparse and kind < KERNEL_PRECOMPUTED
+                and budget < 0 and self.w.capacity >= n_z):
+            self.w.block = block
+        K = self.w.n_rows
+        B = self.w.block
+        # Panels of packed probes: B rounded up to whole panels.
+        B_lanes = (B + SKP_PANEL - 1) // SKP_PANEL * SKP_PANEL
+        if B > 0:
+            self.w.pair_budget = max(self.w.n_track // 2, 1)
+            self.w.final = _multi_is_final(kind, n_features)
+            # _flush's copy of symmetric entries needs a finite placeholder
+            # for the transform of pass 1's values: "poly" could overflow.
+            self.w.symmetric = kind != KERNEL_POLY
+            self.ints = malloc(sizeof(int) * (B * (6 + K) + n_z)
+                               + sizeof(long long) * B)
+            self.reals = malloc(
+                sizeof(double) * (B * (K + n_features + 2) + K
+                                  + B_lanes * (n_features + 1 + SKP_ROWS)))
+            self.pointers = malloc(sizeof(double*) * 2 * B)
+            if self.ints == NULL or self.reals == NULL or self.pointers == NULL:
+                raise MemoryError()
+            self.w.new_stamp = <long long*> self.ints
+            self.w.pend_row = <int*> (self.w.new_stamp + B)
+            self.w.pend_nup = self.w.pend_row + B
+            self.w.pend_line = self.w.pend_nup + B
+            self.w.pend_new = self.w.pend_line + B
+            self.w.new_row = self.w.pend_new + B
+            self.w.new_pend = self.w.new_row + B
+            self.w.pend_urows = self.w.new_pend + B
+            self.w.list_rows = self.w.pend_urows + B * K
+            self.w.pend_delta = <double*> self.reals
+            self.w.probes = self.w.pend_delta + B * K
+            self.w.probe_norm = self.w.probes + B * n_features
+            self.w.kval = self.w.probe_norm + B
+            self.w.run = self.w.kval + B
+            self.w.panels = self.w.run + K
+            self.w.probe_sq = self.w.panels + B_lanes * n_features
+            self.w.multi_work = self.w.probe_sq + B_lanes
+            self.w.outs = <double**> self.pointers
+            self.w.kval_outs = self.w.outs + B
+
+    def run(self, const int[::1] order, Py_ssize_t t_start,
+            const unsigned char[::1] active, long long[::1] updates):
+        """Visit the rows ``order[t_start:]`` of Z; sub-problems with
+        ``active[k] == 0`` are frozen (no update, no visit), and ``updates``
+        (int64, (n_rows,)) counts the updates of every sub-problem, in place.
+
+        Returns
+        -------
+        status, t, row : int
+            ``STATUS_DONE`` (t = len(order)); or the visit ``t`` stopped at
+            and the row involved: ``STATUS_NEED_COLUMN`` (store its column in
+            the cache and call again from ``t``), ``STATUS_NONFINITE_KERNEL``
+            or ``STATUS_NONFINITE_SCORE``.
+        """
+        cdef Py_ssize_t t = t_start, need_row = -1
+        cdef int status
+        cdef const float* data_f = NULL
+        cdef const double* data_d = NULL
+        if order.shape[0] == 0:
+            return STATUS_DONE, 0, -1
+        self.w.active = &active[0]
+        self.w.updates = &updates[0]
+        if self.single:
+            if self.values_f.shape[0]:
+                data_f = &self.values_f[0]
+            with nogil:
+                status = _walk(data_f, &self.w, &order[0], order.shape[0], &t,
+                               &need_row)
+        else:
+            if self.values_d.shape[0]:
+                data_d = &self.values_d[0]
+            with nogil:
+                status = _walk(data_d, &self.w, &order[0], order.shape[0], &t,
+                               &need_row)
+        return status, t, need_row
 
 
 def cache_store(

@@ -559,7 +559,7 @@ def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
 
 class _BlockSize:
     """Run the compiled walk with columns computed ``size`` at a time (0: one
-    at a time), recording the block sizes the walks were given."""
+    at a time), recording the block sizes the walkers were given."""
 
     def __init__(self, size):
         self.size = size
@@ -577,9 +577,9 @@ class _BlockSize:
                 return getattr(_kernel_fast, name)
 
             @staticmethod
-            def walk(*args):
+            def Walker(*args):
                 seen.append(args[-1])
-                return _kernel_fast.walk(*args)
+                return _kernel_fast.Walker(*args)
 
         _kernel._kernel_fast = _Spy()
         return self

@@ -1716,7 +1716,7 @@ def cache_store(
     long long[::1] counters,
 ):
     """Store the column of Z row ``row`` (computed in Python, for a callable
-    kernel) in an LRU line of the cache (``cache`` as in :func:`walk`),
+    kernel) in an LRU line of the cache (``cache`` as in :class:`Walker`),
     evicting the least recently used line if full."""
     cdef Py_ssize_t l, j
     l = _free_line(&cache[0, 0], cache.shape[0] - 2, &line_of_row[0],
@@ -1864,7 +1864,7 @@ def several_columns(
     in ``rows`` of a dense Z and every probe ``x_q`` (a row of ``probes``),
     with the several-probe pass of the blocked walk (:func:`_flush`), all
     probes in one pass; a visit's kernel values are the same pass with one
-    row.  ``znorm`` as in :func:`walk`, ``probe_norm`` the probes' norms
+    row.  ``znorm`` as in :class:`Walker`, ``probe_norm`` the probes' norms
     (read by "cosine").  ``out`` must hold zeros: the transform of the
     kernels other than "rbf" runs over whole lines.  Returns 1 if a value is
     not finite, else 0.  (Not used by the estimator; it exposes the pass to

@@ -411,20 +411,6 @@ cdef extern from *:
     SKP_DENSE_PASS(skp_dense_pass_d, d, double)
     SKP_DENSE_PASS(skp_dense_pass_f, f, float)
 
-    /* 1 if a value is NaN or infinite (all exponent bits set), else 0:
-       integer tests, which vectorize (floating-point ones do not, under the
-       default trapping-math rules). */
-    static inline int skp_nonfinite_in(const double *x, Py_ssize_t n) {
-        const uint64_t exponent = 0x7FF0000000000000ULL;
-        uint64_t found = 0;
-        for (Py_ssize_t j = 0; j < n; j++) {
-            uint64_t bits;
-            memcpy(&bits, x + j, sizeof bits);
-            found |= (uint64_t)((bits & exponent) == exponent);
-        }
-        return found != 0;
-    }
-
     /* Pass 1 of m kernel columns at once, over the rows z_j listed in
        rows[0..n_list): outs[q][j - base] = the reduction of row z_j with
        probe q.  d == 2 and mode 2 (l1) compute what skp_dense_pass does;
@@ -540,9 +526,18 @@ cdef extern from *:
             out[j] = skp_dot_d(values + j * d, values + j * d, d);
     }
 
-    /* skp_nonfinite_in, vectorized for the CPU. */
+    /* 1 if a value is NaN or infinite (all exponent bits set), else 0:
+       integer tests, which vectorize (floating-point ones do not, under the
+       default trapping-math rules). */
     SKP_CLONES static int skp_any_nonfinite(const double *x, Py_ssize_t n) {
-        return skp_nonfinite_in(x, n);
+        const uint64_t exponent = 0x7FF0000000000000ULL;
+        uint64_t found = 0;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            uint64_t bits;
+            memcpy(&bits, x + j, sizeof bits);
+            found |= (uint64_t)((bits & exponent) == exponent);
+        }
+        return found != 0;
     }
 
     /* scores[j] += delta * column[j]: the update of a binary problem. */
@@ -1123,6 +1118,67 @@ cdef void _add_column_of(
 
 # -- the blocked walk ----------------------------------------------------------
 
+cdef inline Py_ssize_t _find_mistakes(
+    Walk* w, Py_ssize_t i, const double* score, Py_ssize_t stride,
+) noexcept nogil:
+    """Write the active sub-problems in which visited sample ``i`` is a
+    mistake to ``upd_rows``, with their update sizes to ``upd_delta``, and
+    return how many; -1 if a score is not finite.  ``score[k * stride]`` is
+    the score of sub-problem k."""
+    cdef Py_ssize_t p, k, n_up = 0
+    cdef int c = w.y_class[i]
+    cdef double value
+    for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+        k = w.rows[p]
+        if not w.active[k]:
+            continue
+        value = score[k * stride]
+        if value - value != 0.0:
+            return -1
+        # A sample of weight zero never updates, so it is no mistake either.
+        if w.signs[p] * value <= w.threshold and w.step[i] != 0.0:
+            w.upd_rows[n_up] = <int> k
+            w.upd_delta[n_up] = w.step[i] * w.signs[p]
+            n_up += 1
+    return n_up
+
+
+cdef inline void _record_update(Walk* w, Py_ssize_t i, Py_ssize_t n_up) noexcept nogil:
+    """The dual side of the update of sample ``i`` in the ``n_up`` rows of
+    ``upd_rows``: coefficients, Daume's sums, counts, its age, and its entry
+    into the support set (the scores are the caller's)."""
+    cdef Py_ssize_t u, k, K = w.n_rows
+    for u in range(n_up):
+        k = w.upd_rows[u]
+        w.alpha[i * K + k] += w.upd_delta[u]
+        if w.average:
+            # Daume's trick, per dual coefficient.
+            w.alpha_sum[i * K + k] += w.visits[k] * w.upd_delta[u]
+        w.updates[k] += 1
+        w.forget_m[k] += 1.0
+    w.counters[C_CLOCK] += 1
+    w.last_time[i] = w.counters[C_CLOCK]
+    if not w.in_support[i]:
+        w.sv_pos[i] = <int> w.counters[C_N_SV]
+        w.sv_list[w.counters[C_N_SV]] = <int> i
+        w.in_support[i] = 1
+        w.counters[C_N_SV] += 1
+
+
+cdef inline void _end_visit(Walk* w, Py_ssize_t i) noexcept nogil:
+    """Count the visit of sample ``i`` in its active sub-problems, and the
+    size of the support set between visits."""
+    cdef Py_ssize_t p, k
+    cdef int c = w.y_class[i]
+    if w.counters[C_N_SV] > w.counters[C_MAX_SV]:
+        w.counters[C_MAX_SV] = w.counters[C_N_SV]
+    for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+        k = w.rows[p]
+        if w.active[k]:
+            w.visits[k] += 1.0
+
+
+
 cdef void _pack_probe(Walk* w, Py_ssize_t q) noexcept nogil:
     """Copy pending probe ``q`` (row ``q`` of ``probes``) to its lane of the
     panels, and its squared norm to ``probe_sq``; a new panel starts as
@@ -1223,17 +1279,16 @@ cdef int _walk_blocked(
     are exact (e.g. features on a grid of small integers), and up to
     rounding otherwise.  Z is read once per block instead of once per new
     support vector, and each read of a row serves eight probes at once."""
-    cdef Py_ssize_t t, i, p, k, u, q, n_up, l, K = w.n_rows
+    cdef Py_ssize_t t, i, k, u, q, n_up, l, K = w.n_rows
     cdef Py_ssize_t d = w.n_features, n_pend = 0, n_new = 0, pairs = 0
-    cdef int c, status, row
-    cdef double score, v
+    cdef int status, row
+    cdef double v
     cdef const double* col
     cdef double stats[3]
     for q in range(w.block):
         w.kval_outs[q] = w.kval + q
     for t in range(t_io[0], n_visits):
         i = order[t]
-        c = w.y_class[i]
         for q in range(n_pend):
             if w.pend_row[q] == i:
                 # A sample visited twice in a block: settle the block first.
@@ -1281,20 +1336,11 @@ cdef int _walk_blocked(
                     v = w.cache[w.pend_line[q] * w.n_track + i - w.track_from]
                 for u in range(q * K, q * K + w.pend_nup[q]):
                     w.run[w.pend_urows[u]] += w.pend_delta[u] * v
-        n_up = 0
-        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
-            k = w.rows[p]
-            if not w.active[k]:
-                continue
-            score = w.run[k]
-            if score - score != 0.0:
-                t_io[0] = t
-                need_row[0] = i
-                return STATUS_NONFINITE_SCORE
-            if w.signs[p] * score <= w.threshold and w.step[i] != 0.0:
-                w.upd_rows[n_up] = <int> k
-                w.upd_delta[n_up] = w.step[i] * w.signs[p]
-                n_up += 1
+        n_up = _find_mistakes(w, i, w.run, 1)
+        if n_up < 0:
+            t_io[0] = t
+            need_row[0] = i
+            return STATUS_NONFINITE_SCORE
         if n_up:
             w.counters[C_CACHE_CLOCK] += 1
             l = w.line_of_row[i]
@@ -1322,26 +1368,8 @@ cdef int _walk_blocked(
                     w.probe_norm[n_new] = stats[2]
                     _pack_probe(w, n_new)
                     n_new += 1
-            for u in range(n_up):
-                k = w.upd_rows[u]
-                w.alpha[i * K + k] += w.upd_delta[u]
-                if w.average:
-                    w.alpha_sum[i * K + k] += w.visits[k] * w.upd_delta[u]
-                w.updates[k] += 1
-                w.forget_m[k] += 1.0
-            w.counters[C_CLOCK] += 1
-            w.last_time[i] = w.counters[C_CLOCK]
-            if not w.in_support[i]:
-                w.sv_pos[i] = <int> w.counters[C_N_SV]
-                w.sv_list[w.counters[C_N_SV]] = <int> i
-                w.in_support[i] = 1
-                w.counters[C_N_SV] += 1
-            if w.counters[C_N_SV] > w.counters[C_MAX_SV]:
-                w.counters[C_MAX_SV] = w.counters[C_N_SV]
-        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
-            k = w.rows[p]
-            if w.active[k]:
-                w.visits[k] += 1.0
+            _record_update(w, i, n_up)
+        _end_visit(w, i)
         if n_pend == w.block or pairs >= w.pair_budget:
             status = _flush(values, w, n_pend, n_new)
             if status != STATUS_DONE:
@@ -1364,9 +1392,8 @@ cdef int _walk(
     const floating* values, Walk* w, const int* order, Py_ssize_t n_visits,
     Py_ssize_t* t_io, Py_ssize_t* need_row,
 ) noexcept nogil:
-    cdef Py_ssize_t t, i, p, k, u, n_up, r, li, lr, K = w.n_rows
-    cdef int c, status = STATUS_DONE
-    cdef double score
+    cdef Py_ssize_t t, i, n_up, r, li, lr
+    cdef int status = STATUS_DONE
     cdef bint is_new
     cdef uint64_t rng_next
 
@@ -1374,22 +1401,11 @@ cdef int _walk(
         return _walk_blocked(values, w, order, n_visits, t_io, need_row)
     for t in range(t_io[0], n_visits):
         i = order[t]
-        c = w.y_class[i]
-        n_up = 0
-        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
-            k = w.rows[p]
-            if not w.active[k]:
-                continue
-            score = w.scores[k * w.n_z + i]
-            if score - score != 0.0:
-                t_io[0] = t
-                need_row[0] = i
-                return STATUS_NONFINITE_SCORE
-            # A sample of weight zero never updates, so it is no mistake either.
-            if w.signs[p] * score <= w.threshold and w.step[i] != 0.0:
-                w.upd_rows[n_up] = <int> k
-                w.upd_delta[n_up] = w.step[i] * w.signs[p]
-                n_up += 1
+        n_up = _find_mistakes(w, i, w.scores + i, w.n_z)
+        if n_up < 0:
+            t_io[0] = t
+            need_row[0] = i
+            return STATUS_NONFINITE_SCORE
         if n_up:
             is_new = not w.in_support[i]
             r = -1
@@ -1412,31 +1428,12 @@ cdef int _walk(
                     return status
                 w.rng[0] = rng_next
             _add_column(w, w.cache + li * w.n_track, n_up)
-            for u in range(n_up):
-                k = w.upd_rows[u]
-                w.alpha[i * K + k] += w.upd_delta[u]
-                if w.average:
-                    # Daume's trick, per dual coefficient.
-                    w.alpha_sum[i * K + k] += w.visits[k] * w.upd_delta[u]
-                w.updates[k] += 1
-                w.forget_m[k] += 1.0
-            w.counters[C_CLOCK] += 1
-            w.last_time[i] = w.counters[C_CLOCK]
-            if is_new:
-                w.sv_pos[i] = <int> w.counters[C_N_SV]
-                w.sv_list[w.counters[C_N_SV]] = <int> i
-                w.in_support[i] = 1
-                w.counters[C_N_SV] += 1
+            _record_update(w, i, n_up)
             if r >= 0:
                 if w.strategy == STRATEGY_FORGETRON:
                     _forgetron_shrink(w, r)
                 _remove_support(w, r, w.cache + lr * w.n_track)
-            if w.counters[C_N_SV] > w.counters[C_MAX_SV]:
-                w.counters[C_MAX_SV] = w.counters[C_N_SV]
-        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
-            k = w.rows[p]
-            if w.active[k]:
-                w.visits[k] += 1.0
+        _end_visit(w, i)
     t_io[0] = n_visits
     return STATUS_DONE
 

@@ -54,6 +54,9 @@ _MB = 2**20
 # the cache holds every column (see ``_kernel_fast._walk_blocked``); 0 turns
 # it off (one column at a time, the dot products summed in another order).
 _BLOCK = 32
+# Whether the blocked walk may take the exact float32 variant of its passes
+# (see ``_DualWalk._exact_values``); False makes it use float64 throughout.
+_EXACT_FLOAT32 = True
 
 
 # -- rows and kernels --------------------------------------------------------
@@ -341,6 +344,7 @@ class _DualWalk:
         self.upd_rows = np.zeros(n_rows, dtype=np.int32)
         self.upd_delta = np.zeros(n_rows)
         self._init_cache(cache_size, passes)
+        self.values32 = self._exact_values()
         self._compiled = None
 
     def _init_cache(self, cache_size, passes):
@@ -382,6 +386,30 @@ class _DualWalk:
             self.row_of_line[:n_z] = np.arange(n_z, dtype=np.int32)
             self.counters[_C_LINES_USED] = n_z
 
+    def _exact_values(self):
+        """Z in float32 for the exact variant of the blocked walk's passes,
+        or None.  When every value of Z is an integer and every row's
+        squared norm is at most 2**24 (pixel intensities, counts,
+        indicators), every dot product of two rows is exact in float32, and
+        the passes compute the same kernel values twice as fast there.  A
+        float32 Z is used as is; a float64 one is copied (half its size,
+        next to a cache of at least n_samples**2 doubles)."""
+        uses_dots = self.kernel.code not in (_KERNEL_CODES["laplacian"],)
+        if not (_EXACT_FLOAT32 and self.block and uses_dots
+                and self.n_features > 2):
+            return None
+        values = self.parts[0]
+        if self.kernel.code == _KERNEL_CODES["rbf"]:
+            sq_norms = self.znorm
+        else:
+            sq_norms = np.empty(self.Z.shape[0])
+            _kernel_fast.dense_sq_norms(values, self.Z.shape[0],
+                                        self.n_features, sq_norms,
+                                        np.empty(self.n_features))
+        if not _kernel_fast.exact_in_float32(values, sq_norms):
+            return None
+        return values.astype(np.float32, copy=False)
+
     def load(self, state, rows, *, keep_average):
         """Start from the iterate ``state`` whose support vectors are the Z
         rows ``rows``; averaging restarts unless ``keep_average``."""
@@ -419,6 +447,7 @@ class _DualWalk:
                 self.rng, self.cache, self.line_of_row, self.row_of_line,
                 self.line_used, self.admit_first, self.seen, self.work,
                 self.upd_rows, self.upd_delta, self.block,
+                values32=self.values32,
             )
         return self._compiled
 

@@ -75,7 +75,8 @@ cdef extern from *:
        branch and no call, so the loop that applies it is vectorized by the
        compiler; on x86-64 Linux with GCC an AVX2 clone is selected at load
        time when the CPU has it. */
-    static inline double skp_exp_clamped(double x) {
+    static inline __attribute__((always_inline)) double
+    skp_exp_clamped(double x) {
         const double shifter = 6755399441055744.0;  /* 1.5 * 2^52 */
         double kd = x * 1.4426950408889634 + shifter;
         int64_t ki;
@@ -331,6 +332,144 @@ cdef extern from *:
     SKP_TILE(f, float, 4, 1)
     SKP_TILE(f, float, 4, 2)
 
+    /* The exact variant of the several-probe passes.  When every value of Z
+       is an integer and every row's squared norm is at most 2^24, every
+       product and every partial sum of a dot product of two rows, in any
+       order, is an integer of magnitude at most |z| |x| <= 2^24
+       (Cauchy-Schwarz), hence exact in float32 as in float64.  The passes
+       then read a float32 copy of Z and float32 panels, eight probes to a
+       vector (twice as many products per instruction as in float64), and
+       give the very values of the chunk order.  One row at a time (a
+       visit), four partial sums shorten the dependency chain; that order is
+       exact too.  out[lane * ld + r] gets the dot product of row r with
+       lane ``lane`` of the panel, for the eight lanes (zeros past the last
+       probe give zeros). */
+    #ifdef SKP_VECTORS
+    typedef float skp_v8f __attribute__((vector_size(32)));
+    static inline __attribute__((always_inline)) skp_v8f
+    skp_load8_f(const float *p) {
+        skp_v8f v; memcpy(&v, p, sizeof v); return v;
+    }
+    /* Eight copies of v, through memory: GCC 12 builds the initializer
+       {v, ..., v} of a float vector lane by lane, and loads this one with
+       a broadcast. */
+    static inline __attribute__((always_inline)) skp_v8f
+    skp_splat8_f(float v) {
+        const float copies[8] = {v, v, v, v, v, v, v, v};
+        skp_v8f b;
+        memcpy(&b, copies, sizeof b);
+        return b;
+    }
+    /* Lanes 0-3 and 4-7 of ``a`` as doubles. */
+    static inline __attribute__((always_inline)) void
+    skp_widen8(skp_v8f a, skp_v4d *low, skp_v4d *high) {
+        skp_v4f l, h;
+        memcpy(&l, &a, sizeof l);
+        memcpy(&h, (const char *)&a + sizeof l, sizeof h);
+        *low = __builtin_convertvector(l, skp_v4d);
+        *high = __builtin_convertvector(h, skp_v4d);
+    }
+    static inline __attribute__((always_inline)) void
+    skp_xtile4_f(const float *const *z, const float *panel, Py_ssize_t d,
+                 double *out, Py_ssize_t ld) {
+        const skp_v8f zero = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        /* Even and odd features apart: eight chains of additions, which
+           keeps the adders busy (four would wait on their latency). */
+        skp_v8f a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+        skp_v8f b0 = zero, b1 = zero, b2 = zero, b3 = zero;
+        skp_v4d l0, l1, l2, l3, h0, h1, h2, h3;
+        const float *z0 = z[0], *z1 = z[1], *z2 = z[2], *z3 = z[3];
+        Py_ssize_t f;
+        for (f = 0; f + 2 <= d; f += 2) {
+            skp_v8f p = skp_load8_f(panel + f * SKP_PANEL);
+            skp_v8f q = skp_load8_f(panel + (f + 1) * SKP_PANEL);
+            a0 += skp_splat8_f(z0[f]) * p;
+            a1 += skp_splat8_f(z1[f]) * p;
+            a2 += skp_splat8_f(z2[f]) * p;
+            a3 += skp_splat8_f(z3[f]) * p;
+            b0 += skp_splat8_f(z0[f + 1]) * q;
+            b1 += skp_splat8_f(z1[f + 1]) * q;
+            b2 += skp_splat8_f(z2[f + 1]) * q;
+            b3 += skp_splat8_f(z3[f + 1]) * q;
+        }
+        if (f < d) {
+            skp_v8f p = skp_load8_f(panel + f * SKP_PANEL);
+            a0 += skp_splat8_f(z0[f]) * p;
+            a1 += skp_splat8_f(z1[f]) * p;
+            a2 += skp_splat8_f(z2[f]) * p;
+            a3 += skp_splat8_f(z3[f]) * p;
+        }
+        a0 += b0;
+        a1 += b1;
+        a2 += b2;
+        a3 += b3;
+        skp_widen8(a0, &l0, &h0);
+        skp_widen8(a1, &l1, &h1);
+        skp_widen8(a2, &l2, &h2);
+        skp_widen8(a3, &l3, &h3);
+        skp_store_transposed(l0, l1, l2, l3, out, ld);
+        skp_store_transposed(h0, h1, h2, h3, out + 4 * ld, ld);
+    }
+    static inline __attribute__((always_inline)) void
+    skp_xtile1_f(const float *const *z, const float *panel, Py_ssize_t d,
+                 double *out, Py_ssize_t ld) {
+        const skp_v8f zero = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        skp_v8f a0 = zero, a1 = zero, a2 = zero, a3 = zero;
+        const float *z0 = z[0];
+        Py_ssize_t f;
+        for (f = 0; f + 4 <= d; f += 4) {
+            a0 += skp_splat8_f(z0[f]) * skp_load8_f(panel + f * SKP_PANEL);
+            a1 += skp_splat8_f(z0[f + 1])
+                  * skp_load8_f(panel + (f + 1) * SKP_PANEL);
+            a2 += skp_splat8_f(z0[f + 2])
+                  * skp_load8_f(panel + (f + 2) * SKP_PANEL);
+            a3 += skp_splat8_f(z0[f + 3])
+                  * skp_load8_f(panel + (f + 3) * SKP_PANEL);
+        }
+        for (; f < d; f++)
+            a0 += skp_splat8_f(z0[f]) * skp_load8_f(panel + f * SKP_PANEL);
+        a0 = (a0 + a1) + (a2 + a3);
+        for (int k = 0; k < SKP_PANEL; k++) out[k * ld] = (double)a0[k];
+    }
+    #else
+    #define SKP_XTILE(R)                                                      \
+    static inline void skp_xtile##R##_f(                                     \
+            const float *const *z, const float *panel, Py_ssize_t d,         \
+            double *out, Py_ssize_t ld) {                                    \
+        for (int r = 0; r < R; r++)                                          \
+            for (int lane = 0; lane < SKP_PANEL; lane++) {                   \
+                float s = 0.0f;                                              \
+                for (Py_ssize_t f = 0; f < d; f++)                           \
+                    s += z[r][f] * panel[f * SKP_PANEL + lane];              \
+                out[lane * ld + r] = (double)s;                              \
+            }                                                                \
+    }
+    SKP_XTILE(4)
+    SKP_XTILE(1)
+    #endif
+    /* The names the several-probe pass calls (a whole panel is one vector,
+       so half panels cost as much as whole ones). */
+    #define skp_xtile4x2_f skp_xtile4_f
+    #define skp_xtile4x1_f skp_xtile4_f
+    #define skp_xtile1x2_f skp_xtile1_f
+    #define skp_xtile1x1_f skp_xtile1_f
+
+    /* 1 if every value is an integer in [-bound, bound] (so not NaN), else
+       0; with bound <= 2^31 - 1. */
+    #define SKP_INTEGER_VALUED(SUF, T)                                        \
+    SKP_CLONES static int skp_integer_valued_##SUF(                          \
+            const T *x, Py_ssize_t n, double bound) {                        \
+        int ok = 1;                                                          \
+        for (Py_ssize_t j = 0; j < n; j++) {                                 \
+            double v = (double)x[j];                                         \
+            double c = v > bound ? bound : (v < -bound ? -bound : v);        \
+            ok &= (c == v) & (c == (double)(int)c);                          \
+        }                                                                    \
+        return ok;                                                           \
+    }
+    SKP_INTEGER_VALUED(d, double)
+    SKP_INTEGER_VALUED(f, float)
+
     /* The squared euclidean distance from the dot product and the squared
        norms (each a skp_dot of the row with itself), as scikit-learn's
        euclidean_distances computes it: max(|z|^2 + |x|^2 - 2 z.x, 0).  It
@@ -423,11 +562,11 @@ cdef extern from *:
        (m lines of SKP_ROWS doubles), where the exponentials run as
        vectorized loops over contiguous values. */
     #define SKP_ROWS 64
-    #define SKP_DENSE_MULTI(NAME, SUF, T)                                     \
+    #define SKP_DENSE_MULTI(NAME, SUF, T, PT, TILE)                           \
     SKP_CLONES static void NAME(int mode, const T *values, Py_ssize_t d,     \
                                 const int *rows, Py_ssize_t n_list,          \
                                 Py_ssize_t base, const double *probes,       \
-                                const double *panels, const double *xsq,     \
+                                const PT *panels, const double *xsq,         \
                                 Py_ssize_t m, const double *zsq,             \
                                 double gamma, double add,                    \
                                 double *const *outs, double *work) {         \
@@ -459,10 +598,10 @@ cdef extern from *:
             z[0] = values + j * d;                                           \
             for (p = 0; p < n_panels; p++) {                                 \
                 if (m - p * SKP_PANEL > 4)                                   \
-                    skp_tile1x2_##SUF(z, panels + p * d * SKP_PANEL, d,      \
+                    TILE##1x2_##SUF(z, panels + p * d * SKP_PANEL, d,      \
                                       work + p * SKP_PANEL, 1);              \
                 else                                                         \
-                    skp_tile1x1_##SUF(z, panels + p * d * SKP_PANEL, d,      \
+                    TILE##1x1_##SUF(z, panels + p * d * SKP_PANEL, d,      \
                                       work + p * SKP_PANEL, 1);              \
             }                                                                \
             if (mode == 1) {                                                 \
@@ -481,21 +620,21 @@ cdef extern from *:
                 for (r = 0; r < n_r; r++)                                    \
                     z[r] = values + (Py_ssize_t)rows[t0 + t + r] * d;        \
                 for (p = 0; p < n_panels; p++) {                             \
-                    const double *panel = panels + p * d * SKP_PANEL;        \
+                    const PT *panel = panels + p * d * SKP_PANEL;            \
                     double *w = work + p * SKP_PANEL * SKP_ROWS + t;         \
                     /* The last panel's second half only if it has probes. */\
                     lanes = m - p * SKP_PANEL;                               \
                     if (lanes > SKP_PANEL) lanes = SKP_PANEL;                \
                     if (lanes > 4) {                                         \
                         if (n_r == 4)                                        \
-                            skp_tile4x2_##SUF(z, panel, d, w, SKP_ROWS);     \
+                            TILE##4x2_##SUF(z, panel, d, w, SKP_ROWS);     \
                         else                                                 \
-                            skp_tile1x2_##SUF(z, panel, d, w, SKP_ROWS);     \
+                            TILE##1x2_##SUF(z, panel, d, w, SKP_ROWS);     \
                     } else {                                                 \
                         if (n_r == 4)                                        \
-                            skp_tile4x1_##SUF(z, panel, d, w, SKP_ROWS);     \
+                            TILE##4x1_##SUF(z, panel, d, w, SKP_ROWS);     \
                         else                                                 \
-                            skp_tile1x1_##SUF(z, panel, d, w, SKP_ROWS);     \
+                            TILE##1x1_##SUF(z, panel, d, w, SKP_ROWS);     \
                     }                                                        \
                 }                                                            \
             }                                                                \
@@ -516,8 +655,10 @@ cdef extern from *:
             }                                                                \
         }                                                                    \
     }
-    SKP_DENSE_MULTI(skp_dense_multi_d, d, double)
-    SKP_DENSE_MULTI(skp_dense_multi_f, f, float)
+    SKP_DENSE_MULTI(skp_dense_multi_d, d, double, double, skp_tile)
+    SKP_DENSE_MULTI(skp_dense_multi_f, f, float, double, skp_tile)
+    /* The exact variant: float32 rows and panels (see skp_xtile4_f). */
+    SKP_DENSE_MULTI(skp_dense_multi_x, f, float, float, skp_xtile)
 
     /* skp_dot(z_j, z_j) of dense rows: the squared norms of mode 1. */
     static void skp_dense_sq_norms_d(const double *values, Py_ssize_t n,
@@ -579,6 +720,16 @@ cdef extern from *:
                           const double* xsq, Py_ssize_t m, const double* zsq,
                           double gamma, double add, double** outs,
                           double* work) noexcept nogil
+    void skp_dense_multi_x(int mode, const float* values, Py_ssize_t d,
+                          const int* rows, Py_ssize_t n_list, Py_ssize_t base,
+                          const double* probes, const float* panels,
+                          const double* xsq, Py_ssize_t m, const double* zsq,
+                          double gamma, double add, double** outs,
+                          double* work) noexcept nogil
+    int skp_integer_valued_d(const double* x, Py_ssize_t n,
+                             double bound) noexcept nogil
+    int skp_integer_valued_f(const float* x, Py_ssize_t n,
+                             double bound) noexcept nogil
 
 # The chunk length of the chunk order of the several-probe passes.
 CHUNK = SKP_CHUNK
@@ -693,6 +844,9 @@ cdef struct Walk:
     int* list_rows
     double* probes
     double* panels
+    # The exact variant (``values32`` not NULL): Z in float32, and panels.
+    const float* values32
+    float* panels32
     double* multi_work
     double* probe_norm
     double* probe_sq
@@ -777,13 +931,21 @@ cdef inline void _dense_pass_multi(
     Py_ssize_t n_list, Py_ssize_t base, const double* probes,
     const double* panels, const double* xsq, Py_ssize_t m, const double* zsq,
     double gamma, double add, double** outs, double* work,
+    const float* values32, const float* panels32,
 ) noexcept nogil:
     """Pass 1 of ``m`` columns at once for the dense rows ``rows[:n_list]``
     (``skp_dense_multi``, with ``work`` of ``m * SKP_ROWS`` doubles, ``m``
     rounded up to whole panels).  With :func:`_multi_is_final`, the values
     written are the kernel values plus ``add`` (always finite), otherwise
-    :func:`_transform` turns them into those."""
-    if floating is double:
+    :func:`_transform` turns them into those.  With ``values32`` (Z in
+    float32, exact: see :func:`exact_in_float32`), the exact variant reads
+    it and ``panels32`` instead of ``values`` and ``panels``: the same
+    values."""
+    if values32 != NULL:
+        skp_dense_multi_x(_dense_mode(kind), values32, n_features, rows,
+                          n_list, base, probes, panels32, xsq, m, zsq, gamma,
+                          add, outs, work)
+    elif floating is double:
         skp_dense_multi_d(_dense_mode(kind), values, n_features, rows, n_list,
                           base, probes, panels, xsq, m, zsq, gamma, add, outs,
                           work)
@@ -1181,17 +1343,25 @@ cdef inline void _end_visit(Walk* w, Py_ssize_t i) noexcept nogil:
 
 cdef void _pack_probe(Walk* w, Py_ssize_t q) noexcept nogil:
     """Copy pending probe ``q`` (row ``q`` of ``probes``) to its lane of the
-    panels, and its squared norm to ``probe_sq``; a new panel starts as
-    zeros (its lanes past the last probe stay zeros)."""
+    panels (of ``panels32`` in the exact variant), and its squared norm to
+    ``probe_sq``; a new panel starts as zeros (its lanes past the last
+    probe stay zeros)."""
     cdef Py_ssize_t f, d = w.n_features
-    cdef double* panel = w.panels + (q // SKP_PANEL) * d * SKP_PANEL
+    cdef Py_ssize_t first = (q // SKP_PANEL) * d * SKP_PANEL
+    cdef Py_ssize_t lane = q % SKP_PANEL
     cdef const double* x = w.probes + q * d
-    if q % SKP_PANEL == 0:
-        memset(panel, 0, sizeof(double) * d * SKP_PANEL)
+    if lane == 0:
         memset(w.probe_sq + q, 0, sizeof(double) * SKP_PANEL)
-    panel += q % SKP_PANEL
-    for f in range(d):
-        panel[f * SKP_PANEL] = x[f]
+    if w.values32 != NULL:
+        if lane == 0:
+            memset(w.panels32 + first, 0, sizeof(float) * d * SKP_PANEL)
+        for f in range(d):
+            w.panels32[first + f * SKP_PANEL + lane] = <float> x[f]
+    else:
+        if lane == 0:
+            memset(w.panels + first, 0, sizeof(double) * d * SKP_PANEL)
+        for f in range(d):
+            w.panels[first + f * SKP_PANEL + lane] = x[f]
     w.probe_sq[q] = _probe_sq(w.kern.kind, x, d)
 
 
@@ -1227,7 +1397,7 @@ cdef int _flush(
         _dense_pass_multi(w.kern.kind, values, w.n_features, w.list_rows,
                           n_list, 0, w.probes, w.panels, w.probe_sq, n_new,
                           w.znorm, w.kern.gamma, w.kern.add, w.outs,
-                          w.multi_work)
+                          w.multi_work, w.values32, w.panels32)
         if not w.final:
             for q in range(n_new):
                 bad |= _transform(&w.kern, w.znorm + base, w.probe_norm[q],
@@ -1313,7 +1483,7 @@ cdef int _walk_blocked(
                 _dense_pass_multi(w.kern.kind, values, d, &row, 1, i, w.probes,
                                   w.panels, w.probe_sq, n_new, w.znorm,
                                   w.kern.gamma, w.kern.add, w.kval_outs,
-                                  w.multi_work)
+                                  w.multi_work, w.values32, w.panels32)
                 status = 0
                 if w.final:
                     pass
@@ -1500,25 +1670,34 @@ cdef class Walker:
         (:func:`_walk_blocked`; the same result up to the rounding of the
         dot products, which are summed in another order).  Otherwise, or
         with ``block=0``, one at a time.
+    values32 : ndarray of float32 of shape (n_z * n_features,), default=None
+        Z in float32, for the exact variant of the blocked walk's passes,
+        which needs every dot product of two rows of Z to be exact in
+        float32 (:func:`exact_in_float32`; the caller checks it).  Unused
+        when the blocked walk does not apply.
     """
 
     cdef Walk w
     cdef const double[::1] values_d
     cdef const float[::1] values_f
+    cdef const float[::1] values_x
     cdef bint single
     cdef object arrays
     cdef void* ints
     cdef void* reals
+    cdef void* floats
     cdef void* pointers
 
     def __cinit__(self):
         self.ints = NULL
         self.reals = NULL
+        self.floats = NULL
         self.pointers = NULL
 
     def __dealloc__(self):
         free(self.ints)
         free(self.reals)
+        free(self.floats)
         free(self.pointers)
 
     def __init__(
@@ -1566,6 +1745,7 @@ cdef class Walker:
         int[::1] upd_rows,
         double[::1] upd_delta,
         Py_ssize_t block=0,
+        values32=None,
     ):
         cdef Py_ssize_t K, B, B_lanes
         # The walk holds pointers into these arrays: keep them alive.
@@ -1625,6 +1805,8 @@ cdef class Walker:
         self.w.upd_rows = &upd_rows[0]
         self.w.upd_delta = &upd_delta[0]
         self.w.block = 0
+        self.w.values32 = NULL
+        self.w.panels32 = NULL
         if (block > 0 and not sparse and kind < KERNEL_PRECOMPUTED
                 and budget < 0 and self.w.capacity >= n_z):
             self.w.block = block
@@ -1665,6 +1847,13 @@ cdef class Walker:
             self.w.multi_work = self.w.probe_sq + B_lanes
             self.w.outs = <double**> self.pointers
             self.w.kval_outs = self.w.outs + B
+            if values32 is not None:
+                self.values_x = values32
+                self.floats = malloc(sizeof(float) * B_lanes * n_features)
+                if self.floats == NULL:
+                    raise MemoryError()
+                self.w.values32 = &self.values_x[0]
+                self.w.panels32 = <float*> self.floats
 
     def run(self, const int[::1] order, Py_ssize_t t_start,
             const unsigned char[::1] active, long long[::1] updates):
@@ -1861,6 +2050,7 @@ def several_columns(
     const double[::1] probe_norm,
     const int[::1] rows,
     double[:, ::1] out,
+    values32=None,
 ):
     """Write ``K(z_j, x_q) + add`` to ``out[q, j]`` for the rows ``j`` listed
     in ``rows`` of a dense Z and every probe ``x_q`` (a row of ``probes``),
@@ -1868,9 +2058,10 @@ def several_columns(
     probes in one pass; a visit's kernel values are the same pass with one
     row.  ``znorm`` as in :class:`Walker`, ``probe_norm`` the probes' norms
     (read by "cosine").  ``out`` must hold zeros: the transform of the
-    kernels other than "rbf" runs over whole lines.  Returns 1 if a value is
-    not finite, else 0.  (Not used by the estimator; it exposes the pass to
-    the tests.)"""
+    kernels other than "rbf" runs over whole lines.  With ``values32`` (Z in
+    float32; Z and the probes must pass :func:`exact_in_float32`), the
+    exact variant of the pass.  Returns 1 if a value is not finite, else 0.
+    (Not used by the estimator; it exposes the pass to the tests.)"""
     cdef Py_ssize_t m = probes.shape[0], d = n_features, q, f
     cdef Py_ssize_t n_lanes = (m + SKP_PANEL - 1) // SKP_PANEL * SKP_PANEL
     cdef Kernel kern
@@ -1884,27 +2075,58 @@ def several_columns(
     kern.degree = degree
     kern.add = add
     panels = np.zeros(n_lanes * max(d, 1))
+    panels32 = np.zeros(n_lanes * max(d, 1), dtype=np.float32)
     xsq = np.zeros(n_lanes)
     work = np.zeros(n_lanes * SKP_ROWS)
     cdef double[::1] panels_v = panels, xsq_v = xsq, work_v = work
+    cdef float[::1] panels32_v = panels32
+    cdef const float[::1] values32_v
+    cdef const float* data32 = NULL
+    if values32 is not None:
+        values32_v = values32
+        data32 = &values32_v[0]
     outs = np.zeros(m, dtype=np.uintp)
     cdef size_t[::1] outs_v = outs
     for q in range(m):
         for f in range(d):
             panels_v[(q // SKP_PANEL) * d * SKP_PANEL + f * SKP_PANEL
                      + q % SKP_PANEL] = probes[q, f]
+            panels32_v[(q // SKP_PANEL) * d * SKP_PANEL + f * SKP_PANEL
+                       + q % SKP_PANEL] = <float> probes[q, f]
         xsq_v[q] = _probe_sq(kind, &probes[q, 0], d)
         outs_v[q] = <size_t> &out[q, 0]
     with nogil:
         _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
                           &probes[0, 0], &panels_v[0], &xsq_v[0], m,
                           &znorm[0], gamma, add, <double**> &outs_v[0],
-                          &work_v[0])
+                          &work_v[0],
+                          data32, &panels32_v[0])
         if not _multi_is_final(kind, d):
             for q in range(m):
                 bad |= _transform(&kern, &znorm[0], probe_norm[q], &out[q, 0],
                                   out.shape[1])
     return bad
+
+
+def exact_in_float32(const floating[::1] values, const double[::1] sq_norms):
+    """Whether every dot product of two rows of a dense Z is exact in
+    float32, in any order of summation: every value an integer and every
+    row's squared norm (``sq_norms``, exact then) at most 2^24, which
+    bounds every product and partial sum by |z| |x| <= 2^24
+    (Cauchy-Schwarz).  Such rows (pixel intensities, counts, indicators)
+    can take the exact variant of the several-probe passes."""
+    cdef Py_ssize_t j
+    cdef int ok = 1
+    with nogil:
+        for j in range(sq_norms.shape[0]):
+            if not sq_norms[j] <= 16777216.0:
+                ok = 0
+        if ok and values.shape[0]:
+            if floating is double:
+                ok = skp_integer_valued_d(&values[0], values.shape[0], 4096.0)
+            else:
+                ok = skp_integer_valued_f(&values[0], values.shape[0], 4096.0)
+    return ok != 0
 
 
 def row_norms(

@@ -17,7 +17,13 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
-from sklearn.datasets import load_iris, make_blobs, make_circles, make_classification
+from sklearn.datasets import (
+    load_digits,
+    load_iris,
+    make_blobs,
+    make_circles,
+    make_classification,
+)
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
@@ -346,9 +352,10 @@ def test_rbf_gram_is_exactly_symmetric_with_unit_diagonal(dtype, n_features):
                     rtol=1e-12, atol=1e-15)
 
 
-def _several_columns(kernel, Z, P, rows, params, add=0.0):
+def _several_columns(kernel, Z, P, rows, params, add=0.0, exact=False):
     """K(Z[rows], P) + add by the blocked walk's several-probe pass, as an
-    (n_probes, n_rows of Z) array (zeros outside ``rows``)."""
+    (n_probes, n_rows of Z) array (zeros outside ``rows``); ``exact``: its
+    float32 variant."""
     kern = _Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
                    None)
     P = np.ascontiguousarray(P, dtype=np.float64)
@@ -359,9 +366,14 @@ def _several_columns(kernel, Z, P, rows, params, add=0.0):
     bad = _kernel_fast.several_columns(
         Z.ravel(), Z.shape[1], kern.norms(Z), *kern.args, add, P, probe_norms,
         np.asarray(rows, dtype=np.int32), out,
+        Z.ravel().astype(np.float32) if exact else None,
     )
     assert bad == 0
     return out
+
+
+def _integer_rows(rng, n, n_features, high):
+    return rng.randint(-high, high + 1, size=(n, n_features)).astype(np.float64)
 
 
 def _chunk_order_dot(z, x):
@@ -429,6 +441,62 @@ def test_several_probe_pass_is_the_kernel_and_exactly_symmetric(
                                 filter_params=True, **params) + 1.0
     assert_allclose(gram, expected, rtol=1e-12, atol=1e-12)
     assert_array_equal(gram, gram.T)
+
+
+@settings(deadline=None, max_examples=40)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 11),
+    n_features=st.integers(3, 70),
+    n_probes=st.integers(1, 19),
+    kernel=st.sampled_from(["linear", "poly", "rbf", "sigmoid", "cosine"]),
+    high=st.sampled_from([1, 16, 255]),
+)
+def test_exact_float32_pass_equals_the_float64_pass(seed, n, n_features,
+                                                    n_probes, kernel, high):
+    # On integers whose squared norms are at most 2**24, every dot product
+    # is exact in float32: the float32 variant (eight probes to a vector,
+    # another order of summation) gives the very values of the float64
+    # pass, for every tile shape and remainder, one row or one probe at a
+    # time too.
+    rng = np.random.RandomState(seed)
+    Z = _integer_rows(rng, n, n_features, high)
+    P = _integer_rows(rng, n_probes, n_features, high)
+    assert _kernel_fast.exact_in_float32(np.vstack([Z, P]).ravel(),
+                                         np.sum(np.vstack([Z, P]) ** 2, axis=1))
+    rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False))
+    params = dict(gamma=1.0 / (n_features * high**2), degree=2, coef0=1.0)
+    # The probes must be rows of the Z the float32 copy is taken from.
+    ZP = np.vstack([Z, P])
+    probe_rows = np.arange(n, n + n_probes)
+    got = _several_columns(kernel, ZP, ZP[probe_rows], rows, params,
+                           exact=True)
+    expected = _several_columns(kernel, ZP, ZP[probe_rows], rows, params)
+    assert_array_equal(got, expected)
+    for j in rows:
+        assert_array_equal(
+            _several_columns(kernel, ZP, ZP[probe_rows], [j], params,
+                             exact=True)[:, j], expected[:, j])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_exact_in_float32_needs_integers_of_bounded_norm(dtype):
+    X = np.array([[0, 3, -4], [16, 0, 255], [1, 1, 1]], dtype=dtype)
+
+    def exact(X):
+        return _kernel_fast.exact_in_float32(
+            X.ravel(), np.sum(X.astype(np.float64) ** 2, axis=1))
+
+    assert exact(X)
+    assert not exact(X + dtype(0.5))  # not integers
+    assert not exact(np.array([[4096.0, 1.0]], dtype=dtype))  # norm**2 > 2**24
+    assert exact(np.array([[4096.0, 0.0]], dtype=dtype))  # norm**2 == 2**24
+    big = np.full((1, 300), 255.0, dtype=dtype)  # 300 * 255**2 > 2**24
+    assert not exact(big)
+    for bad in (np.nan, np.inf):
+        Y = X.copy()
+        Y[1, 1] = bad
+        assert not _kernel_fast.exact_in_float32(Y.ravel(), np.zeros(3))
 
 
 @pytest.mark.skipif(np.finfo(np.longdouble).precision <= 15,
@@ -577,9 +645,9 @@ class _BlockSize:
                 return getattr(_kernel_fast, name)
 
             @staticmethod
-            def Walker(*args):
+            def Walker(*args, **kwargs):
                 seen.append(args[-1])
-                return _kernel_fast.Walker(*args)
+                return _kernel_fast.Walker(*args, **kwargs)
 
         _kernel._kernel_fast = _Spy()
         return self
@@ -681,6 +749,76 @@ def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
             est = KernelPerceptron(warm_start=True, **params).fit(X[:60], y[:60])
             warm.append(est.fit(X, y))
     _assert_same_fit(*warm, X)
+
+
+class _ExactFloat32:
+    """Allow (or forbid) the exact float32 variant of the blocked walk,
+    recording whether each walker was given a float32 Z."""
+
+    def __init__(self, allowed):
+        self.allowed = allowed
+        self.given = []
+
+    def __enter__(self):
+        from sklearn_perceptrons import _kernel
+
+        self._saved = (_kernel._EXACT_FLOAT32, _kernel._kernel_fast)
+        _kernel._EXACT_FLOAT32 = self.allowed
+        given = self.given
+
+        class _Spy:
+            def __getattr__(self, name):
+                return getattr(_kernel_fast, name)
+
+            @staticmethod
+            def Walker(*args, values32=None):
+                given.append(values32 is not None)
+                return _kernel_fast.Walker(*args, values32=values32)
+
+        _kernel._kernel_fast = _Spy()
+        return self
+
+    def __exit__(self, *exc):
+        from sklearn_perceptrons import _kernel
+
+        _kernel._EXACT_FLOAT32, _kernel._kernel_fast = self._saved
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid", "cosine"])
+@pytest.mark.parametrize("float32", [False, True])
+def test_exact_float32_walk_equals_the_float64_walk(kernel, float32):
+    # Integer features (pixel intensities here): the blocked walk takes the
+    # float32 variant of its passes, and the fit is the same bit for bit as
+    # with float64 passes, and as the one-column walk's.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300], y[:300]
+    if float32:
+        X = X.astype(np.float32)
+    params = {"kernel": kernel, "average": True, "max_iter": 3, "tol": None,
+              "random_state": 0}
+    if kernel in ("poly", "sigmoid"):
+        params["gamma"] = 0.001
+    fits = []
+    for allowed in (True, False):
+        with _ExactFloat32(allowed) as spy:
+            fits.append(KernelPerceptron(**params).fit(X, y))
+        assert spy.given == [allowed]
+    one, _ = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y)
+    _assert_same_fit(fits[0], fits[1], X)
+    _assert_same_fit(fits[0], one, X)
+
+
+def test_exact_float32_walk_needs_exact_dot_products():
+    # Fractions, or norms too large for float32's 24 bits: float64 passes.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:100], y[:100]
+    for Z in (X + 0.5, X * 300.0):
+        with _ExactFloat32(True) as spy:
+            KernelPerceptron(max_iter=2, tol=None).fit(Z, y)
+        assert spy.given == [False]
+    with _ExactFloat32(True) as spy:
+        KernelPerceptron(max_iter=2, tol=None).fit(X, y)
+    assert spy.given == [True]
 
 
 @pytest.mark.parametrize("make", [

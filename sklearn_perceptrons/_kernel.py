@@ -115,19 +115,14 @@ def _rows_equal(A, B):
 
 def _variance(X):
     """Variance of all entries of X (as ``X.var()``, as SVC's "scale"), in
-    float64 and by blocks of rows rather than with a temporary copy of X."""
-    size = X.shape[0] * X.shape[1]
+    float64, in compiled passes without a temporary copy of X (X is
+    C-ordered here)."""
     if sp.issparse(X):
+        size = X.shape[0] * X.shape[1]
         data = X.data.astype(np.float64, copy=False)
         mean = data.sum() / size
         return max(np.dot(data, data) / size - mean * mean, 0.0)
-    mean = X.sum(dtype=np.float64) / size
-    chunk = max(1, 2**17 // max(X.shape[1], 1))
-    total = 0.0
-    for start in range(0, X.shape[0], chunk):
-        block = X[start : start + chunk].astype(np.float64) - mean
-        total += float(np.einsum("ij,ij->", block, block))
-    return total / size
+    return _kernel_fast.variance(X.reshape(-1))
 
 
 class _Kernel:

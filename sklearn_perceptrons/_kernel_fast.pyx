@@ -660,6 +660,33 @@ cdef extern from *:
     /* The exact variant: float32 rows and panels (see skp_xtile4_f). */
     SKP_DENSE_MULTI(skp_dense_multi_x, f, float, float, skp_xtile)
 
+    /* The variance of x[0..n) (n > 0) in double: the mean, then the
+       centered squares, each summed with four partial sums. */
+    #define SKP_VARIANCE(SUF, T)                                              \
+    SKP_CLONES static double skp_variance_##SUF(const T *x, Py_ssize_t n) {  \
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, u, mean;              \
+        Py_ssize_t j;                                                        \
+        for (j = 0; j + 4 <= n; j += 4) {                                    \
+            s0 += (double)x[j];     s1 += (double)x[j + 1];                  \
+            s2 += (double)x[j + 2]; s3 += (double)x[j + 3];                  \
+        }                                                                    \
+        for (; j < n; j++) s0 += (double)x[j];                               \
+        mean = ((s0 + s1) + (s2 + s3)) / (double)n;                          \
+        s0 = s1 = s2 = s3 = 0.0;                                             \
+        for (j = 0; j + 4 <= n; j += 4) {                                    \
+            u = (double)x[j] - mean;     s0 += u * u;                        \
+            u = (double)x[j + 1] - mean; s1 += u * u;                        \
+            u = (double)x[j + 2] - mean; s2 += u * u;                        \
+            u = (double)x[j + 3] - mean; s3 += u * u;                        \
+        }                                                                    \
+        for (; j < n; j++) {                                                 \
+            u = (double)x[j] - mean; s0 += u * u;                            \
+        }                                                                    \
+        return ((s0 + s1) + (s2 + s3)) / (double)n;                          \
+    }
+    SKP_VARIANCE(d, double)
+    SKP_VARIANCE(f, float)
+
     /* skp_dot(z_j, z_j) of dense rows: the squared norms of mode 1. */
     static void skp_dense_sq_norms_d(const double *values, Py_ssize_t n,
                                      Py_ssize_t d, double *out) {
@@ -726,6 +753,8 @@ cdef extern from *:
                           const double* xsq, Py_ssize_t m, const double* zsq,
                           double gamma, double add, double** outs,
                           double* work) noexcept nogil
+    double skp_variance_d(const double* x, Py_ssize_t n) noexcept nogil
+    double skp_variance_f(const float* x, Py_ssize_t n) noexcept nogil
     int skp_integer_valued_d(const double* x, Py_ssize_t n,
                              double bound) noexcept nogil
     int skp_integer_valued_f(const float* x, Py_ssize_t n,
@@ -2106,6 +2135,21 @@ def several_columns(
                 bad |= _transform(&kern, &znorm[0], probe_norm[q], &out[q, 0],
                                   out.shape[1])
     return bad
+
+
+def variance(const floating[::1] values):
+    """The variance of ``values`` in float64 (0 when empty), as
+    ``values.var()`` up to rounding: two passes (the mean, then the centered
+    squares), without a temporary array."""
+    cdef double result = 0.0
+    if values.shape[0] == 0:
+        return 0.0
+    with nogil:
+        if floating is double:
+            result = skp_variance_d(&values[0], values.shape[0])
+        else:
+            result = skp_variance_f(&values[0], values.shape[0])
+    return result
 
 
 def exact_in_float32(const floating[::1] values, const double[::1] sq_norms):

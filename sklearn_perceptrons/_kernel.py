@@ -21,7 +21,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernel_fast
-from ._base import BasePerceptron, StoppingRule, keep_state_on_error, one_vs_all_table
+from ._base import (
+    BasePerceptron,
+    StoppingRule,
+    fit_random_state,
+    keep_state_on_error,
+    one_vs_all_table,
+    release_random_state,
+)
 from ._linear import as_csr_int32
 
 # Mirrors of the enums of _kernel_fast.pyx.
@@ -949,7 +956,7 @@ or (n_samples, n_samples)
         step = sample_weight * self._class_weights(classes, y_class)[y_class]
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
-        rng = check_random_state(self.random_state)
+        rng = fit_random_state(self.random_state)
 
         state, matched = None, None
         if self.warm_start and hasattr(self, "_state"):
@@ -1001,6 +1008,7 @@ or (n_samples, n_samples)
                                   perf_counter() - start)
             if stopper.done:
                 break
+        release_random_state(rng)
         if stopper.active.any():
             self._warn_max_iter(int(stopper.active.sum()))
 

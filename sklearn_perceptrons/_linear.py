@@ -10,7 +10,6 @@ from time import perf_counter
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
@@ -20,9 +19,11 @@ from ._base import (
     RULE_THRESHOLD,
     BasePerceptron,
     StoppingRule,
+    fit_random_state,
     keep_state_on_error,
     one_vs_all_table,
     partial_fit_context,
+    release_random_state,
     row_accuracy,
     sign_matrix,
     validation_split,
@@ -269,7 +270,7 @@ class BaseLinearPerceptron(BasePerceptron):
         class_weight = self._class_weights(classes, y_class)
         step = self._learning_rate() * sample_weight * class_weight[y_class]
         state = self._initial_state(X, n_rows, coef_init, intercept_init)
-        rng = check_random_state(self.random_state)
+        rng = fit_random_state(self.random_state)
         if self.early_stopping:
             train_idx, val_idx = validation_split(
                 X.shape[0], self.validation_fraction, rng
@@ -282,6 +283,7 @@ class BaseLinearPerceptron(BasePerceptron):
             X, y_class, step, table, state, train_idx, val_idx, rng,
             rule=rule, threshold=threshold, kappa=kappa,
         )
+        release_random_state(rng)
         self._set_fit_result(classes, *result)
         return self
 

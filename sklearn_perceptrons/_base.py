@@ -465,16 +465,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             if hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
         else:
-            X, y = validate_data(
-                self,
-                X,
-                y,
-                accept_sparse="csr",
-                dtype=list(_FLOAT_DTYPES),
-                order="C",
-                accept_large_sparse=False,
-                reset=True,
-            )
+            X, y = self._validate_X_y(X, y, reset=True)
         classes, y_class = encode_labels(y)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -495,16 +486,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
         if first_call or not self._is_lean_input(X):
-            X, y = validate_data(
-                self,
-                X,
-                y,
-                accept_sparse="csr",
-                dtype=list(_FLOAT_DTYPES),
-                order="C",
-                accept_large_sparse=False,
-                reset=first_call,
-            )
+            X, y = self._validate_X_y(X, y, reset=first_call)
         else:
             y = self._lean_check_X(X, y)
         y_class = class_indices(classes, y)
@@ -521,6 +503,20 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             and X.dtype in _FLOAT_DTYPES
             and X.flags.c_contiguous
             and not hasattr(self, "feature_names_in_")
+        )
+
+    def _validate_X_y(self, X, y, *, reset):
+        """scikit-learn's ``validate_data`` for training data: float64 or
+        float32, C-ordered, dense or CSR."""
+        return validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=list(_FLOAT_DTYPES),
+            order="C",
+            accept_large_sparse=False,
+            reset=reset,
         )
 
     @staticmethod

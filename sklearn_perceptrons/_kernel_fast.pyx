@@ -825,7 +825,6 @@ cdef struct Walk:
     const int* rows
     const signed char* signs
     Py_ssize_t n_rows
-    const unsigned char* active
     double threshold
     # Dual state.
     double* scores
@@ -1315,14 +1314,13 @@ cdef inline Py_ssize_t _find_mistakes(
     """Write the active sub-problems in which visited sample ``i`` is a
     mistake to ``upd_rows``, with their update sizes to ``upd_delta``, and
     return how many; -1 if a score is not finite.  ``score[k * stride]`` is
-    the score of sub-problem k."""
+    the score of sub-problem k.  (The table of a pass lists the active
+    sub-problems only: see :meth:`Walker.run`.)"""
     cdef Py_ssize_t p, k, n_up = 0
     cdef int c = w.y_class[i]
     cdef double value
     for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
         k = w.rows[p]
-        if not w.active[k]:
-            continue
         value = score[k * stride]
         if value - value != 0.0:
             return -1
@@ -1364,9 +1362,7 @@ cdef inline void _end_visit(Walk* w, Py_ssize_t i) noexcept nogil:
     if w.counters[C_N_SV] > w.counters[C_MAX_SV]:
         w.counters[C_MAX_SV] = w.counters[C_N_SV]
     for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
-        k = w.rows[p]
-        if w.active[k]:
-            w.visits[k] += 1.0
+        w.visits[w.rows[p]] += 1.0
 
 
 
@@ -1478,9 +1474,9 @@ cdef int _walk_blocked(
     are exact (e.g. features on a grid of small integers), and up to
     rounding otherwise.  Z is read once per block instead of once per new
     support vector, and each read of a row serves eight probes at once."""
-    cdef Py_ssize_t t, i, k, u, q, n_up, l, K = w.n_rows
+    cdef Py_ssize_t t, i, k, u, q, p, n_up, l, K = w.n_rows
     cdef Py_ssize_t d = w.n_features, n_pend = 0, n_new = 0, pairs = 0
-    cdef int status, row
+    cdef int status, row, c
     cdef double v
     cdef const double* col
     cdef double stats[3]
@@ -1498,7 +1494,11 @@ cdef int _walk_blocked(
                     return status
                 n_pend = n_new = pairs = 0
                 break
-        for k in range(K):
+        # The scores of the active sub-problems of the sample's class (the
+        # others are never read, and their lines stay out of the caches).
+        c = w.y_class[i]
+        for p in range(w.rows_ptr[c], w.rows_ptr[c + 1]):
+            k = w.rows[p]
             w.run[k] = w.scores[k * w.n_z + i]
         if n_pend:
             l = w.line_of_row[i]
@@ -1716,6 +1716,13 @@ cdef class Walker:
     cdef void* reals
     cdef void* floats
     cdef void* pointers
+    # The table of a pass: the sub-problems of every class, active ones only.
+    cdef const int[::1] table_ptr
+    cdef const int[::1] table_rows
+    cdef const signed char[::1] table_signs
+    cdef int[::1] pass_ptr
+    cdef int[::1] pass_rows
+    cdef signed char[::1] pass_signs
 
     def __cinit__(self):
         self.ints = NULL
@@ -1803,6 +1810,12 @@ cdef class Walker:
         self.w.kern.add = add
         self.w.y_class = &y_class[0]
         self.w.step = &step[0]
+        self.table_ptr = rows_ptr
+        self.table_rows = rows
+        self.table_signs = signs
+        self.pass_ptr = np.zeros(rows_ptr.shape[0], dtype=np.int32)
+        self.pass_rows = np.zeros(max(rows.shape[0], 1), dtype=np.int32)
+        self.pass_signs = np.zeros(max(signs.shape[0], 1), dtype=np.int8)
         self.w.rows_ptr = &rows_ptr[0]
         self.w.rows = &rows[0]
         self.w.signs = &signs[0]
@@ -1907,10 +1920,23 @@ cdef class Walker:
         # be reloaded after every store through a pointer (measured: 15-20%
         # more cycles on digits).
         cdef Walk w = self.w
+        cdef Py_ssize_t c, p, n_entries = 0
         if order.shape[0] == 0:
             return STATUS_DONE, 0, -1
-        w.active = &active[0]
         w.updates = &updates[0]
+        # Frozen sub-problems take no update and count no visit: the walk
+        # reads a table without them (``active`` is fixed for the pass).
+        for c in range(self.table_ptr.shape[0] - 1):
+            self.pass_ptr[c] = <int> n_entries
+            for p in range(self.table_ptr[c], self.table_ptr[c + 1]):
+                if active[self.table_rows[p]]:
+                    self.pass_rows[n_entries] = self.table_rows[p]
+                    self.pass_signs[n_entries] = self.table_signs[p]
+                    n_entries += 1
+        self.pass_ptr[self.table_ptr.shape[0] - 1] = <int> n_entries
+        w.rows_ptr = &self.pass_ptr[0]
+        w.rows = &self.pass_rows[0]
+        w.signs = &self.pass_signs[0]
         if self.single:
             if self.values_f.shape[0]:
                 data_f = &self.values_f[0]

@@ -1252,3 +1252,26 @@ def test_iris_accuracy():
     X, y = load_iris(return_X_y=True)
     clf = KernelPerceptron(average=True).fit(X, y)
     assert clf.score(X, y) > 0.95
+
+
+@pytest.mark.parametrize("average", [False, True])
+def test_one_vs_all_rows_stop_on_their_own_rule(average):
+    # Each one-vs-all row is the binary problem "class k vs. the rest",
+    # which stops on its own rule (here after different numbers of epochs:
+    # frozen rows take no update and count no visit while the others go
+    # on).  Its coefficients are those of the binary fit, bit for bit.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:400], y[:400] % 4
+    params = {"kernel": "rbf", "average": average, "random_state": 3}
+    ova = KernelPerceptron(**params).fit(X, y)
+    epochs = []
+    for k in range(4):
+        binary = KernelPerceptron(**params).fit(X, y == k)
+        coef = np.zeros(X.shape[0])
+        coef[binary.support_] = binary.dual_coef_[0]
+        expected = np.zeros(X.shape[0])
+        expected[ova.support_] = ova.dual_coef_[k]
+        assert_array_equal(coef, expected)
+        epochs.append(binary.n_iter_)
+    assert len(set(epochs)) > 1  # the rows did stop at different epochs
+    assert ova.n_iter_ == max(epochs)

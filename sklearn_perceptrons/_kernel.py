@@ -57,10 +57,14 @@ _C_LINES_USED = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
 _DUMMY_DOUBLE = np.zeros(1)
 _MB = 2**20
-# Columns of new support vectors computed together by the compiled walk when
-# the cache holds every column (see ``_kernel_fast._walk_blocked``); 0 turns
-# it off (one column at a time, the dot products summed in another order).
-_BLOCK = 32
+# Updates left pending by the compiled walk when the cache holds every
+# column, whose new columns are then computed together (see
+# ``_kernel_fast._walk_blocked``); 0 turns it off (one column at a time, the
+# dot products summed in another order).  Digits (P7), medians of 60 fits
+# alternated: 16 is 2-4% faster than 32 with the exact float32 pass (two
+# whole panels of eight), and as fast with the float64 one; 8-12, 20-64 are
+# slower.
+_BLOCK = 16
 # Whether the blocked walk may take the exact float32 variant of its passes
 # (see ``_DualWalk._exact_values``); False makes it use float64 throughout.
 _EXACT_FLOAT32 = True

@@ -64,6 +64,14 @@ cdef extern from *:
     #include <stdint.h>
     #include <string.h>
 
+    /* A hint to fetch the cache line of p for writing (no effect without
+       GCC or Clang). */
+    #if defined(__GNUC__)
+    #define SKP_PREFETCH_W(p) __builtin_prefetch((p), 1, 3)
+    #else
+    #define SKP_PREFETCH_W(p) ((void)(p))
+    #endif
+
     /* exp(x) on [-708.3964, 0] (the arguments are clamped by the caller):
        Cody-Waite reduction x = k ln2 + r, |r| <= ln2/2, a degree 11
        polynomial (Chebyshev interpolation of exp on [-ln2/2, ln2/2], near
@@ -615,6 +623,14 @@ cdef extern from *:
         }                                                                    \
         for (t0 = 0; t0 < n_list; t0 += SKP_ROWS) {                          \
             nb = n_list - t0 < SKP_ROWS ? n_list - t0 : SKP_ROWS;            \
+            /* The block's outputs are new cache lines: ask for them now,   \
+               they arrive while the tiles run. */                          \
+            for (q = 0; q < m; q++) {                                        \
+                const char *a = (const char *)(outs[q] - base + rows[t0]);   \
+                const char *b = (const char *)(outs[q] - base                \
+                                               + rows[t0 + nb - 1]);         \
+                for (; a <= b; a += 64) SKP_PREFETCH_W(a);                   \
+            }                                                                \
             for (t = 0; t < nb; t += n_r) {                                  \
                 n_r = nb - t >= 4 ? 4 : 1;                                   \
                 for (r = 0; r < n_r; r++)                                    \

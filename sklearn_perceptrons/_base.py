@@ -505,9 +505,9 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             and not hasattr(self, "feature_names_in_")
         )
 
-    def _validate_X_y(self, X, y, *, reset):
-        """scikit-learn's ``validate_data`` for training data: float64 or
-        float32, C-ordered, dense or CSR."""
+    def _validate_X_y(self, X, y="no_validation", *, reset):
+        """scikit-learn's ``validate_data``: X in float64 or float32,
+        C-ordered, dense or CSR; (X, y), or X alone without y."""
         return validate_data(
             self,
             X,
@@ -570,15 +570,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         if self._is_lean_input(X):
             self._lean_check_X(X)
             return X
-        return validate_data(
-            self,
-            X,
-            accept_sparse="csr",
-            dtype=list(_FLOAT_DTYPES),
-            order="C",
-            accept_large_sparse=False,
-            reset=False,
-        )
+        return self._validate_X_y(X, reset=False)
 
     def _class_weights(self, classes, y_class=None, *, partial=False):
         """Weight of every class index, from ``class_weight``."""

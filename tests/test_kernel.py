@@ -625,29 +625,35 @@ def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
         assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
 
 
-class _BlockSize:
-    """Run the compiled walk with columns computed ``size`` at a time (0: one
-    at a time), recording the block sizes the walkers were given."""
+class _WalkerSpy:
+    """Set module switches of ``_kernel`` (``_BLOCK``: columns computed
+    ``size`` at a time, 0: one at a time; ``_EXACT_FLOAT32``) for the
+    duration, recording the block size each walker was given (``seen``) and
+    whether it was given a float32 Z (``given``)."""
 
-    def __init__(self, size):
-        self.size = size
+    def __init__(self, **switches):
+        self.switches = switches
         self.seen = []
+        self.given = []
 
     def __enter__(self):
         from sklearn_perceptrons import _kernel, _kernel_fast
 
-        self._saved = (_kernel._BLOCK, _kernel._kernel_fast)
-        _kernel._BLOCK = self.size
-        seen = self.seen
+        self._saved = {name: getattr(_kernel, name) for name in self.switches}
+        self._saved["_kernel_fast"] = _kernel._kernel_fast
+        for name, value in self.switches.items():
+            setattr(_kernel, name, value)
+        seen, given = self.seen, self.given
 
         class _Spy:
             def __getattr__(self, name):
                 return getattr(_kernel_fast, name)
 
             @staticmethod
-            def Walker(*args, **kwargs):
+            def Walker(*args, values32=None):
                 seen.append(args[-1])
-                return _kernel_fast.Walker(*args, **kwargs)
+                given.append(values32 is not None)
+                return _kernel_fast.Walker(*args, values32=values32)
 
         _kernel._kernel_fast = _Spy()
         return self
@@ -655,11 +661,20 @@ class _BlockSize:
     def __exit__(self, *exc):
         from sklearn_perceptrons import _kernel
 
-        _kernel._BLOCK, _kernel._kernel_fast = self._saved
+        for name, value in self._saved.items():
+            setattr(_kernel, name, value)
+
+
+def _block_size(size):
+    return _WalkerSpy(_BLOCK=size)
+
+
+def _exact_float32(allowed):
+    return _WalkerSpy(_EXACT_FLOAT32=allowed)
 
 
 def _fit_with_block(size, make, X, y, **fit_params):
-    with _BlockSize(size) as spy:
+    with _block_size(size) as spy:
         est = make().fit(X, y, **fit_params)
     return est, spy.seen
 
@@ -734,7 +749,7 @@ def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
     # not tracked (the walk starts at track_from > 0).
     streams = []
     for size in (0, block):
-        with _BlockSize(size) as spy:
+        with _block_size(size) as spy:
             est = KernelPerceptron(kernel="rbf", gamma=0.2, average=True)
             for batch in np.array_split(np.arange(X.shape[0]), 4):
                 est.partial_fit(X[batch], y[batch], classes=np.unique(y))
@@ -745,43 +760,10 @@ def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
     # warm_start continues from the previous support vectors.
     warm = []
     for size in (0, block):
-        with _BlockSize(size):
+        with _block_size(size):
             est = KernelPerceptron(warm_start=True, **params).fit(X[:60], y[:60])
             warm.append(est.fit(X, y))
     _assert_same_fit(*warm, X)
-
-
-class _ExactFloat32:
-    """Allow (or forbid) the exact float32 variant of the blocked walk,
-    recording whether each walker was given a float32 Z."""
-
-    def __init__(self, allowed):
-        self.allowed = allowed
-        self.given = []
-
-    def __enter__(self):
-        from sklearn_perceptrons import _kernel
-
-        self._saved = (_kernel._EXACT_FLOAT32, _kernel._kernel_fast)
-        _kernel._EXACT_FLOAT32 = self.allowed
-        given = self.given
-
-        class _Spy:
-            def __getattr__(self, name):
-                return getattr(_kernel_fast, name)
-
-            @staticmethod
-            def Walker(*args, values32=None):
-                given.append(values32 is not None)
-                return _kernel_fast.Walker(*args, values32=values32)
-
-        _kernel._kernel_fast = _Spy()
-        return self
-
-    def __exit__(self, *exc):
-        from sklearn_perceptrons import _kernel
-
-        _kernel._EXACT_FLOAT32, _kernel._kernel_fast = self._saved
 
 
 @pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid", "cosine"])
@@ -800,7 +782,7 @@ def test_exact_float32_walk_equals_the_float64_walk(kernel, float32):
         params["gamma"] = 0.001
     fits = []
     for allowed in (True, False):
-        with _ExactFloat32(allowed) as spy:
+        with _exact_float32(allowed) as spy:
             fits.append(KernelPerceptron(**params).fit(X, y))
         assert spy.given == [allowed]
     one, _ = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y)
@@ -813,10 +795,10 @@ def test_exact_float32_walk_needs_exact_dot_products():
     X, y = load_digits(return_X_y=True)
     X, y = X[:100], y[:100]
     for Z in (X + 0.5, X * 300.0):
-        with _ExactFloat32(True) as spy:
+        with _exact_float32(True) as spy:
             KernelPerceptron(max_iter=2, tol=None).fit(Z, y)
         assert spy.given == [False]
-    with _ExactFloat32(True) as spy:
+    with _exact_float32(True) as spy:
         KernelPerceptron(max_iter=2, tol=None).fit(X, y)
     assert spy.given == [True]
 

@@ -748,7 +748,8 @@ class KernelPerceptron(BasePerceptron):
     indicators) every dot product is exact in float32, and that pass runs
     in float32, eight support vectors to a vector, on a float32 copy of X
     (none for a float32 X): the same kernel values, twice the products per
-    instruction.
+    instruction; it computes the entries between support vectors rather
+    than copy them.
 
     The Forgetron's mistake bound
     holds for ``budget >= 84`` with a kernel bounded by 1 and unit sample

@@ -45,6 +45,17 @@ _PARAM_NAMES = {}
 _VALIDATED_PARAMS = weakref.WeakKeyDictionary()
 
 
+def _is_float_matrix(X):
+    """Whether X is a 2-d C-ordered ndarray of float64 or float32 (what
+    ``validate_data`` would return unchanged)."""
+    return (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and X.dtype in _FLOAT_DTYPES
+        and X.flags.c_contiguous
+    )
+
+
 def check_finite(array, name):
     """Raise ValueError if ``array`` (a float ndarray) holds NaN or infinity.
 
@@ -497,13 +508,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
     def _is_lean_input(self, X):
         """Whether X may skip ``validate_data``: a 2-d float C-ordered ndarray
         and an estimator fitted without feature names."""
-        return (
-            type(X) is np.ndarray
-            and X.ndim == 2
-            and X.dtype in _FLOAT_DTYPES
-            and X.flags.c_contiguous
-            and not hasattr(self, "feature_names_in_")
-        )
+        return _is_float_matrix(X) and not hasattr(self, "feature_names_in_")
 
     def _validate_X_y(self, X, y="no_validation", *, reset):
         """scikit-learn's ``validate_data``: X in float64 or float32,
@@ -525,10 +530,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         float C-ordered ndarray of finite values, y a 1-d ndarray of integer
         or boolean labels of the same length."""
         return (
-            type(X) is np.ndarray
-            and X.ndim == 2
-            and X.dtype in _FLOAT_DTYPES
-            and X.flags.c_contiguous
+            _is_float_matrix(X)
             and X.shape[0] > 0
             and X.shape[1] > 0
             and type(y) is np.ndarray

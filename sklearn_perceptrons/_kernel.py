@@ -400,9 +400,11 @@ class _DualWalk:
         the passes compute the same kernel values twice as fast there.  A
         float32 Z is used as is; a float64 one is copied (half its size,
         next to a cache of at least n_samples**2 doubles)."""
-        uses_dots = self.kernel.code not in (_KERNEL_CODES["laplacian"],)
-        if not (_EXACT_FLOAT32 and self.block and uses_dots
-                and self.n_features > 2):
+        # The laplacian kernel takes no dot products, and two features have
+        # a loop of their own in the passes.
+        uses_tiles = (self.kernel.code != _KERNEL_CODES["laplacian"]
+                      and self.n_features > 2)
+        if not (_EXACT_FLOAT32 and self.block and uses_tiles):
             return None
         values = self.parts[0]
         if self.kernel.code == _KERNEL_CODES["rbf"]:

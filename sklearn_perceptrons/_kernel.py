@@ -68,6 +68,10 @@ _BLOCK = 16
 # Whether the blocked walk may take the exact float32 variant of its passes
 # (see ``_DualWalk._exact_values``); False makes it use float64 throughout.
 _EXACT_FLOAT32 = True
+# Whether that variant's several-probe passes read a transposed copy of Z
+# when the CPU allows (``_kernel_fast.transposed_available``): the same
+# values, faster; False keeps the row-major passes.
+_TRANSPOSED_FLOAT32 = True
 
 
 # -- rows and kernels --------------------------------------------------------
@@ -351,6 +355,11 @@ class _DualWalk:
         self.upd_delta = np.zeros(n_rows)
         self._init_cache(cache_size, passes)
         self.values32 = self._exact_values()
+        self.values32_t = None
+        if (self.values32 is not None and _TRANSPOSED_FLOAT32
+                and _kernel_fast.transposed_available()):
+            self.values32_t = _kernel_fast.transposed_copy(
+                self.values32, self.Z.shape[0], self.n_features)
         self._compiled = None
 
     def _init_cache(self, cache_size, passes):
@@ -455,7 +464,7 @@ class _DualWalk:
                 self.rng, self.cache, self.line_of_row, self.row_of_line,
                 self.line_used, self.admit_first, self.seen, self.work,
                 self.upd_rows, self.upd_delta, self.block,
-                values32=self.values32,
+                values32=self.values32, values32_t=self.values32_t,
             )
         return self._compiled
 

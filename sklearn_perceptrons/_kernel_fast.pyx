@@ -676,6 +676,127 @@ cdef extern from *:
     /* The exact variant: float32 rows and panels (see skp_xtile4_f). */
     SKP_DENSE_MULTI(skp_dense_multi_x, f, float, float, skp_xtile)
 
+    /* The exact variant once more, with Z transposed by blocks of sixteen
+       rows (``zt``: feature f of row j at zt[(j / 16) * 16 d + 16 f + j %
+       16], zeros past the last row): the lanes of a vector are rows and a
+       probe's feature is broadcast, so the dot products of a probe come out
+       as a run of consecutive rows, which is how a column is stored (no
+       transpose, no scatter), and a block is read sequentially.  A tile is
+       sixteen rows by four probes: eight fused multiply-adds per feature
+       against six loads.  Exact like the
+       other passes of the variant (integers of magnitude at most 2^24 at
+       every step, so fusing changes no rounding), hence the same values.
+       Built with GCC or Clang on x86-64; the fused multiply-add needs a CPU
+       with AVX2 and FMA (skp_transposed_available). */
+    #if defined(__GNUC__) && defined(__x86_64__) \\
+        && (defined(__clang__) || __GNUC__ >= 9)
+    #include <immintrin.h>
+    #define SKP_TRANSPOSED 1
+    static int skp_transposed_available(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    /* work[q * SKP_ROWS + r] = z_{j0 + r} . x_q for r < 16 * n_sub and q
+       below m rounded up to a multiple of 4 (the lanes past the last probe
+       of a panel hold zeros); j0 a multiple of 16. */
+    __attribute__((target("avx2,fma"))) static void
+    skp_transposed_dots(const float *zt, Py_ssize_t j0, Py_ssize_t n_sub,
+                        Py_ssize_t d, const float *panels, Py_ssize_t m,
+                        double *work) {
+        for (Py_ssize_t s = 0; s < n_sub; s++) {
+            const float *z = zt + (j0 + 16 * s) * d;
+            for (Py_ssize_t q = 0; q < m; q += 4) {
+                const float *x = panels + (q / SKP_PANEL) * d * SKP_PANEL
+                                 + q % SKP_PANEL;
+                __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
+                __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+                __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
+                __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+                for (Py_ssize_t f = 0; f < d; f++) {
+                    const float *zf = z + 16 * f, *xf = x + f * SKP_PANEL;
+                    __m256 lo = _mm256_loadu_ps(zf);
+                    __m256 hi = _mm256_loadu_ps(zf + 8);
+                    __m256 p = _mm256_broadcast_ss(xf);
+                    a0 = _mm256_fmadd_ps(lo, p, a0);
+                    b0 = _mm256_fmadd_ps(hi, p, b0);
+                    p = _mm256_broadcast_ss(xf + 1);
+                    a1 = _mm256_fmadd_ps(lo, p, a1);
+                    b1 = _mm256_fmadd_ps(hi, p, b1);
+                    p = _mm256_broadcast_ss(xf + 2);
+                    a2 = _mm256_fmadd_ps(lo, p, a2);
+                    b2 = _mm256_fmadd_ps(hi, p, b2);
+                    p = _mm256_broadcast_ss(xf + 3);
+                    a3 = _mm256_fmadd_ps(lo, p, a3);
+                    b3 = _mm256_fmadd_ps(hi, p, b3);
+                }
+                double *w = work + q * SKP_ROWS + 16 * s;
+    #define SKP_STORE16(a, b, out)                                            \
+                _mm256_storeu_pd((out), _mm256_cvtps_pd(                     \
+                    _mm256_castps256_ps128(a)));                             \
+                _mm256_storeu_pd((out) + 4, _mm256_cvtps_pd(                 \
+                    _mm256_extractf128_ps((a), 1)));                         \
+                _mm256_storeu_pd((out) + 8, _mm256_cvtps_pd(                 \
+                    _mm256_castps256_ps128(b)));                             \
+                _mm256_storeu_pd((out) + 12, _mm256_cvtps_pd(                \
+                    _mm256_extractf128_ps((b), 1)))
+                SKP_STORE16(a0, b0, w);
+                SKP_STORE16(a1, b1, w + SKP_ROWS);
+                SKP_STORE16(a2, b2, w + 2 * SKP_ROWS);
+                SKP_STORE16(a3, b3, w + 3 * SKP_ROWS);
+    #undef SKP_STORE16
+            }
+        }
+    }
+    #else
+    #define SKP_TRANSPOSED 0
+    static int skp_transposed_available(void) { return 0; }
+    static void skp_transposed_dots(const float *zt, Py_ssize_t j0,
+                                    Py_ssize_t n_sub, Py_ssize_t d,
+                                    const float *panels, Py_ssize_t m,
+                                    double *work) {}
+    #endif
+
+    /* out[t] = exp(rbf argument of dot[t]) + add: what mode 1 of the
+       several-probe passes writes, for consecutive rows. */
+    SKP_CLONES static void skp_rbf_run(const double *restrict dot,
+                                       const double *restrict zsq,
+                                       double xsq, double gamma, double add,
+                                       double *restrict out, Py_ssize_t n) {
+        /* Two loops, each vectorized. */
+        for (Py_ssize_t t = 0; t < n; t++)
+            out[t] = skp_rbf_arg(dot[t], zsq[t], xsq, gamma);
+        for (Py_ssize_t t = 0; t < n; t++)
+            out[t] = skp_exp_clamped(out[t]) + add;
+    }
+
+    /* The several-probe pass of the exact variant over the consecutive rows
+       start <= j < stop, from the transposed Z: outs[q][j] = the value of
+       skp_dense_multi_x (mode 0: the dot product; mode 1: the rbf kernel
+       value plus add).  Only when skp_transposed_available(). */
+    static void skp_transposed_multi(int mode, const float *zt,
+                                     Py_ssize_t start, Py_ssize_t stop,
+                                     Py_ssize_t d, const float *panels,
+                                     const double *xsq, Py_ssize_t m,
+                                     const double *zsq, double gamma,
+                                     double add, double *const *outs,
+                                     double *work) {
+        /* Whole blocks of sixteen rows, from the one holding ``start``. */
+        for (Py_ssize_t j0 = start - start % 16; j0 < stop; j0 += SKP_ROWS) {
+            Py_ssize_t end = stop - j0 < SKP_ROWS ? stop : j0 + SKP_ROWS;
+            Py_ssize_t lo = j0 > start ? j0 : start;
+            skp_transposed_dots(zt, j0, (end - j0 + 15) / 16, d, panels, m,
+                                work);
+            for (Py_ssize_t q = 0; q < m; q++) {
+                const double *dots = work + q * SKP_ROWS + (lo - j0);
+                if (mode == 1)
+                    skp_rbf_run(dots, zsq + lo, xsq[q], gamma, add,
+                                outs[q] + lo, end - lo);
+                else
+                    memcpy(outs[q] + lo, dots, sizeof(double) * (end - lo));
+            }
+        }
+    }
+
     /* The variance of x[0..n) (n > 0) in double: the mean, then the
        centered squares, each summed with four partial sums. */
     #define SKP_VARIANCE(SUF, T)                                              \
@@ -769,6 +890,13 @@ cdef extern from *:
                           const double* xsq, Py_ssize_t m, const double* zsq,
                           double gamma, double add, double** outs,
                           double* work) noexcept nogil
+    int skp_transposed_available() noexcept nogil
+    void skp_transposed_multi(int mode, const float* zt,
+                              Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
+                              const float* panels, const double* xsq,
+                              Py_ssize_t m, const double* zsq, double gamma,
+                              double add, double** outs,
+                              double* work) noexcept nogil
     double skp_variance_d(const double* x, Py_ssize_t n) noexcept nogil
     double skp_variance_f(const float* x, Py_ssize_t n) noexcept nogil
     int skp_integer_valued_d(const double* x, Py_ssize_t n,
@@ -891,6 +1019,8 @@ cdef struct Walk:
     # The exact variant (``values32`` not NULL): Z in float32, and panels.
     const float* values32
     float* panels32
+    # And Z transposed (``values32_t`` not NULL, see skp_transposed_multi).
+    const float* values32_t
     double* multi_work
     double* probe_norm
     double* probe_sq
@@ -1427,18 +1557,28 @@ cdef int _flush(
                            w.line_used, w.counters, -1)
             w.outs[q] = w.cache + l * w.n_track - base
             w.pend_line[w.new_pend[q]] = <int> l
-        for j in range(base, w.n_z):
-            if not w.symmetric or w.line_of_row[j] < 0:
-                w.list_rows[n_list] = <int> j
-                n_list += 1
-            elif not w.final:
-                # A finite placeholder for _transform, until the copy below.
-                for q in range(n_new):
-                    w.outs[q][j] = 0.0
-        _dense_pass_multi(w.kern.kind, values, w.n_features, w.list_rows,
-                          n_list, 0, w.probes, w.panels, w.probe_sq, n_new,
-                          w.znorm, w.kern.gamma, w.kern.add, w.outs,
-                          w.multi_work, w.values32, w.panels32)
+        if w.values32_t != NULL:
+            # Every row (the exact variant is not symmetric), in one run.
+            n_list = w.n_track
+            skp_transposed_multi(_dense_mode(w.kern.kind), w.values32_t,
+                                 base, w.n_z, w.n_features,
+                                 w.panels32, w.probe_sq, n_new, w.znorm,
+                                 w.kern.gamma, w.kern.add, w.outs,
+                                 w.multi_work)
+        else:
+            for j in range(base, w.n_z):
+                if not w.symmetric or w.line_of_row[j] < 0:
+                    w.list_rows[n_list] = <int> j
+                    n_list += 1
+                elif not w.final:
+                    # A finite placeholder for _transform, until the copy
+                    # below.
+                    for q in range(n_new):
+                        w.outs[q][j] = 0.0
+            _dense_pass_multi(w.kern.kind, values, w.n_features, w.list_rows,
+                              n_list, 0, w.probes, w.panels, w.probe_sq,
+                              n_new, w.znorm, w.kern.gamma, w.kern.add,
+                              w.outs, w.multi_work, w.values32, w.panels32)
         if not w.final:
             for q in range(n_new):
                 bad |= _transform(&w.kern, w.znorm + base, w.probe_norm[q],
@@ -1720,12 +1860,17 @@ cdef class Walker:
         which needs every dot product of two rows of Z to be exact in
         float32 (:func:`exact_in_float32`; the caller checks it).  Unused
         when the blocked walk does not apply.
+    values32_t : ndarray of float32, default=None
+        With ``values32``: Z transposed by blocks (:func:`transposed_copy`), for the
+        several-probe passes of the exact variant when
+        :func:`transposed_available`; the same values, faster.
     """
 
     cdef Walk w
     cdef const double[::1] values_d
     cdef const float[::1] values_f
     cdef const float[::1] values_x
+    cdef const float[::1] values_t
     cdef bint single
     cdef object arrays
     cdef void* ints
@@ -1798,6 +1943,7 @@ cdef class Walker:
         double[::1] upd_delta,
         Py_ssize_t block=0,
         values32=None,
+        values32_t=None,
     ):
         cdef Py_ssize_t K, B, B_lanes
         # The walk holds pointers into these arrays: keep them alive.
@@ -1865,6 +2011,7 @@ cdef class Walker:
         self.w.block = 0
         self.w.values32 = NULL
         self.w.panels32 = NULL
+        self.w.values32_t = NULL
         if (block > 0 and not sparse and kind < KERNEL_PRECOMPUTED
                 and budget < 0 and self.w.capacity >= n_z):
             self.w.block = block
@@ -1916,6 +2063,10 @@ cdef class Walker:
                     raise MemoryError()
                 self.w.values32 = &self.values_x[0]
                 self.w.panels32 = <float*> self.floats
+                if values32_t is not None:
+                    _check_transposed(values32_t, n_z, n_features, kind)
+                    self.values_t = values32_t
+                    self.w.values32_t = &self.values_t[0]
 
     def run(self, const int[::1] order, Py_ssize_t t_start,
             const unsigned char[::1] active, long long[::1] updates):
@@ -2112,6 +2263,37 @@ def kernel_rows(
     return bad
 
 
+def transposed_available():
+    """Whether the exact variant's several-probe pass can read Z transposed
+    (:func:`transposed_copy`): built for x86-64 with GCC or Clang, and run
+    on a CPU with AVX2 and FMA."""
+    return bool(skp_transposed_available())
+
+
+def transposed_copy(values32, Py_ssize_t n_z, Py_ssize_t n_features):
+    """The rows of Z (``values32``, float32, row-major) transposed by blocks
+    of 16 rows, as the transposed pass reads them (see
+    ``skp_transposed_dots``): a flat float32 array, zeros past the last
+    row."""
+    cdef Py_ssize_t n_blocks = (n_z + 15) // 16
+    out = np.zeros((n_blocks * 16, n_features), dtype=np.float32)
+    out[:n_z] = np.asarray(values32).reshape(n_z, n_features)
+    return np.ascontiguousarray(
+        out.reshape(n_blocks, 16, n_features).transpose(0, 2, 1)).ravel()
+
+
+def _check_transposed(values32_t, Py_ssize_t n_z, Py_ssize_t n_features,
+                      int kind):
+    if kind == KERNEL_LAPLACIAN or n_features <= 2:
+        raise ValueError("The transposed pass takes dot products of more "
+                         "than two features.")
+    if (values32_t.dtype != np.float32 or values32_t.ndim != 1
+            or values32_t.shape[0] != (n_z + 15) // 16 * 16 * n_features):
+        raise ValueError("values32_t must come from transposed_copy.")
+    if not skp_transposed_available():
+        raise ValueError("This CPU or build has no transposed pass.")
+
+
 def several_columns(
     const floating[::1] values,
     Py_ssize_t n_features,
@@ -2126,6 +2308,7 @@ def several_columns(
     const int[::1] rows,
     double[:, ::1] out,
     values32=None,
+    values32_t=None,
 ):
     """Write ``K(z_j, x_q) + add`` to ``out[q, j]`` for the rows ``j`` listed
     in ``rows`` of a dense Z and every probe ``x_q`` (a row of ``probes``),
@@ -2135,8 +2318,10 @@ def several_columns(
     (read by "cosine").  ``out`` must hold zeros: the transform of the
     kernels other than "rbf" runs over whole lines.  With ``values32`` (Z in
     float32; Z and the probes must pass :func:`exact_in_float32`), the
-    exact variant of the pass.  Returns 1 if a value is not finite, else 0.
-    (Not used by the estimator; it exposes the pass to the tests.)"""
+    exact variant of the pass; with ``values32_t`` too (from
+    :func:`transposed_copy`), its transposed pass, which needs ``rows`` to
+    be consecutive.  Returns 1 if a value is not finite, else 0.  (Not used
+    by the estimator; it exposes the pass to the tests.)"""
     cdef Py_ssize_t m = probes.shape[0], d = n_features, q, f
     cdef Py_ssize_t n_lanes = (m + SKP_PANEL - 1) // SKP_PANEL * SKP_PANEL
     cdef Kernel kern
@@ -2170,12 +2355,27 @@ def several_columns(
                        + q % SKP_PANEL] = <float> probes[q, f]
         xsq_v[q] = _probe_sq(kind, &probes[q, 0], d)
         outs_v[q] = <size_t> &out[q, 0]
+    cdef const float[::1] values32_t_v
+    cdef const float* data32_t = NULL
+    if values32_t is not None:
+        _check_transposed(values32_t, values32.shape[0] // d, d, kind)
+        if data32 == NULL or rows[rows.shape[0] - 1] - rows[0] != rows.shape[0] - 1:
+            raise ValueError("The transposed pass needs values32 and "
+                             "consecutive rows.")
+        values32_t_v = values32_t
+        data32_t = &values32_t_v[0]
     with nogil:
-        _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
-                          &probes[0, 0], &panels_v[0], &xsq_v[0], m,
-                          &znorm[0], gamma, add, <double**> &outs_v[0],
-                          &work_v[0],
-                          data32, &panels32_v[0])
+        if data32_t != NULL:
+            skp_transposed_multi(_dense_mode(kind), data32_t, rows[0],
+                                 rows[rows.shape[0] - 1] + 1, d,
+                                 &panels32_v[0], &xsq_v[0], m, &znorm[0],
+                                 gamma, add, <double**> &outs_v[0],
+                                 &work_v[0])
+        else:
+            _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
+                              &probes[0, 0], &panels_v[0], &xsq_v[0], m,
+                              &znorm[0], gamma, add, <double**> &outs_v[0],
+                              &work_v[0], data32, &panels32_v[0])
         if not _multi_is_final(kind, d):
             for q in range(m):
                 bad |= _transform(&kern, &znorm[0], probe_norm[q], &out[q, 0],

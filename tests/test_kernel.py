@@ -352,10 +352,12 @@ def test_rbf_gram_is_exactly_symmetric_with_unit_diagonal(dtype, n_features):
                     rtol=1e-12, atol=1e-15)
 
 
-def _several_columns(kernel, Z, P, rows, params, add=0.0, exact=False):
+def _several_columns(kernel, Z, P, rows, params, add=0.0, exact=False,
+                     transposed=False):
     """K(Z[rows], P) + add by the blocked walk's several-probe pass, as an
     (n_probes, n_rows of Z) array (zeros outside ``rows``); ``exact``: its
-    float32 variant."""
+    float32 variant, ``transposed`` (with ``exact``, consecutive ``rows``)
+    that variant's pass over Z transposed by blocks."""
     kern = _Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
                    None)
     P = np.ascontiguousarray(P, dtype=np.float64)
@@ -363,10 +365,12 @@ def _several_columns(kernel, Z, P, rows, params, add=0.0, exact=False):
     _kernel_fast.row_norms(P.ravel(), np.zeros(1, dtype=np.int32), False,
                            P.shape[0], P.shape[1], probe_norms)
     out = np.zeros((P.shape[0], Z.shape[0]))
+    values32 = Z.ravel().astype(np.float32) if exact else None
     bad = _kernel_fast.several_columns(
         Z.ravel(), Z.shape[1], kern.norms(Z), *kern.args, add, P, probe_norms,
-        np.asarray(rows, dtype=np.int32), out,
-        Z.ravel().astype(np.float32) if exact else None,
+        np.asarray(rows, dtype=np.int32), out, values32,
+        _kernel_fast.transposed_copy(values32, *Z.shape) if transposed
+        else None,
     )
     assert bad == 0
     return out
@@ -625,16 +629,73 @@ def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
         assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
 
 
+needs_transposed = pytest.mark.skipif(
+    not _kernel_fast.transposed_available(),
+    reason="the transposed pass needs x86-64 with AVX2 and FMA",
+)
+
+
+@needs_transposed
+@settings(deadline=None, max_examples=40)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 150),
+    n_features=st.integers(3, 70),
+    n_probes=st.integers(1, 19),
+    kernel=st.sampled_from(["linear", "poly", "rbf", "sigmoid", "cosine"]),
+    high=st.sampled_from([1, 16, 255]),
+)
+def test_transposed_pass_equals_the_float64_pass(seed, n, n_features,
+                                                 n_probes, kernel, high):
+    # The exact variant over Z transposed by blocks of sixteen rows (rows in
+    # the lanes, fused multiply-adds) gives the very values of the float64
+    # pass, for any run of consecutive rows: starts inside a block, ends
+    # inside one, runs longer than a block of SKP_ROWS, any number of
+    # probes.
+    rng = np.random.RandomState(seed)
+    Z = _integer_rows(rng, n, n_features, high)
+    P = _integer_rows(rng, n_probes, n_features, high)
+    ZP = np.vstack([Z, P])
+    start = rng.randint(0, n)
+    rows = np.arange(start, rng.randint(start + 1, n + 1))
+    params = dict(gamma=1.0 / (n_features * high**2), degree=2, coef0=1.0)
+    probe_rows = np.arange(n, n + n_probes)
+    got = _several_columns(kernel, ZP, ZP[probe_rows], rows, params,
+                           exact=True, transposed=True)
+    expected = _several_columns(kernel, ZP, ZP[probe_rows], rows, params)
+    assert_array_equal(got, expected)
+
+
+@needs_transposed
+def test_transposed_pass_takes_only_its_own_layout():
+    Z = np.arange(60.0).reshape(20, 3)
+    values32 = Z.ravel().astype(np.float32)
+    layout = _kernel_fast.transposed_copy(values32, 20, 3)
+    # Rows j of a block of sixteen, feature f at 16 f + j % 16.
+    assert_array_equal(layout[: 16 * 3].reshape(3, 16), Z[:16].T)
+    assert_array_equal(layout[16 * 3 :].reshape(3, 16)[:, :4], Z[16:].T)
+    assert_array_equal(layout[16 * 3 :].reshape(3, 16)[:, 4:], 0.0)
+    params = dict(gamma=0.1, degree=2, coef0=1.0)
+    with pytest.raises(ValueError, match="consecutive rows"):
+        _several_columns("rbf", Z, Z[:2], [0, 2], params, exact=True,
+                         transposed=True)
+    with pytest.raises(ValueError, match="more than two features"):
+        _several_columns("rbf", Z[:, :2], Z[:2, :2], [0, 1], params,
+                         exact=True, transposed=True)
+
+
 class _WalkerSpy:
     """Set module switches of ``_kernel`` (``_BLOCK``: columns computed
-    ``size`` at a time, 0: one at a time; ``_EXACT_FLOAT32``) for the
-    duration, recording the block size each walker was given (``seen``) and
-    whether it was given a float32 Z (``given``)."""
+    ``size`` at a time, 0: one at a time; ``_EXACT_FLOAT32``,
+    ``_TRANSPOSED_FLOAT32``) for the duration, recording the block size each
+    walker was given (``seen``), whether it was given a float32 Z
+    (``given``) and a transposed one (``transposed``)."""
 
     def __init__(self, **switches):
         self.switches = switches
         self.seen = []
         self.given = []
+        self.transposed = []
 
     def __enter__(self):
         from sklearn_perceptrons import _kernel, _kernel_fast
@@ -643,17 +704,19 @@ class _WalkerSpy:
         self._saved["_kernel_fast"] = _kernel._kernel_fast
         for name, value in self.switches.items():
             setattr(_kernel, name, value)
-        seen, given = self.seen, self.given
+        seen, given, transposed = self.seen, self.given, self.transposed
 
         class _Spy:
             def __getattr__(self, name):
                 return getattr(_kernel_fast, name)
 
             @staticmethod
-            def Walker(*args, values32=None):
+            def Walker(*args, values32=None, values32_t=None):
                 seen.append(args[-1])
                 given.append(values32 is not None)
-                return _kernel_fast.Walker(*args, values32=values32)
+                transposed.append(values32_t is not None)
+                return _kernel_fast.Walker(*args, values32=values32,
+                                           values32_t=values32_t)
 
         _kernel._kernel_fast = _Spy()
         return self
@@ -669,8 +732,8 @@ def _block_size(size):
     return _WalkerSpy(_BLOCK=size)
 
 
-def _exact_float32(allowed):
-    return _WalkerSpy(_EXACT_FLOAT32=allowed)
+def _exact_float32(allowed, transposed=True):
+    return _WalkerSpy(_EXACT_FLOAT32=allowed, _TRANSPOSED_FLOAT32=transposed)
 
 
 def _fit_with_block(size, make, X, y, **fit_params):
@@ -781,13 +844,42 @@ def test_exact_float32_walk_equals_the_float64_walk(kernel, float32):
     if kernel in ("poly", "sigmoid"):
         params["gamma"] = 0.001
     fits = []
-    for allowed in (True, False):
-        with _exact_float32(allowed) as spy:
+    for allowed, transposed in [(True, False), (False, False), (True, True)]:
+        with _exact_float32(allowed, transposed) as spy:
             fits.append(KernelPerceptron(**params).fit(X, y))
         assert spy.given == [allowed]
+        assert spy.transposed == [
+            transposed and _kernel_fast.transposed_available()]
     one, _ = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y)
     _assert_same_fit(fits[0], fits[1], X)
+    _assert_same_fit(fits[0], fits[2], X)
     _assert_same_fit(fits[0], one, X)
+
+
+@needs_transposed
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_transposed_walk_with_earlier_support_vectors(kernel):
+    # partial_fit tracks only the batch (its columns start after the earlier
+    # support vectors, inside a block of sixteen rows) and warm_start puts
+    # support vectors from other data in front of X: the transposed pass
+    # gives the fits of the row-major one.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:250], y[:250]
+    params = {"kernel": kernel, "random_state": 0, "max_iter": 2, "tol": None}
+    if kernel == "poly":
+        params["gamma"] = 0.001
+    streams, warm = [], []
+    for transposed in (False, True):
+        with _exact_float32(True, transposed) as spy:
+            est = KernelPerceptron(**params)
+            for batch in np.array_split(np.arange(250), 4):
+                est.partial_fit(X[batch], y[batch], classes=np.unique(y))
+            streams.append(est)
+            est = KernelPerceptron(warm_start=True, **params).fit(X[50:80], y[50:80])
+            warm.append(est.fit(X[:150], y[:150]))
+        assert all(spy.transposed) == transposed
+    _assert_same_fit(*streams, X)
+    _assert_same_fit(*warm, X)
 
 
 def test_exact_float32_walk_needs_exact_dot_products():

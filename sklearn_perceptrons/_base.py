@@ -333,19 +333,20 @@ class StoppingRule:
         self.best_updates = np.full(n_rows, np.inf)
         self.best_score = np.full(n_rows, -np.inf)
         self.no_improvement = np.zeros(n_rows, dtype=np.int64)
+        self._none_improved = np.zeros(n_rows, dtype=bool)
 
     def update(self, updates, val_score=None):
         """Record one epoch of the active rows.
 
         Returns the boolean mask of the rows whose validation score is the best
         so far (their coefficients should be kept); all False without early
-        stopping.
+        stopping (a shared array: read it, do not change it).
         """
         # In place and with few operations: this runs after every epoch,
         # when the epoch has left the caches cold.
         active = self.active.astype(bool)
         self.n_iter += active
-        improved = np.zeros_like(active)
+        improved = self._none_improved
         if self.early_stopping:
             improved = active & (val_score > self.best_score)
             if self.tol is not None:
@@ -358,13 +359,17 @@ class StoppingRule:
         if self.tol is not None:
             # +1 where active and stalled, else back to 0.
             stalled &= active
-            self.no_improvement += 1
+            self.no_improvement += stalled
             self.no_improvement *= stalled
-            self.active[self.no_improvement >= self.n_iter_no_change] = 0
-        zero = updates == 0
-        zero &= active
-        self.converged |= zero
-        self.active[zero] = 0
+            stopped = self.no_improvement >= self.n_iter_no_change
+        else:
+            stopped = self._none_improved.copy()
+        # Rows with no update in the epoch converged.
+        converged = updates == 0
+        converged &= active
+        self.converged |= converged
+        stopped |= converged
+        self.active[stopped] = 0
         return improved
 
     @property

@@ -423,9 +423,12 @@ class _DualWalk:
             _kernel_fast.dense_sq_norms(values, self.Z.shape[0],
                                         self.n_features, sq_norms,
                                         np.empty(self.n_features))
-        if not _kernel_fast.exact_in_float32(values, sq_norms):
+        # A float64 Z is checked and copied in one pass.
+        copy = None if values.dtype == np.float32 else np.empty(
+            values.shape[0], dtype=np.float32)
+        if not _kernel_fast.exact_in_float32(values, sq_norms, copy):
             return None
-        return values.astype(np.float32, copy=False)
+        return values if copy is None else copy
 
     def load(self, state, rows, *, keep_average):
         """Start from the iterate ``state`` whose support vectors are the Z
@@ -514,9 +517,14 @@ class _DualWalk:
         of the rows of Z.  With ``training_rows`` (``fit``), ``sv_index`` is
         the index in X (``row - n_ext``, -1 for carried-over rows), else -1."""
         listed = self.sv_list[: self.counters[_C_N_SV]]
-        rows = np.sort(listed)
+        # The support vectors in row order, and where each listed one goes
+        # (O(n_z) flags and scatters instead of a sort and a search).
+        rows = np.flatnonzero(self.in_support)
+        position = np.empty(self.in_support.shape[0], dtype=np.intp)
+        position[rows] = np.arange(rows.shape[0])
         if training_rows:
-            sv_index = np.where(rows >= n_ext, rows - n_ext, -1).astype(np.intp)
+            sv_index = rows if n_ext == 0 else np.where(
+                rows >= n_ext, rows - n_ext, -1)
         else:
             sv_index = np.full(rows.shape[0], -1, dtype=np.intp)
         return _DualState(
@@ -532,7 +540,7 @@ class _DualWalk:
             forget=self.forget.copy(),
             rng=int(self.rng[0]),
             sv_scores=self.scores[rows] if self.track_from == 0 else None,
-            sv_order=np.searchsorted(rows, listed),
+            sv_order=position[listed],
         )
 
 

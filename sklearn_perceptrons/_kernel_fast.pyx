@@ -478,6 +478,36 @@ cdef extern from *:
     SKP_INTEGER_VALUED(d, double)
     SKP_INTEGER_VALUED(f, float)
 
+    /* skp_integer_valued_d that also writes x in float32 to out (exact
+       when the answer is 1): the check and the copy in one pass. */
+    SKP_CLONES static int skp_integer_valued_copy(const double *x,
+                                                  Py_ssize_t n, double bound,
+                                                  float *out) {
+        int ok = 1;
+        for (Py_ssize_t j = 0; j < n; j++) {
+            double v = x[j];
+            double c = v > bound ? bound : (v < -bound ? -bound : v);
+            ok &= (c == v) & (c == (double)(int)c);
+            out[j] = (float)v;
+        }
+        return ok;
+    }
+
+    /* The n rows of d features of x (row-major) transposed by blocks of 16
+       rows: out[(j / 16) * 16 d + 16 f + j % 16] = x[j * d + f]; the rest
+       of out (past the last row) is left as it is. */
+    static void skp_block_transpose(const float *x, Py_ssize_t n,
+                                    Py_ssize_t d, float *out) {
+        for (Py_ssize_t j0 = 0; j0 < n; j0 += 16) {
+            Py_ssize_t rows = n - j0 < 16 ? n - j0 : 16;
+            float *block = out + j0 * d;
+            for (Py_ssize_t r = 0; r < rows; r++) {
+                const float *row = x + (j0 + r) * d;
+                for (Py_ssize_t f = 0; f < d; f++) block[16 * f + r] = row[f];
+            }
+        }
+    }
+
     /* The squared euclidean distance from the dot product and the squared
        norms (each a skp_dot of the row with itself), as scikit-learn's
        euclidean_distances computes it: max(|z|^2 + |x|^2 - 2 z.x, 0).  It
@@ -903,6 +933,10 @@ cdef extern from *:
                              double bound) noexcept nogil
     int skp_integer_valued_f(const float* x, Py_ssize_t n,
                              double bound) noexcept nogil
+    int skp_integer_valued_copy(const double* x, Py_ssize_t n, double bound,
+                                float* out) noexcept nogil
+    void skp_block_transpose(const float* x, Py_ssize_t n, Py_ssize_t d,
+                             float* out) noexcept nogil
 
 # The chunk length of the chunk order of the several-probe passes.
 CHUNK = SKP_CHUNK
@@ -2270,16 +2304,20 @@ def transposed_available():
     return bool(skp_transposed_available())
 
 
-def transposed_copy(values32, Py_ssize_t n_z, Py_ssize_t n_features):
+def transposed_copy(const float[::1] values32, Py_ssize_t n_z,
+                    Py_ssize_t n_features):
     """The rows of Z (``values32``, float32, row-major) transposed by blocks
     of 16 rows, as the transposed pass reads them (see
     ``skp_transposed_dots``): a flat float32 array, zeros past the last
     row."""
-    cdef Py_ssize_t n_blocks = (n_z + 15) // 16
-    out = np.zeros((n_blocks * 16, n_features), dtype=np.float32)
-    out[:n_z] = np.asarray(values32).reshape(n_z, n_features)
-    return np.ascontiguousarray(
-        out.reshape(n_blocks, 16, n_features).transpose(0, 2, 1)).ravel()
+    if values32.shape[0] != n_z * n_features:
+        raise ValueError("values32 must hold n_z rows of n_features values.")
+    out = np.zeros((n_z + 15) // 16 * 16 * n_features, dtype=np.float32)
+    cdef float[::1] out_v = out
+    if n_z * n_features:
+        with nogil:
+            skp_block_transpose(&values32[0], n_z, n_features, &out_v[0])
+    return out
 
 
 def _check_transposed(values32_t, Py_ssize_t n_z, Py_ssize_t n_features,
@@ -2398,22 +2436,33 @@ def variance(const floating[::1] values):
     return result
 
 
-def exact_in_float32(const floating[::1] values, const double[::1] sq_norms):
+def exact_in_float32(const floating[::1] values, const double[::1] sq_norms,
+                     float[::1] copy=None):
     """Whether every dot product of two rows of a dense Z is exact in
     float32, in any order of summation: every value an integer and every
     row's squared norm (``sq_norms``, exact then) at most 2^24, which
     bounds every product and partial sum by |z| |x| <= 2^24
     (Cauchy-Schwarz).  Such rows (pixel intensities, counts, indicators)
-    can take the exact variant of the several-probe passes."""
+    can take the exact variant of the several-probe passes.  With
+    ``copy`` (float32, the size of float64 ``values``), the values are
+    written there in the same pass (meaningful when the answer is True)."""
     cdef Py_ssize_t j
     cdef int ok = 1
+    if copy is not None and (floating is not double
+                             or copy.shape[0] != values.shape[0]):
+        raise ValueError("copy must be float32 of the size of float64 values.")
     with nogil:
         for j in range(sq_norms.shape[0]):
             if not sq_norms[j] <= 16777216.0:
                 ok = 0
         if ok and values.shape[0]:
             if floating is double:
-                ok = skp_integer_valued_d(&values[0], values.shape[0], 4096.0)
+                if copy is not None:
+                    ok = skp_integer_valued_copy(&values[0], values.shape[0],
+                                                 4096.0, &copy[0])
+                else:
+                    ok = skp_integer_valued_d(&values[0], values.shape[0],
+                                              4096.0)
             else:
                 ok = skp_integer_valued_f(&values[0], values.shape[0], 4096.0)
     return ok != 0

@@ -69,9 +69,10 @@ _BLOCK = 16
 # (see ``_DualWalk._exact_values``); False makes it use float64 throughout.
 _EXACT_FLOAT32 = True
 # Whether that variant's several-probe passes read a transposed copy of Z
-# when the CPU allows (``_kernel_fast.transposed_available``): the same
-# values, faster; False keeps the row-major passes.
-_TRANSPOSED_FLOAT32 = True
+# in 16-bit integers when the CPU allows
+# (``_kernel_fast.transposed_available``): the same values, faster; False
+# keeps the row-major float32 passes.
+_TRANSPOSED_INT16 = True
 
 
 # -- rows and kernels --------------------------------------------------------
@@ -355,10 +356,10 @@ class _DualWalk:
         self.upd_delta = np.zeros(n_rows)
         self._init_cache(cache_size, passes)
         self.values32 = self._exact_values()
-        self.values32_t = None
-        if (self.values32 is not None and _TRANSPOSED_FLOAT32
+        self.values16_t = None
+        if (self.values32 is not None and _TRANSPOSED_INT16
                 and _kernel_fast.transposed_available()):
-            self.values32_t = _kernel_fast.transposed_copy(
+            self.values16_t = _kernel_fast.transposed_copy(
                 self.values32, self.Z.shape[0], self.n_features)
         self._compiled = None
 
@@ -467,7 +468,7 @@ class _DualWalk:
                 self.rng, self.cache, self.line_of_row, self.row_of_line,
                 self.line_used, self.admit_first, self.seen, self.work,
                 self.upd_rows, self.upd_delta, self.block,
-                values32=self.values32, values32_t=self.values32_t,
+                values32=self.values32, values16_t=self.values16_t,
             )
         return self._compiled
 

@@ -54,7 +54,7 @@ vectorized).
 import numpy as np
 from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int16_t, int32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
@@ -493,21 +493,6 @@ cdef extern from *:
         return ok;
     }
 
-    /* The n rows of d features of x (row-major) transposed by blocks of 16
-       rows: out[(j / 16) * 16 d + 16 f + j % 16] = x[j * d + f]; the rest
-       of out (past the last row) is left as it is. */
-    static void skp_block_transpose(const float *x, Py_ssize_t n,
-                                    Py_ssize_t d, float *out) {
-        for (Py_ssize_t j0 = 0; j0 < n; j0 += 16) {
-            Py_ssize_t rows = n - j0 < 16 ? n - j0 : 16;
-            float *block = out + j0 * d;
-            for (Py_ssize_t r = 0; r < rows; r++) {
-                const float *row = x + (j0 + r) * d;
-                for (Py_ssize_t f = 0; f < d; f++) block[16 * f + r] = row[f];
-            }
-        }
-    }
-
     /* The squared euclidean distance from the dot product and the squared
        norms (each a skp_dot of the row with itself), as scikit-learn's
        euclidean_distances computes it: max(|z|^2 + |x|^2 - 2 z.x, 0).  It
@@ -707,68 +692,70 @@ cdef extern from *:
     SKP_DENSE_MULTI(skp_dense_multi_x, f, float, float, skp_xtile)
 
     /* The exact variant once more, with Z transposed by blocks of sixteen
-       rows (``zt``: feature f of row j at zt[(j / 16) * 16 d + 16 f + j %
-       16], zeros past the last row): the lanes of a vector are rows and a
-       probe's feature is broadcast, so the dot products of a probe come out
-       as a run of consecutive rows, which is how a column is stored (no
-       transpose, no scatter), and a block is read sequentially.  A tile is
-       sixteen rows by four probes: eight fused multiply-adds per feature
-       against six loads.  Exact like the
-       other passes of the variant (integers of magnitude at most 2^24 at
-       every step, so fusing changes no rounding), hence the same values.
-       Built with GCC or Clang on x86-64; the fused multiply-add needs a CPU
-       with AVX2 and FMA (skp_transposed_available). */
+       rows, in 16-bit integers: the lanes of a vector are rows and a probe's
+       features are broadcast, so the dot products of a probe come out as a
+       run of consecutive rows, which is how a column is stored (no
+       transpose, no scatter), and a block is read sequentially.  Exact
+       rows fit: every value is an integer of magnitude at most 2^12 (its
+       square is at most the row's squared norm, 2^24), and every partial
+       sum of products is at most 2^24 (Cauchy-Schwarz), so 16-bit values
+       and 32-bit sums give the very integers of the float32 passes.
+       Features go in pairs: in a block, pair g of row r is
+       zt[32 g + 2 r] (feature 2g) and zt[32 g + 2 r + 1] (feature 2g + 1,
+       zero past the last feature), and one multiply-add instruction
+       (vpmaddwd) takes both features of eight rows against a pair of a
+       probe: sixteen products per instruction where float32 has eight.  A
+       tile is sixteen rows by four probes.  Built with GCC or Clang on
+       x86-64; needs a CPU with AVX2 (skp_transposed_available). */
     #if defined(__GNUC__) && defined(__x86_64__) \\
         && (defined(__clang__) || __GNUC__ >= 9)
     #include <immintrin.h>
-    #define SKP_TRANSPOSED 1
     static int skp_transposed_available(void) {
         __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        return __builtin_cpu_supports("avx2");
     }
     /* work[q * SKP_ROWS + r] = z_{j0 + r} . x_q for r < 16 * n_sub and q
-       below m rounded up to a multiple of 4 (the lanes past the last probe
-       of a panel hold zeros); j0 a multiple of 16. */
-    __attribute__((target("avx2,fma"))) static void
-    skp_transposed_dots(const float *zt, Py_ssize_t j0, Py_ssize_t n_sub,
-                        Py_ssize_t d, const float *panels, Py_ssize_t m,
+       below m rounded up to a multiple of 4, from the probes' pairs
+       (pairs[q * dp + g]: features 2g and 2g + 1 of probe q in the low and
+       high halves; zeros for the probes past m); j0 a multiple of 16, dp
+       the number of pairs. */
+    __attribute__((target("avx2"))) static void
+    skp_transposed_dots(const int16_t *zt, Py_ssize_t j0, Py_ssize_t n_sub,
+                        Py_ssize_t dp, const int32_t *pairs, Py_ssize_t m,
                         double *work) {
         for (Py_ssize_t s = 0; s < n_sub; s++) {
-            const float *z = zt + (j0 + 16 * s) * d;
+            const int16_t *z = zt + (j0 + 16 * s) * 2 * dp;
             for (Py_ssize_t q = 0; q < m; q += 4) {
-                const float *x = panels + (q / SKP_PANEL) * d * SKP_PANEL
-                                 + q % SKP_PANEL;
-                __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
-                __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-                __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
-                __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
-                for (Py_ssize_t f = 0; f < d; f++) {
-                    const float *zf = z + 16 * f, *xf = x + f * SKP_PANEL;
-                    __m256 lo = _mm256_loadu_ps(zf);
-                    __m256 hi = _mm256_loadu_ps(zf + 8);
-                    __m256 p = _mm256_broadcast_ss(xf);
-                    a0 = _mm256_fmadd_ps(lo, p, a0);
-                    b0 = _mm256_fmadd_ps(hi, p, b0);
-                    p = _mm256_broadcast_ss(xf + 1);
-                    a1 = _mm256_fmadd_ps(lo, p, a1);
-                    b1 = _mm256_fmadd_ps(hi, p, b1);
-                    p = _mm256_broadcast_ss(xf + 2);
-                    a2 = _mm256_fmadd_ps(lo, p, a2);
-                    b2 = _mm256_fmadd_ps(hi, p, b2);
-                    p = _mm256_broadcast_ss(xf + 3);
-                    a3 = _mm256_fmadd_ps(lo, p, a3);
-                    b3 = _mm256_fmadd_ps(hi, p, b3);
+                const int32_t *x = pairs + q * dp;
+                __m256i a0 = _mm256_setzero_si256(), b0 = a0, a1 = a0, b1 = a0;
+                __m256i a2 = a0, b2 = a0, a3 = a0, b3 = a0;
+                for (Py_ssize_t g = 0; g < dp; g++) {
+                    __m256i lo = _mm256_loadu_si256((const __m256i *)(z + 32 * g));
+                    __m256i hi = _mm256_loadu_si256(
+                        (const __m256i *)(z + 32 * g + 16));
+                    __m256i p = _mm256_set1_epi32(x[g]);
+                    a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(lo, p));
+                    b0 = _mm256_add_epi32(b0, _mm256_madd_epi16(hi, p));
+                    p = _mm256_set1_epi32(x[dp + g]);
+                    a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(lo, p));
+                    b1 = _mm256_add_epi32(b1, _mm256_madd_epi16(hi, p));
+                    p = _mm256_set1_epi32(x[2 * dp + g]);
+                    a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(lo, p));
+                    b2 = _mm256_add_epi32(b2, _mm256_madd_epi16(hi, p));
+                    p = _mm256_set1_epi32(x[3 * dp + g]);
+                    a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(lo, p));
+                    b3 = _mm256_add_epi32(b3, _mm256_madd_epi16(hi, p));
                 }
                 double *w = work + q * SKP_ROWS + 16 * s;
     #define SKP_STORE16(a, b, out)                                            \
-                _mm256_storeu_pd((out), _mm256_cvtps_pd(                     \
-                    _mm256_castps256_ps128(a)));                             \
-                _mm256_storeu_pd((out) + 4, _mm256_cvtps_pd(                 \
-                    _mm256_extractf128_ps((a), 1)));                         \
-                _mm256_storeu_pd((out) + 8, _mm256_cvtps_pd(                 \
-                    _mm256_castps256_ps128(b)));                             \
-                _mm256_storeu_pd((out) + 12, _mm256_cvtps_pd(                \
-                    _mm256_extractf128_ps((b), 1)))
+                _mm256_storeu_pd((out), _mm256_cvtepi32_pd(                  \
+                    _mm256_castsi256_si128(a)));                             \
+                _mm256_storeu_pd((out) + 4, _mm256_cvtepi32_pd(              \
+                    _mm256_extracti128_si256((a), 1)));                      \
+                _mm256_storeu_pd((out) + 8, _mm256_cvtepi32_pd(              \
+                    _mm256_castsi256_si128(b)));                             \
+                _mm256_storeu_pd((out) + 12, _mm256_cvtepi32_pd(             \
+                    _mm256_extracti128_si256((b), 1)))
                 SKP_STORE16(a0, b0, w);
                 SKP_STORE16(a1, b1, w + SKP_ROWS);
                 SKP_STORE16(a2, b2, w + 2 * SKP_ROWS);
@@ -778,13 +765,29 @@ cdef extern from *:
         }
     }
     #else
-    #define SKP_TRANSPOSED 0
     static int skp_transposed_available(void) { return 0; }
-    static void skp_transposed_dots(const float *zt, Py_ssize_t j0,
-                                    Py_ssize_t n_sub, Py_ssize_t d,
-                                    const float *panels, Py_ssize_t m,
+    static void skp_transposed_dots(const int16_t *zt, Py_ssize_t j0,
+                                    Py_ssize_t n_sub, Py_ssize_t dp,
+                                    const int32_t *pairs, Py_ssize_t m,
                                     double *work) {}
     #endif
+
+    /* The layout of skp_transposed_dots: the n rows of d features of x
+       (row-major, exact integers) by blocks of 16 rows and pairs of
+       features; out must hold zeros (past the last row and feature). */
+    static void skp_block_pairs(const float *x, Py_ssize_t n, Py_ssize_t d,
+                                int16_t *out) {
+        Py_ssize_t dp = (d + 1) / 2;
+        for (Py_ssize_t j0 = 0; j0 < n; j0 += 16) {
+            Py_ssize_t rows = n - j0 < 16 ? n - j0 : 16;
+            int16_t *block = out + j0 * 2 * dp;
+            for (Py_ssize_t r = 0; r < rows; r++) {
+                const float *row = x + (j0 + r) * d;
+                for (Py_ssize_t f = 0; f < d; f++)
+                    block[32 * (f / 2) + 2 * r + (f & 1)] = (int16_t)row[f];
+            }
+        }
+    }
 
     /* out[t] = exp(rbf argument of dot[t]) + add: what mode 1 of the
        several-probe passes writes, for consecutive rows. */
@@ -803,18 +806,35 @@ cdef extern from *:
        start <= j < stop, from the transposed Z: outs[q][j] = the value of
        skp_dense_multi_x (mode 0: the dot product; mode 1: the rbf kernel
        value plus add).  Only when skp_transposed_available(). */
-    static void skp_transposed_multi(int mode, const float *zt,
+    static void skp_transposed_multi(int mode, const int16_t *zt,
                                      Py_ssize_t start, Py_ssize_t stop,
                                      Py_ssize_t d, const float *panels,
                                      const double *xsq, Py_ssize_t m,
                                      const double *zsq, double gamma,
                                      double add, double *const *outs,
-                                     double *work) {
-        /* Whole blocks of sixteen rows, from the one holding ``start``. */
+                                     double *work, int32_t *pairs) {
+        /* The probes' pairs of features (see skp_transposed_dots), from
+           the panels of the exact variant (exact integers), then whole
+           blocks of sixteen rows, from the one holding ``start``. */
+        Py_ssize_t dp = (d + 1) / 2, m4 = (m + 3) / 4 * 4;
+        for (Py_ssize_t q = 0; q < m4; q++) {
+            const float *x = panels + (q / SKP_PANEL) * d * SKP_PANEL
+                             + q % SKP_PANEL;
+            for (Py_ssize_t g = 0; g < dp; g++) {
+                int16_t even = 0, odd = 0;
+                if (q < m) {
+                    even = (int16_t)x[2 * g * SKP_PANEL];
+                    if (2 * g + 1 < d)
+                        odd = (int16_t)x[(2 * g + 1) * SKP_PANEL];
+                }
+                pairs[q * dp + g] = (int32_t)(((uint32_t)(uint16_t)odd << 16)
+                                              | (uint32_t)(uint16_t)even);
+            }
+        }
         for (Py_ssize_t j0 = start - start % 16; j0 < stop; j0 += SKP_ROWS) {
             Py_ssize_t end = stop - j0 < SKP_ROWS ? stop : j0 + SKP_ROWS;
             Py_ssize_t lo = j0 > start ? j0 : start;
-            skp_transposed_dots(zt, j0, (end - j0 + 15) / 16, d, panels, m,
+            skp_transposed_dots(zt, j0, (end - j0 + 15) / 16, dp, pairs, m,
                                 work);
             for (Py_ssize_t q = 0; q < m; q++) {
                 const double *dots = work + q * SKP_ROWS + (lo - j0);
@@ -921,12 +941,12 @@ cdef extern from *:
                           double gamma, double add, double** outs,
                           double* work) noexcept nogil
     int skp_transposed_available() noexcept nogil
-    void skp_transposed_multi(int mode, const float* zt,
+    void skp_transposed_multi(int mode, const int16_t* zt,
                               Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
                               const float* panels, const double* xsq,
                               Py_ssize_t m, const double* zsq, double gamma,
-                              double add, double** outs,
-                              double* work) noexcept nogil
+                              double add, double** outs, double* work,
+                              int32_t* pairs) noexcept nogil
     double skp_variance_d(const double* x, Py_ssize_t n) noexcept nogil
     double skp_variance_f(const float* x, Py_ssize_t n) noexcept nogil
     int skp_integer_valued_d(const double* x, Py_ssize_t n,
@@ -935,8 +955,8 @@ cdef extern from *:
                              double bound) noexcept nogil
     int skp_integer_valued_copy(const double* x, Py_ssize_t n, double bound,
                                 float* out) noexcept nogil
-    void skp_block_transpose(const float* x, Py_ssize_t n, Py_ssize_t d,
-                             float* out) noexcept nogil
+    void skp_block_pairs(const float* x, Py_ssize_t n, Py_ssize_t d,
+                         int16_t* out) noexcept nogil
 
 # The chunk length of the chunk order of the several-probe passes.
 CHUNK = SKP_CHUNK
@@ -1053,8 +1073,10 @@ cdef struct Walk:
     # The exact variant (``values32`` not NULL): Z in float32, and panels.
     const float* values32
     float* panels32
-    # And Z transposed (``values32_t`` not NULL, see skp_transposed_multi).
-    const float* values32_t
+    # And Z transposed in 16-bit integers (``values16_t`` not NULL, see
+    # skp_transposed_multi), with room for the probes' pairs of features.
+    const int16_t* values16_t
+    int32_t* probe_pairs
     double* multi_work
     double* probe_norm
     double* probe_sq
@@ -1591,14 +1613,14 @@ cdef int _flush(
                            w.line_used, w.counters, -1)
             w.outs[q] = w.cache + l * w.n_track - base
             w.pend_line[w.new_pend[q]] = <int> l
-        if w.values32_t != NULL:
+        if w.values16_t != NULL:
             # Every row (the exact variant is not symmetric), in one run.
             n_list = w.n_track
-            skp_transposed_multi(_dense_mode(w.kern.kind), w.values32_t,
+            skp_transposed_multi(_dense_mode(w.kern.kind), w.values16_t,
                                  base, w.n_z, w.n_features,
                                  w.panels32, w.probe_sq, n_new, w.znorm,
                                  w.kern.gamma, w.kern.add, w.outs,
-                                 w.multi_work)
+                                 w.multi_work, w.probe_pairs)
         else:
             for j in range(base, w.n_z):
                 if not w.symmetric or w.line_of_row[j] < 0:
@@ -1894,17 +1916,18 @@ cdef class Walker:
         which needs every dot product of two rows of Z to be exact in
         float32 (:func:`exact_in_float32`; the caller checks it).  Unused
         when the blocked walk does not apply.
-    values32_t : ndarray of float32, default=None
-        With ``values32``: Z transposed by blocks (:func:`transposed_copy`), for the
-        several-probe passes of the exact variant when
-        :func:`transposed_available`; the same values, faster.
+    values16_t : ndarray of int16, default=None
+        With ``values32``: Z transposed by blocks, in 16-bit integers
+        (:func:`transposed_copy`), for the several-probe passes of the exact
+        variant when :func:`transposed_available`; the same values, faster.
     """
 
     cdef Walk w
     cdef const double[::1] values_d
     cdef const float[::1] values_f
     cdef const float[::1] values_x
-    cdef const float[::1] values_t
+    cdef const int16_t[::1] values_t
+    cdef int32_t[::1] pairs
     cdef bint single
     cdef object arrays
     cdef void* ints
@@ -1977,7 +2000,7 @@ cdef class Walker:
         double[::1] upd_delta,
         Py_ssize_t block=0,
         values32=None,
-        values32_t=None,
+        values16_t=None,
     ):
         cdef Py_ssize_t K, B, B_lanes
         # The walk holds pointers into these arrays: keep them alive.
@@ -2045,7 +2068,8 @@ cdef class Walker:
         self.w.block = 0
         self.w.values32 = NULL
         self.w.panels32 = NULL
-        self.w.values32_t = NULL
+        self.w.values16_t = NULL
+        self.w.probe_pairs = NULL
         if (block > 0 and not sparse and kind < KERNEL_PRECOMPUTED
                 and budget < 0 and self.w.capacity >= n_z):
             self.w.block = block
@@ -2097,10 +2121,13 @@ cdef class Walker:
                     raise MemoryError()
                 self.w.values32 = &self.values_x[0]
                 self.w.panels32 = <float*> self.floats
-                if values32_t is not None:
-                    _check_transposed(values32_t, n_z, n_features, kind)
-                    self.values_t = values32_t
-                    self.w.values32_t = &self.values_t[0]
+                if values16_t is not None:
+                    _check_transposed(values16_t, n_z, n_features, kind)
+                    self.values_t = values16_t
+                    self.pairs = np.zeros(B_lanes * ((n_features + 1) // 2),
+                                          dtype=np.int32)
+                    self.w.values16_t = &self.values_t[0]
+                    self.w.probe_pairs = &self.pairs[0]
 
     def run(self, const int[::1] order, Py_ssize_t t_start,
             const unsigned char[::1] active, long long[::1] updates):
@@ -2300,34 +2327,39 @@ def kernel_rows(
 def transposed_available():
     """Whether the exact variant's several-probe pass can read Z transposed
     (:func:`transposed_copy`): built for x86-64 with GCC or Clang, and run
-    on a CPU with AVX2 and FMA."""
+    on a CPU with AVX2."""
     return bool(skp_transposed_available())
 
 
 def transposed_copy(const float[::1] values32, Py_ssize_t n_z,
                     Py_ssize_t n_features):
-    """The rows of Z (``values32``, float32, row-major) transposed by blocks
-    of 16 rows, as the transposed pass reads them (see
-    ``skp_transposed_dots``): a flat float32 array, zeros past the last
-    row."""
+    """The rows of Z (``values32``, float32, row-major, exact integers: see
+    :func:`exact_in_float32`) transposed by blocks of 16 rows and pairs of
+    features, in 16-bit integers, as the transposed pass reads them (see
+    ``skp_transposed_dots``): a flat int16 array, zeros past the last row
+    and feature."""
     if values32.shape[0] != n_z * n_features:
         raise ValueError("values32 must hold n_z rows of n_features values.")
-    out = np.zeros((n_z + 15) // 16 * 16 * n_features, dtype=np.float32)
-    cdef float[::1] out_v = out
+    out = np.zeros(_transposed_size(n_z, n_features), dtype=np.int16)
+    cdef int16_t[::1] out_v = out
     if n_z * n_features:
         with nogil:
-            skp_block_transpose(&values32[0], n_z, n_features, &out_v[0])
+            skp_block_pairs(&values32[0], n_z, n_features, &out_v[0])
     return out
 
 
-def _check_transposed(values32_t, Py_ssize_t n_z, Py_ssize_t n_features,
+def _transposed_size(Py_ssize_t n_z, Py_ssize_t n_features):
+    return (n_z + 15) // 16 * 16 * ((n_features + 1) // 2 * 2)
+
+
+def _check_transposed(values16_t, Py_ssize_t n_z, Py_ssize_t n_features,
                       int kind):
     if kind == KERNEL_LAPLACIAN or n_features <= 2:
         raise ValueError("The transposed pass takes dot products of more "
                          "than two features.")
-    if (values32_t.dtype != np.float32 or values32_t.ndim != 1
-            or values32_t.shape[0] != (n_z + 15) // 16 * 16 * n_features):
-        raise ValueError("values32_t must come from transposed_copy.")
+    if (values16_t.dtype != np.int16 or values16_t.ndim != 1
+            or values16_t.shape[0] != _transposed_size(n_z, n_features)):
+        raise ValueError("values16_t must come from transposed_copy.")
     if not skp_transposed_available():
         raise ValueError("This CPU or build has no transposed pass.")
 
@@ -2346,7 +2378,7 @@ def several_columns(
     const int[::1] rows,
     double[:, ::1] out,
     values32=None,
-    values32_t=None,
+    values16_t=None,
 ):
     """Write ``K(z_j, x_q) + add`` to ``out[q, j]`` for the rows ``j`` listed
     in ``rows`` of a dense Z and every probe ``x_q`` (a row of ``probes``),
@@ -2356,7 +2388,7 @@ def several_columns(
     (read by "cosine").  ``out`` must hold zeros: the transform of the
     kernels other than "rbf" runs over whole lines.  With ``values32`` (Z in
     float32; Z and the probes must pass :func:`exact_in_float32`), the
-    exact variant of the pass; with ``values32_t`` too (from
+    exact variant of the pass; with ``values16_t`` too (from
     :func:`transposed_copy`), its transposed pass, which needs ``rows`` to
     be consecutive.  Returns 1 if a value is not finite, else 0.  (Not used
     by the estimator; it exposes the pass to the tests.)"""
@@ -2393,22 +2425,24 @@ def several_columns(
                        + q % SKP_PANEL] = <float> probes[q, f]
         xsq_v[q] = _probe_sq(kind, &probes[q, 0], d)
         outs_v[q] = <size_t> &out[q, 0]
-    cdef const float[::1] values32_t_v
-    cdef const float* data32_t = NULL
-    if values32_t is not None:
-        _check_transposed(values32_t, values32.shape[0] // d, d, kind)
+    cdef const int16_t[::1] values16_t_v
+    cdef const int16_t* data16_t = NULL
+    pairs = np.zeros(n_lanes * ((d + 1) // 2), dtype=np.int32)
+    cdef int32_t[::1] pairs_v = pairs
+    if values16_t is not None:
+        _check_transposed(values16_t, values32.shape[0] // d, d, kind)
         if data32 == NULL or rows[rows.shape[0] - 1] - rows[0] != rows.shape[0] - 1:
             raise ValueError("The transposed pass needs values32 and "
                              "consecutive rows.")
-        values32_t_v = values32_t
-        data32_t = &values32_t_v[0]
+        values16_t_v = values16_t
+        data16_t = &values16_t_v[0]
     with nogil:
-        if data32_t != NULL:
-            skp_transposed_multi(_dense_mode(kind), data32_t, rows[0],
+        if data16_t != NULL:
+            skp_transposed_multi(_dense_mode(kind), data16_t, rows[0],
                                  rows[rows.shape[0] - 1] + 1, d,
                                  &panels32_v[0], &xsq_v[0], m, &znorm[0],
                                  gamma, add, <double**> &outs_v[0],
-                                 &work_v[0])
+                                 &work_v[0], &pairs_v[0])
         else:
             _dense_pass_multi(kind, data, d, &rows[0], rows.shape[0], 0,
                               &probes[0, 0], &panels_v[0], &xsq_v[0], m,

@@ -631,7 +631,7 @@ def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
 
 needs_transposed = pytest.mark.skipif(
     not _kernel_fast.transposed_available(),
-    reason="the transposed pass needs x86-64 with AVX2 and FMA",
+    reason="the transposed pass needs x86-64 with AVX2",
 )
 
 
@@ -648,10 +648,10 @@ needs_transposed = pytest.mark.skipif(
 def test_transposed_pass_equals_the_float64_pass(seed, n, n_features,
                                                  n_probes, kernel, high):
     # The exact variant over Z transposed by blocks of sixteen rows (rows in
-    # the lanes, fused multiply-adds) gives the very values of the float64
-    # pass, for any run of consecutive rows: starts inside a block, ends
-    # inside one, runs longer than a block of SKP_ROWS, any number of
-    # probes.
+    # the lanes, 16-bit integers, pairs of features, 32-bit sums) gives the
+    # very values of the float64 pass, for any run of consecutive rows:
+    # starts inside a block, ends inside one, runs longer than a block of
+    # SKP_ROWS, any number of probes, odd numbers of features.
     rng = np.random.RandomState(seed)
     Z = _integer_rows(rng, n, n_features, high)
     P = _integer_rows(rng, n_probes, n_features, high)
@@ -667,14 +667,42 @@ def test_transposed_pass_equals_the_float64_pass(seed, n, n_features,
 
 
 @needs_transposed
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_transposed_pass_at_the_bounds_of_exact_rows(kernel):
+    # The largest exact rows: values +-4096 (a squared norm of 2**24), and
+    # rows whose products all add up to +-2**24; 16-bit values and 32-bit
+    # sums still give the float64 values.
+    Z = np.zeros((40, 5))
+    Z[np.arange(40), np.arange(40) % 5] = np.where(np.arange(40) % 2, 4096, -4096)
+    Z[::7] = [[2048, 2048, 2048, 2048, 0]]
+    Z[3::7] = [[-2048, 2048, -2048, 2048, 0]]
+    assert _kernel_fast.exact_in_float32(Z.ravel(), np.sum(Z**2, axis=1))
+    params = dict(gamma=1e-9, degree=2, coef0=1.0)
+    rows = np.arange(1, 40)
+    got = _several_columns(kernel, Z, Z[[0, 7, 3, 10, 5]], rows, params,
+                           exact=True, transposed=True)
+    expected = _several_columns(kernel, Z, Z[[0, 7, 3, 10, 5]], rows, params)
+    assert_array_equal(got, expected)
+    if kernel == "linear":
+        assert np.abs(got).max() == 2**24
+
+
+@needs_transposed
 def test_transposed_pass_takes_only_its_own_layout():
     Z = np.arange(60.0).reshape(20, 3)
     values32 = Z.ravel().astype(np.float32)
     layout = _kernel_fast.transposed_copy(values32, 20, 3)
-    # Rows j of a block of sixteen, feature f at 16 f + j % 16.
-    assert_array_equal(layout[: 16 * 3].reshape(3, 16), Z[:16].T)
-    assert_array_equal(layout[16 * 3 :].reshape(3, 16)[:, :4], Z[16:].T)
-    assert_array_equal(layout[16 * 3 :].reshape(3, 16)[:, 4:], 0.0)
+    assert layout.dtype == np.int16
+    # Blocks of sixteen rows; in a block, pair g of row r (features 2g and
+    # 2g + 1, zero past the last feature) at 32 g + 2 r; zero rows past the
+    # last row.
+    Z4 = np.zeros((32, 4))
+    Z4[:20, :3] = Z
+    for block in range(2):
+        pairs = layout[64 * block : 64 * (block + 1)].reshape(2, 16, 2)
+        for g in range(2):
+            assert_array_equal(pairs[g], Z4[16 * block : 16 * (block + 1),
+                                            2 * g : 2 * g + 2])
     params = dict(gamma=0.1, degree=2, coef0=1.0)
     with pytest.raises(ValueError, match="consecutive rows"):
         _several_columns("rbf", Z, Z[:2], [0, 2], params, exact=True,
@@ -687,7 +715,7 @@ def test_transposed_pass_takes_only_its_own_layout():
 class _WalkerSpy:
     """Set module switches of ``_kernel`` (``_BLOCK``: columns computed
     ``size`` at a time, 0: one at a time; ``_EXACT_FLOAT32``,
-    ``_TRANSPOSED_FLOAT32``) for the duration, recording the block size each
+    ``_TRANSPOSED_INT16``) for the duration, recording the block size each
     walker was given (``seen``), whether it was given a float32 Z
     (``given``) and a transposed one (``transposed``)."""
 
@@ -711,12 +739,12 @@ class _WalkerSpy:
                 return getattr(_kernel_fast, name)
 
             @staticmethod
-            def Walker(*args, values32=None, values32_t=None):
+            def Walker(*args, values32=None, values16_t=None):
                 seen.append(args[-1])
                 given.append(values32 is not None)
-                transposed.append(values32_t is not None)
+                transposed.append(values16_t is not None)
                 return _kernel_fast.Walker(*args, values32=values32,
-                                           values32_t=values32_t)
+                                           values16_t=values16_t)
 
         _kernel._kernel_fast = _Spy()
         return self
@@ -733,7 +761,7 @@ def _block_size(size):
 
 
 def _exact_float32(allowed, transposed=True):
-    return _WalkerSpy(_EXACT_FLOAT32=allowed, _TRANSPOSED_FLOAT32=transposed)
+    return _WalkerSpy(_EXACT_FLOAT32=allowed, _TRANSPOSED_INT16=transposed)
 
 
 def _fit_with_block(size, make, X, y, **fit_params):

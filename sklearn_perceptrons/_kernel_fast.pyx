@@ -777,14 +777,24 @@ cdef extern from *:
        features; out must hold zeros (past the last row and feature). */
     static void skp_block_pairs(const float *x, Py_ssize_t n, Py_ssize_t d,
                                 int16_t *out) {
+        /* In the order of out (sequential writes; a block's rows, 16 d
+           floats, stay in the L1 cache while they are read across). */
         Py_ssize_t dp = (d + 1) / 2;
         for (Py_ssize_t j0 = 0; j0 < n; j0 += 16) {
             Py_ssize_t rows = n - j0 < 16 ? n - j0 : 16;
+            const float *z = x + j0 * d;
             int16_t *block = out + j0 * 2 * dp;
-            for (Py_ssize_t r = 0; r < rows; r++) {
-                const float *row = x + (j0 + r) * d;
-                for (Py_ssize_t f = 0; f < d; f++)
-                    block[32 * (f / 2) + 2 * r + (f & 1)] = (int16_t)row[f];
+            for (Py_ssize_t f = 0; f + 1 < d; f += 2) {
+                int16_t *pair = block + 16 * f;
+                for (Py_ssize_t r = 0; r < rows; r++) {
+                    pair[2 * r] = (int16_t)z[r * d + f];
+                    pair[2 * r + 1] = (int16_t)z[r * d + f + 1];
+                }
+            }
+            if (d % 2) {
+                int16_t *pair = block + 16 * (d - 1);
+                for (Py_ssize_t r = 0; r < rows; r++)
+                    pair[2 * r] = (int16_t)z[r * d + d - 1];
             }
         }
     }

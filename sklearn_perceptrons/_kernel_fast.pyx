@@ -815,7 +815,9 @@ cdef extern from *:
     /* The several-probe pass of the exact variant over the consecutive rows
        start <= j < stop, from the transposed Z: outs[q][j] = the value of
        skp_dense_multi_x (mode 0: the dot product; mode 1: the rbf kernel
-       value plus add).  Only when skp_transposed_available(). */
+       value plus add), with zt from skp_block_pairs, ``work`` as there and
+       ``pairs`` room for (m rounded up to 4) * ((d + 1) / 2) int32.  Only
+       when skp_transposed_available(). */
     static void skp_transposed_multi(int mode, const int16_t *zt,
                                      Py_ssize_t start, Py_ssize_t stop,
                                      Py_ssize_t d, const float *panels,

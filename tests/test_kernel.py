@@ -447,15 +447,34 @@ def test_several_probe_pass_is_the_kernel_and_exactly_symmetric(
     assert_array_equal(gram, gram.T)
 
 
+def _exact_cases(max_rows):
+    """Hypothesis cases of the exact variant: up to ``max_rows`` rows and 19
+    probes of integers in [-high, high], whose squared norms are at most
+    2**24 (70 * 255**2 < 2**24)."""
+    return given(
+        seed=st.integers(0, 2**16),
+        n=st.integers(1, max_rows),
+        n_features=st.integers(3, 70),
+        n_probes=st.integers(1, 19),
+        kernel=st.sampled_from(["linear", "poly", "rbf", "sigmoid", "cosine"]),
+        high=st.sampled_from([1, 16, 255]),
+    )
+
+
+def _exact_problem(seed, n, n_features, n_probes, high):
+    """(rng, ZP, probe_rows, params): n rows and then the probes, which must
+    be rows of the Z the float32 copies are taken from."""
+    rng = np.random.RandomState(seed)
+    Z = _integer_rows(rng, n, n_features, high)
+    P = _integer_rows(rng, n_probes, n_features, high)
+    ZP = np.vstack([Z, P])
+    assert _kernel_fast.exact_in_float32(ZP.ravel(), np.sum(ZP**2, axis=1))
+    params = dict(gamma=1.0 / (n_features * high**2), degree=2, coef0=1.0)
+    return rng, ZP, np.arange(n, n + n_probes), params
+
+
 @settings(deadline=None, max_examples=40)
-@given(
-    seed=st.integers(0, 2**16),
-    n=st.integers(1, 11),
-    n_features=st.integers(3, 70),
-    n_probes=st.integers(1, 19),
-    kernel=st.sampled_from(["linear", "poly", "rbf", "sigmoid", "cosine"]),
-    high=st.sampled_from([1, 16, 255]),
-)
+@_exact_cases(max_rows=11)
 def test_exact_float32_pass_equals_the_float64_pass(seed, n, n_features,
                                                     n_probes, kernel, high):
     # On integers whose squared norms are at most 2**24, every dot product
@@ -463,16 +482,9 @@ def test_exact_float32_pass_equals_the_float64_pass(seed, n, n_features,
     # another order of summation) gives the very values of the float64
     # pass, for every tile shape and remainder, one row or one probe at a
     # time too.
-    rng = np.random.RandomState(seed)
-    Z = _integer_rows(rng, n, n_features, high)
-    P = _integer_rows(rng, n_probes, n_features, high)
-    assert _kernel_fast.exact_in_float32(np.vstack([Z, P]).ravel(),
-                                         np.sum(np.vstack([Z, P]) ** 2, axis=1))
+    rng, ZP, probe_rows, params = _exact_problem(seed, n, n_features,
+                                                 n_probes, high)
     rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False))
-    params = dict(gamma=1.0 / (n_features * high**2), degree=2, coef0=1.0)
-    # The probes must be rows of the Z the float32 copy is taken from.
-    ZP = np.vstack([Z, P])
-    probe_rows = np.arange(n, n + n_probes)
     got = _several_columns(kernel, ZP, ZP[probe_rows], rows, params,
                            exact=True)
     expected = _several_columns(kernel, ZP, ZP[probe_rows], rows, params)
@@ -637,14 +649,7 @@ needs_transposed = pytest.mark.skipif(
 
 @needs_transposed
 @settings(deadline=None, max_examples=40)
-@given(
-    seed=st.integers(0, 2**16),
-    n=st.integers(1, 150),
-    n_features=st.integers(3, 70),
-    n_probes=st.integers(1, 19),
-    kernel=st.sampled_from(["linear", "poly", "rbf", "sigmoid", "cosine"]),
-    high=st.sampled_from([1, 16, 255]),
-)
+@_exact_cases(max_rows=150)
 def test_transposed_pass_equals_the_float64_pass(seed, n, n_features,
                                                  n_probes, kernel, high):
     # The exact variant over Z transposed by blocks of sixteen rows (rows in
@@ -652,14 +657,10 @@ def test_transposed_pass_equals_the_float64_pass(seed, n, n_features,
     # very values of the float64 pass, for any run of consecutive rows:
     # starts inside a block, ends inside one, runs longer than a block of
     # SKP_ROWS, any number of probes, odd numbers of features.
-    rng = np.random.RandomState(seed)
-    Z = _integer_rows(rng, n, n_features, high)
-    P = _integer_rows(rng, n_probes, n_features, high)
-    ZP = np.vstack([Z, P])
+    rng, ZP, probe_rows, params = _exact_problem(seed, n, n_features,
+                                                 n_probes, high)
     start = rng.randint(0, n)
     rows = np.arange(start, rng.randint(start + 1, n + 1))
-    params = dict(gamma=1.0 / (n_features * high**2), degree=2, coef0=1.0)
-    probe_rows = np.arange(n, n + n_probes)
     got = _several_columns(kernel, ZP, ZP[probe_rows], rows, params,
                            exact=True, transposed=True)
     expected = _several_columns(kernel, ZP, ZP[probe_rows], rows, params)

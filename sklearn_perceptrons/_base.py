@@ -333,7 +333,7 @@ class StoppingRule:
         self.best_updates = np.full(n_rows, np.inf)
         self.best_score = np.full(n_rows, -np.inf)
         self.no_improvement = np.zeros(n_rows, dtype=np.int64)
-        self._none_improved = np.zeros(n_rows, dtype=bool)
+        self._all_false = np.zeros(n_rows, dtype=bool)
 
     def update(self, updates, val_score=None):
         """Record one epoch of the active rows.
@@ -346,7 +346,7 @@ class StoppingRule:
         # when the epoch has left the caches cold.
         active = self.active.astype(bool)
         self.n_iter += active
-        improved = self._none_improved
+        improved = self._all_false
         if self.early_stopping:
             improved = active & (val_score > self.best_score)
             if self.tol is not None:
@@ -363,7 +363,7 @@ class StoppingRule:
             self.no_improvement *= stalled
             stopped = self.no_improvement >= self.n_iter_no_change
         else:
-            stopped = self._none_improved.copy()
+            stopped = self._all_false.copy()
         # Rows with no update in the epoch converged.
         converged = updates == 0
         converged &= active

@@ -515,6 +515,24 @@ def test_exact_in_float32_needs_integers_of_bounded_norm(dtype):
         assert not _kernel_fast.exact_in_float32(Y.ravel(), np.zeros(3))
 
 
+def test_exact_in_float32_copies_float64_values_in_the_same_pass():
+    X = np.array([[0, 3, -4], [16, 0, 255], [0, 0, -4096]], dtype=np.float64)
+    sq_norms = np.sum(X**2, axis=1)
+    copy = np.full(X.size, np.nan, dtype=np.float32)
+    assert _kernel_fast.exact_in_float32(X.ravel(), sq_norms, copy)
+    assert_array_equal(copy, X.ravel())
+    # The answer does not depend on asking for the copy.
+    Y = X + 0.5
+    assert not _kernel_fast.exact_in_float32(Y.ravel(), sq_norms,
+                                             np.empty(X.size, np.float32))
+    with pytest.raises(ValueError, match="copy must be float32"):
+        _kernel_fast.exact_in_float32(X.ravel(), sq_norms,
+                                      np.empty(X.size - 1, np.float32))
+    with pytest.raises(ValueError, match="copy must be float32"):
+        _kernel_fast.exact_in_float32(X.ravel().astype(np.float32), sq_norms,
+                                      np.empty(X.size, np.float32))
+
+
 @pytest.mark.skipif(np.finfo(np.longdouble).precision <= 15,
                     reason="needs a long double wider than double")
 def test_exponential_is_accurate_to_a_few_ulp():
@@ -704,6 +722,8 @@ def test_transposed_pass_takes_only_its_own_layout():
         for g in range(2):
             assert_array_equal(pairs[g], Z4[16 * block : 16 * (block + 1),
                                             2 * g : 2 * g + 2])
+    with pytest.raises(ValueError, match="n_z rows of n_features"):
+        _kernel_fast.transposed_copy(values32, 21, 3)
     params = dict(gamma=0.1, degree=2, coef0=1.0)
     with pytest.raises(ValueError, match="consecutive rows"):
         _several_columns("rbf", Z, Z[:2], [0, 2], params, exact=True,

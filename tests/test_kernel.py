@@ -429,6 +429,63 @@ def test_several_probe_pass_sums_in_chunk_order(seed, n, n_features, n_probes,
             got[q])
 
 
+# The kernels whose values in a fit are single-precision (see "Training
+# precision" in _kernel_fast).
+SINGLE_PRECISION_KERNELS = ["rbf", "laplacian"]
+# Their relative error bound: 2 float32 ulps at the bottom of a binade.
+SINGLE_RTOL = 2.0**-23
+
+
+def _exp_single_reference(x):
+    """NumPy's float32 arithmetic doing the steps of ``skp_exp_single``
+    (IEEE single precision, each operation rounded): its exact values."""
+    x = np.asarray(x, dtype=np.float64)
+    shifter = 6755399441055744.0
+    kd = x * 1.4426950408889634 + shifter
+    k = (kd.view(np.int64) - 0x4338000000000000).astype(np.int32)
+    kd = kd - shifter
+    r = ((x - kd * 6.93147180369123816490e-01)
+         - kd * 1.90821492927058770002e-10).astype(np.float32)
+    f = np.float32
+    p = f(1.0) + r * (f(1.0) + r * (f(0.5) + r * (f(0.16666415333747864)
+        + r * (f(0.04166635125875473) + r * (f(0.00837512593716383)
+        + r * f(0.0013941108481958508))))))
+    scale = ((np.maximum(k, -127) + 127) << 23).astype(np.int32).view(np.float32)
+    return p * scale
+
+
+def _exp_single(x):
+    out = np.empty(len(x), dtype=np.float32)
+    _kernel_fast.exp_single(np.ascontiguousarray(x, dtype=np.float64), out)
+    return out
+
+
+@settings(deadline=None)
+@given(x=st.lists(st.floats(-708.3964185322641, 0.0), min_size=1,
+                  max_size=70))
+def test_single_precision_exponential_is_its_reference(x):
+    # Bit for bit (any length: the vectorized body and the remainder).
+    assert_array_equal(_exp_single(x), _exp_single_reference(x))
+
+
+def test_single_precision_exponential_error_bounds():
+    # Over the whole range of the clamped arguments, by a dense grid and the
+    # ends of the reduction's intervals (x = (k +- 1/2) ln 2).
+    k = np.arange(-1022, 1)
+    x = np.concatenate([
+        np.linspace(-708.3964185322641, 0.0, 2_000_001),
+        (k + 0.5) * np.log(2), (k - 0.5) * np.log(2), [-0.0],
+    ])
+    x = x[(x >= -708.3964185322641) & (x <= 0.0)]
+    value = _exp_single(x).astype(np.float64)
+    exact = np.exp(x)
+    assert np.max(np.abs(value - exact)) < 7.7e-8
+    normal = exact >= 2.0**-126
+    assert_allclose(value[normal], exact[normal], rtol=SINGLE_RTOL, atol=0)
+    assert np.all(value[~normal] < 2.0**-126)
+    assert _exp_single([0.0])[0] == 1.0
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("n_features", [2, 7, 40, 64])
@@ -436,15 +493,42 @@ def test_several_probe_pass_is_the_kernel_and_exactly_symmetric(
         kernel, dtype, n_features):
     # Against scikit-learn, with the constant feature added; and K(a, b) ==
     # K(b, a) bit for bit, which the blocked walk relies on when it copies a
-    # new column's entries from the columns it has already.
+    # new column's entries from the columns it has already.  The
+    # exponential kernels' values are float32 values within their bound.
     rng = np.random.RandomState(n_features)
     Z = (rng.normal(size=(23, n_features)) * 2.0).astype(dtype)
     params = dict(gamma=0.02, degree=3, coef0=0.5)
     gram = _several_columns(kernel, Z, Z, np.arange(23), params, add=1.0)
     expected = pairwise_kernels(Z.astype(np.float64), metric=kernel,
                                 filter_params=True, **params) + 1.0
-    assert_allclose(gram, expected, rtol=1e-12, atol=1e-12)
+    if kernel in SINGLE_PRECISION_KERNELS:
+        values = _several_columns(kernel, Z, Z, np.arange(23), params)
+        assert_array_equal(values.astype(np.float32), values)
+        assert_array_equal(gram, values + 1.0)
+        assert_allclose(values, expected - 1.0, rtol=SINGLE_RTOL, atol=0)
+    else:
+        assert_allclose(gram, expected, rtol=1e-12, atol=1e-12)
     assert_array_equal(gram, gram.T)
+
+
+@pytest.mark.parametrize("kernel", SINGLE_PRECISION_KERNELS)
+@pytest.mark.parametrize("n_probes", [1, 9])
+def test_several_probe_pass_takes_the_single_precision_exponential(kernel,
+                                                                   n_probes):
+    # Two features: the pass's arguments in closed form, the same operations
+    # as NumPy's; the values are then the reference's, bit for bit.
+    rng = np.random.RandomState(n_probes)
+    Z = rng.normal(size=(45, 2)) * 3.0
+    params = dict(gamma=0.7, degree=3, coef0=0.0)
+    values = _several_columns(kernel, Z, Z[:n_probes], np.arange(45), params)
+    u = Z[None, :, :] - Z[:n_probes, None, :]
+    if kernel == "rbf":
+        arg = -0.7 * (u[..., 0] * u[..., 0] + u[..., 1] * u[..., 1])
+    else:
+        arg = -0.7 * (np.abs(u[..., 0]) + np.abs(u[..., 1]))
+    arg = np.maximum(arg, -708.3964185322641)
+    assert_array_equal(values, _exp_single_reference(arg.ravel()).reshape(
+        arg.shape))
 
 
 def _exact_cases(max_rows):
@@ -610,20 +694,27 @@ def _sklearn_rbf(A, B, gamma=0.05):
     return rbf_kernel(A, B, gamma=gamma)
 
 
+def _sklearn_poly(A, B, gamma=0.05):
+    return pairwise_kernels(A, B, metric="poly", gamma=gamma, degree=3,
+                            coef0=1.0)
+
+
 @pytest.mark.parametrize("cache_size", [1e-4, 200])
 def test_callable_kernel_equals_builtin(cache_size):
     # cache_size=1e-4 MB forces one call of the callable per column (and
     # evictions); 200 MB one call for the whole Gram matrix.
     # (A gamma for which no score is a tie up to rounding: the two compute
-    # the kernel with different roundings.)
+    # the kernel with different roundings.  "poly": a kernel whose values
+    # in a fit are double, as a callable's are.)
     X, y = multiclass_data(60)
     params = dict(shuffle=True, max_iter=8, average=True, budget=25)
-    builtin = KernelPerceptron(kernel="rbf", gamma=0.05, **params).fit(X, y)
+    builtin = KernelPerceptron(kernel="poly", gamma=0.05, degree=3, coef0=1.0,
+                               **params).fit(X, y)
     calls = []
 
     def kernel(A, B, gamma):
         calls.append(B.shape[0])
-        return _sklearn_rbf(A, B, gamma)
+        return _sklearn_poly(A, B, gamma)
 
     custom = KernelPerceptron(kernel=kernel, kernel_params={"gamma": 0.05},
                               cache_size=cache_size, **params).fit(X, y)
@@ -738,13 +829,15 @@ class _WalkerSpy:
     ``size`` at a time, 0: one at a time; ``_EXACT_FLOAT32``,
     ``_TRANSPOSED_INT16``) for the duration, recording the block size each
     walker was given (``seen``), whether it was given a float32 Z
-    (``given``) and a transposed one (``transposed``)."""
+    (``given``) and a transposed one (``transposed``), and the dtype of its
+    single-precision cache lines (``lines``, None without)."""
 
     def __init__(self, **switches):
         self.switches = switches
         self.seen = []
         self.given = []
         self.transposed = []
+        self.lines = []
 
     def __enter__(self):
         from sklearn_perceptrons import _kernel, _kernel_fast
@@ -754,18 +847,21 @@ class _WalkerSpy:
         for name, value in self.switches.items():
             setattr(_kernel, name, value)
         seen, given, transposed = self.seen, self.given, self.transposed
+        lines = self.lines
 
         class _Spy:
             def __getattr__(self, name):
                 return getattr(_kernel_fast, name)
 
             @staticmethod
-            def Walker(*args, values32=None, values16_t=None):
+            def Walker(*args, values32=None, values16_t=None, cache32=None):
                 seen.append(args[-1])
                 given.append(values32 is not None)
                 transposed.append(values16_t is not None)
+                lines.append(None if cache32 is None else cache32.dtype)
                 return _kernel_fast.Walker(*args, values32=values32,
-                                           values16_t=values16_t)
+                                           values16_t=values16_t,
+                                           cache32=cache32)
 
         _kernel._kernel_fast = _Spy()
         return self
@@ -1398,3 +1494,19 @@ def test_one_vs_all_rows_stop_on_their_own_rule(average):
         epochs.append(binary.n_iter_)
     assert len(set(epochs)) > 1  # the rows did stop at different epochs
     assert ova.n_iter_ == max(epochs)
+
+
+@pytest.mark.parametrize("kernel, single", [("rbf", True), ("laplacian", True),
+                                            ("poly", False), ("linear", False)])
+def test_exponential_kernels_cache_columns_in_single_precision(kernel, single):
+    # A cache of n * n float32 values (and the two scratch lines) holds the
+    # whole Gram matrix of an exponential kernel, whose lines are float32:
+    # the blocked walk applies.  Kernels with double lines would need twice
+    # that.
+    X, y = binary_data(60)
+    cache_size = (60 * 60 * 4 + 2 * 60 * 4) / 2**20
+    with _block_size(16) as spy:
+        KernelPerceptron(kernel=kernel, cache_size=cache_size, max_iter=3,
+                         tol=None).fit(X, y)
+    assert spy.seen == [16 if single else 0]
+    assert spy.lines == [np.float32 if single else None]

@@ -779,12 +779,13 @@ class KernelPerceptron(BasePerceptron):
     throughout.
 
     Kernel values of the exponential kernels below 2.2e-308 (the smallest
-    normal double) are returned as 2.2e-308 by ``decision_function`` (and
-    are 0 or subnormal in float32 below 1.2e-38 during ``fit``).  For dense X with more than two
-    features, "rbf" computes ``||a - b||^2`` as ``||a||^2 + ||b||^2 -
-    2 <a, b>`` (clipped at 0), as scikit-learn's ``euclidean_distances``
-    does: it costs half the floating-point work, but like it, it loses
-    precision on features with a large common offset (center them first).
+    normal double) are returned as 2.2e-308 by ``decision_function`` (in
+    ``fit``, those below 1.2e-38 are 0 or float32 subnormals).  For dense X
+    with more than two features, "rbf" computes ``||a - b||^2`` as
+    ``||a||^2 + ||b||^2 - 2 <a, b>`` (clipped at 0), as scikit-learn's
+    ``euclidean_distances`` does: it costs half the floating-point work, but
+    like it, it loses precision on features with a large common offset
+    (center them first).
 
     When the cache holds every column (the Gram matrix fits in
     ``cache_size``) of a dense X, with no budget and a built-in kernel, the

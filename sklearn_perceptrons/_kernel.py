@@ -775,7 +775,11 @@ class KernelPerceptron(BasePerceptron):
     two thirds of the time.  ``decision_function`` and ``predict``
     compute the kernel values in double, so a score near zero during
     training can differ in sign from the decision function, as with any
-    rounding.  The other kernels, and callables, keep double precision
+    rounding.  A ``gamma`` so small that ``gamma * ||a - b||^2`` stays
+    below about 1e-7 makes every kernel value of a fit 1.0 (in double, such
+    a kernel is nearly constant too, and only the perceptron's invariance
+    to scale lets it learn from the last digits): ``gamma="scale"`` avoids
+    it.  The other kernels, and callables, keep double precision
     throughout.
 
     Kernel values of the exponential kernels below 2.2e-308 (the smallest

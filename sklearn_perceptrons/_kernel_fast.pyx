@@ -134,9 +134,10 @@ cdef extern from *:
        its coefficients rounded to float32, written exactly) and 2^k from
        the exponent bits (0 for k <= -127: below 2^-126 a value is 0 or
        subnormal).  Over [-708.4, 0], against double exp: relative error
-       at most 1.9 float32 ulps (1.13e-7) where exp(x) is at least 2^-126,
-       absolute error at most 7.7e-8.  Eight lanes per AVX2 vector instead of four, and
-       half the polynomial: twice the throughput of skp_exp_clamped. */
+       at most 1.13e-7 (below 2^-23, the float32 ulp of 1) where exp(x) is
+       at least 2^-126, absolute error at most 7.7e-8.  Eight lanes per
+       AVX2 vector instead of four, and half the polynomial: twice the
+       throughput of skp_exp_clamped. */
     static inline __attribute__((always_inline)) float
     skp_exp_single(double x) {
         const double shifter = 6755399441055744.0;  /* 1.5 * 2^52 */

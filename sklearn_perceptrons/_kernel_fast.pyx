@@ -1478,7 +1478,8 @@ cdef Py_ssize_t _line(
                        w.line_used, w.counters, keep)
     else:
         l = w.capacity if keep != w.capacity else w.capacity + 1
-    out = w.cache + l * w.n_track
+    if not w.single:
+        out = w.cache + l * w.n_track
     if w.kern.kind == KERNEL_PRECOMPUTED:
         # Z is the Gram matrix: the column of ``row`` is read from it.
         for j in range(w.n_track):
@@ -1755,7 +1756,7 @@ cdef int _flush(
     With ``single``, the columns are computed without ``add`` in the double
     lines of ``cache`` (their values are float32 values: the exponentials
     are single-precision), then stored in their lines of ``cache32``."""
-    cdef Py_ssize_t q, l, j, n_list = 0, base = w.track_from
+    cdef Py_ssize_t q, l, j, t, n_list = 0, base = w.track_from
     cdef int bad = 0
     cdef Kernel kern = w.kern
     cdef double* line
@@ -1820,9 +1821,8 @@ cdef int _flush(
                 # Exact: the values are float32 values.
                 line = w.outs[q] + base
                 line32 = w.cache32 + l * w.n_track
-                for j in range(w.n_track):
-                    line32[j] = <float> line[j]
-                j = w.new_row[q]
+                for t in range(w.n_track):
+                    line32[t] = <float> line[t]
             w.row_of_line[l] = <int> j
             w.line_of_row[j] = <int> l
             w.line_used[l] = w.new_stamp[q]

@@ -1510,3 +1510,19 @@ def test_exponential_kernels_cache_columns_in_single_precision(kernel, single):
                          tol=None).fit(X, y)
     assert spy.seen == [16 if single else 0]
     assert spy.lines == [np.float32 if single else None]
+
+
+def test_single_precision_lines_are_refused_where_they_do_not_apply(
+        monkeypatch):
+    # The walk takes float32 lines for the exponential kernels only (the
+    # others keep double columns), and the exposed exponential checks its
+    # output buffer.
+    from sklearn_perceptrons import _kernel
+
+    monkeypatch.setattr(_kernel, "_SINGLE_PRECISION",
+                        (_kernel._KERNEL_CODES["poly"],))
+    X, y = binary_data(30)
+    with pytest.raises(ValueError, match="rbf and laplacian kernels only"):
+        KernelPerceptron(kernel="poly").fit(X, y)
+    with pytest.raises(ValueError, match="as long as x"):
+        _kernel_fast.exp_single(np.zeros(3), np.zeros(2, dtype=np.float32))

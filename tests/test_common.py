@@ -9,21 +9,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_perceptrons
 
-# An online algorithm scales an update by a sample's weight, which is not the
-# same as visiting the sample twice; scikit-learn's own Perceptron is expected
-# to fail these two checks for the same reason (API.md §1).
-ONLINE_SAMPLE_WEIGHT = {
-    "check_sample_weight_equivalence_on_dense_data": (
-        "an update scaled by a weight differs from two visits of the sample"
-    ),
-    "check_sample_weight_equivalence_on_sparse_data": (
-        "an update scaled by a weight differs from two visits of the sample"
-    ),
-}
+from _common_checks import checked_estimators, expected_failed_checks
 
 
 def public_estimators():
-    """Every estimator class the package exports."""
+    """Every estimator class the package exports, at its defaults."""
     return [
         obj()
         for name in sorted(sklearn_perceptrons.__all__)
@@ -32,14 +22,41 @@ def public_estimators():
     ]
 
 
+def public_estimator_classes():
+    """Every estimator class of the package's public modules (the optional
+    ones included when their dependencies are installed)."""
+    modules = [sklearn_perceptrons]
+    try:
+        from sklearn_perceptrons import distributed
+    except ImportError:  # Dask is an optional dependency
+        pass
+    else:
+        modules.append(distributed)
+    modules += [getattr(sklearn_perceptrons, name)
+                for name in sklearn_perceptrons.__all__
+                if inspect.ismodule(getattr(sklearn_perceptrons, name))]
+    return {
+        obj for module in modules for name in getattr(module, "__all__", [])
+        if inspect.isclass(obj := getattr(module, name)) and hasattr(obj, "fit")
+    }
+
+
 def test_every_public_estimator_is_checked():
-    names = {type(e).__name__ for e in public_estimators()}
-    assert "Perceptron" in names
+    checked = {type(est) for est in checked_estimators()}
+    classes = public_estimator_classes()
+    assert {"Perceptron", "KernelPerceptron"} <= {cls.__name__ for cls in classes}
+    missing = sorted(cls.__name__ for cls in classes - checked)
+    assert not missing, (
+        f"{missing} are public but not in tests/_common_checks.py: add them "
+        "to checked_estimators()."
+    )
+    # Each configuration is checked once.
+    reprs = [repr(est) for est in checked_estimators()]
+    assert len(reprs) == len(set(reprs))
 
 
-@parametrize_with_checks(
-    public_estimators(), expected_failed_checks=lambda est: ONLINE_SAMPLE_WEIGHT
-)
+@parametrize_with_checks(checked_estimators(),
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
@@ -60,9 +77,8 @@ def _fitted_state(estimator):
 
 @pytest.mark.parametrize("estimator", public_estimators(),
                          ids=lambda e: type(e).__name__)
-def test_fit_takes_the_same_data_on_its_lean_path(estimator):
-    # A C-ordered float ndarray with integer labels skips validate_data
-    # (the lean path); a list of lists goes through it.  Both fits agree,
+def test_fit_on_an_ndarray_and_on_lists_agree(estimator):
+    # An ndarray and the same data as lists of Python numbers fit alike,
     # and a refit on an ndarray forgets the feature names of a dataframe.
     import numpy as np
     import pandas as pd

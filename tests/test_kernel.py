@@ -27,21 +27,10 @@ from sklearn.datasets import (
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron, _kernel_fast
 from sklearn_perceptrons._kernel import _Kernel
 
-SAMPLE_WEIGHT_XFAIL = {
-    "check_sample_weight_equivalence_on_dense_data": (
-        "an update scaled by a weight is not the same as visiting a sample "
-        "twice, for an online algorithm (as scikit-learn's Perceptron)"
-    ),
-    "check_sample_weight_equivalence_on_sparse_data": (
-        "an update scaled by a weight is not the same as visiting a sample "
-        "twice, for an online algorithm (as scikit-learn's Perceptron)"
-    ),
-}
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "laplacian", "cosine"]
 STRATEGIES = ["forgetron", "random", "oldest"]
 
@@ -199,22 +188,6 @@ def dense_dual_coef(est, n):
     coef = np.zeros((n, est.dual_coef_.shape[0]))
     coef[est.support_] = est.dual_coef_.T
     return coef
-
-
-# -- scikit-learn's estimator checks ----------------------------------------------
-
-
-@parametrize_with_checks(
-    [
-        KernelPerceptron(),
-        KernelPerceptron(kernel="precomputed"),
-        KernelPerceptron(kernel="poly", degree=2, average=True),
-        KernelPerceptron(budget=60),
-    ],
-    expected_failed_checks=lambda est: SAMPLE_WEIGHT_XFAIL,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # -- dual = primal --------------------------------------------------------------

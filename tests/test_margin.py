@@ -21,7 +21,6 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris, make_blobs
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_perceptrons import MarginPerceptron, Perceptron
 from sklearn_perceptrons.bounds import margin as bounds_margin
@@ -220,27 +219,6 @@ def fit_quiet(estimator, *args, **kwargs):
 @pytest.fixture
 def iris():
     return load_iris(return_X_y=True)
-
-
-# ---------------------------------------------------------------------------
-# scikit-learn's estimator checks
-
-
-@parametrize_with_checks(
-    [MarginPerceptron()],
-    expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "An update scaled by a weight is not the same as visiting a sample "
-            "twice (online algorithm), as for scikit-learn's Perceptron."
-        ),
-        "check_sample_weight_equivalence_on_sparse_data": (
-            "An update scaled by a weight is not the same as visiting a sample "
-            "twice (online algorithm), as for scikit-learn's Perceptron."
-        ),
-    },
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------------------

@@ -35,25 +35,13 @@ The walk holds no Python objects and runs without the GIL.
 from cython cimport floating
 from libc.math cimport sqrt
 
-# Update rules, mirrored as ints in ``_base.py``.
+# Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
     RULE_THRESHOLD = 0
     RULE_MARGIN = 1
 
 
-cdef extern from *:
-    """
-    /* On x86 the prefetch is an asm statement: GCC 12 deleted every
-       __builtin_prefetch of the epoch as dead code (checked in the
-       disassembly), which made shuffled epochs latency-bound. */
-    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    #define SKP_PREFETCH(addr) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(addr)))
-    #elif defined(__GNUC__) || defined(__clang__)
-    #define SKP_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 3)
-    #else
-    #define SKP_PREFETCH(addr) ((void)0)
-    #endif
-    """
+cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
 
 
@@ -259,7 +247,7 @@ cdef void _scores(
             )
 
 
-def _margin_norms(floating[:, ::1] coef, floating[::1] intercept,
+def margin_norms(floating[:, ::1] coef, floating[::1] intercept,
                   bint fit_intercept, double[::1] norm):
     """Write ``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row to ``norm``.
 

@@ -50,8 +50,8 @@ _SCORES = {
     (np.dtype(np.float32), True): linear_fast.scores_csr["float"],
 }
 _MARGIN_NORMS = {
-    np.dtype(np.float64): linear_fast._margin_norms["double"],
-    np.dtype(np.float32): linear_fast._margin_norms["float"],
+    np.dtype(np.float64): linear_fast.margin_norms["double"],
+    np.dtype(np.float32): linear_fast.margin_norms["float"],
 }
 
 

@@ -283,6 +283,9 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
     sample and class weight); rows whose ``active`` flag is 0 are frozen.
+    Raises ValueError when a margin overflows (inf - inf is no number, and
+    would silently count as "no mistake"); the state is then left mid-pass,
+    for the caller to discard.
     """
     n_rows = state.coef.shape[0]
     updates = np.zeros(n_rows, dtype=np.int64)
@@ -291,11 +294,18 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         _MARGIN_NORMS[state.coef.dtype](
             state.coef, state.intercept, fit_intercept, norm
         )
-    _EPOCH[X.dtype, sp.issparse(X)](
+    overflow = _EPOCH[X.dtype, sp.issparse(X)](
         *_data(X), order, y_class, step, *table, state.coef, state.intercept,
         fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
         state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
     )
+    if overflow:
+        raise ValueError(
+            "A margin w . x overflowed to a non-finite value (values of X, or "
+            "of X times the weights, near the largest float), which no update "
+            "rule can compare. Scale the features (e.g. with "
+            "StandardScaler) or lower eta0 / sample_weight."
+        )
     return updates
 
 

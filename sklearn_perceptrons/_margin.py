@@ -321,7 +321,20 @@ class MarginPerceptron(BaseLinearPerceptron):
     ``d = s * (w~ . x~) / ||w~||``, is below ``(1 - epsilon) * gamma``: a
     mistake, or a correct answer too close to the hyperplane (a margin
     mistake).  Starts from ``w~ = 0``.  More than two classes are learned
-    one-vs-all, all K rows in one compiled pass over X per epoch.
+    one-vs-all, all K rows in one pass over X per epoch.
+
+    **When to use it.**  When you want a perceptron whose answer keeps a
+    margin: on separable data it finds a hyperplane with at least a quarter
+    of the largest margin (``margin="auto"``), a certified approximation of
+    the hard-margin SVM at the cost of a few perceptron runs; on data that
+    are not separable it keeps the epoch with the fewest training errors
+    (the *pocket*), which usually predicts better than the plain perceptron.
+
+    **Cost.**  With a float ``margin`` an epoch costs the same as
+    :class:`Perceptron`'s.  "auto" adds one scoring pass over the training
+    data per epoch (to keep the pocket), and runs until the search ends:
+    on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
+    otherwise a few dozen epochs (see Notes).
 
     Parameters
     ----------
@@ -516,14 +529,8 @@ class MarginPerceptron(BaseLinearPerceptron):
     weights, from ``w~ = 0``, on a stream separable with margin γ* it makes
     at most ``64 R² / (3 ε² γ*²) + log2(2 R / γ*)`` updates in total.
 
-    **Update and cost.**  The rule is a parameter of the same compiled epoch
-    as :class:`Perceptron`'s, which keeps ``||w~||`` up to date
-    incrementally (and recomputes it at the start of every pass): with a
-    float ``margin`` an epoch costs the same as the perceptron's.  "auto"
-    adds, per epoch, one compiled scoring pass of the training set by the
-    active rows (the pocket's error count).  There is no ``eta0``: the
-    margin rule does not depend on the scale of ``w~``, and the update size
-    is ``sample_weight * class_weight``.
+    **No eta0.**  The margin rule does not depend on the scale of ``w~``, so
+    the update size is ``sample_weight * class_weight``.
 
     References
     ----------

@@ -1,6 +1,26 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Linear inequality systems: the perceptron and the relaxation method.
+"""Linear inequality systems: the perceptron, its faster variants, and the
+relaxation method.
+
+For the homogeneous system ``A @ w > 0``, besides :func:`perceptron_feasibility`:
+
+* :func:`smooth_perceptron` (Soheili and Peña, 2012): fewer than
+  ``2 sqrt(2 log n) / rho(A)`` iterations of two matrix-vector products each,
+  against the perceptron's ``1 / rho(A)**2`` updates;
+* :func:`perceptron_von_neumann` (Soheili and Peña, 2013): the same iteration,
+  which also stops with a Gordan certificate ``x >= 0``, ``sum(x) = 1``,
+  ``||A.T @ x|| <= tol`` when the system is infeasible;
+* :func:`rescaled_perceptron` (the deterministic rescaling of Peña and
+  Soheili, 2016): ``O(p log(1 / rho(A)))`` rescalings, polynomial time on
+  ill-conditioned systems.
+
+``rho(A)`` is the condition measure of
+:func:`sklearn_perceptrons.bounds.condition_measure`. These three share the
+result fields, the status codes and the error rules below; their
+``max_iter`` counts iterations of two products with ``A`` each.
+
+The rest of this page describes the two row-action solvers.
 
 Two row-action solvers that find a point of a polyhedron by looking at one
 inequality at a time, in the compiled loops of ``_feasibility_fast``:
@@ -928,7 +948,7 @@ def smooth_perceptron(A, *, max_iter=10_000):
 
     >>> from sklearn_perceptrons.bounds import condition_measure
     >>> rho = condition_measure(A)
-    >>> res.nit < 2 * np.sqrt(2 * np.log(A.shape[0])) / rho
+    >>> bool(res.nit < 2 * np.sqrt(2 * np.log(A.shape[0])) / rho)
     True
     """
     mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)

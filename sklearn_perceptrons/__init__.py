@@ -7,6 +7,7 @@ from ._kernel import KernelPerceptron
 from ._linear import MarginPerceptron, Perceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
 from ._version import __version__
+from ._voted import VotedPerceptron
 
 __all__ = [
     "KernelPerceptron",
@@ -14,6 +15,7 @@ __all__ = [
     "OneVsAllPerceptron",
     "OneVsOnePerceptron",
     "Perceptron",
+    "VotedPerceptron",
     "bounds",
     "feasibility",
     "__version__",

@@ -105,12 +105,17 @@ class UnitRows:
     def rescale(self, v):
         """``B <- B (I - v vᵀ / 2)`` for a unit ``v``: doubles the feasible
         cone along ``v``. Row norms follow in one product:
-        ``||a_i B'||² = ||a_i B||² - 3/4 (a_i B . v)²``."""
+        ``||a_i B'||² = ||a_i B||² - 3/4 (a_i B . v)²``.
+
+        Returns ``||a_i B|| / ||a_i B'||`` (in ``[1, 2]``) for every row.
+        """
         if self.B is None:
             self.B = np.eye(self.p)
         Bv = self.B @ v
         c = self.A_dot(Bv)  # a_i B . v, unnormalized
-        self.sqnorm = np.maximum(self.sqnorm - 0.75 * c * c, 0.25 * self.sqnorm)
+        new = np.maximum(self.sqnorm - 0.75 * c * c, 0.25 * self.sqnorm)
+        shrink = np.sqrt(self.sqnorm / new)
+        self.sqnorm = new
         self.inv = 1.0 / np.sqrt(self.sqnorm)
         self.B -= 0.5 * np.outer(Bv, v)
         # The cone does not change when B is scaled: keep the largest row
@@ -120,6 +125,7 @@ class UnitRows:
         self.B /= np.sqrt(top)
         self.sqnorm /= top
         self.inv = 1.0 / np.sqrt(self.sqnorm)
+        return shrink
 
 
 def _softmin(s, mu):
@@ -130,14 +136,15 @@ def _softmin(s, mu):
 
 
 def run(op, max_iter, *, check_primal, cert_tol=None, phase_delta=None,
-        start_nit=0):  # fmt: skip
+        phase_rows=1, start_nit=0):  # fmt: skip
     """Smooth perceptron iterations on ``op`` from the standard start.
 
     Stops on the first of: ``Â w > 0`` (verified by ``check_primal(w)``,
     which sees the original system); ``||Aᵀ x_A|| <= cert_tol`` with
     ``x_A`` the certificate on the rows of A (verified on a fresh product);
     ``||Âᵀ x|| <= phase_delta * max(x)`` (the rescaled perceptron's phase
-    test); ``max_iter`` iterations in all (``start_nit`` already spent).
+    test; once it holds, the phase goes on until the ``phase_rows``-th
+    largest weight passes it too, or the phase has doubled in length); ``max_iter`` iterations in all (``start_nit`` already spent).
 
     Returns ``(reason, nit, w, x, u)`` with ``u = Âᵀ x``; ``nit`` counts
     iterations since ``start_nit`` plus ``start_nit``.
@@ -151,6 +158,7 @@ def run(op, max_iter, *, check_primal, cert_tol=None, phase_delta=None,
     x, u = xm, g.copy()
     k = 0
     nit = start_nit
+    first_ok = None
     while True:
         if not (np.all(np.isfinite(s)) and np.all(np.isfinite(u))):
             return NONFINITE, nit, w, x, u
@@ -167,7 +175,16 @@ def run(op, max_iter, *, check_primal, cert_tol=None, phase_delta=None,
                 # Rounding drift in the running u: resynchronize.
                 u = op.rmatvec(x)
         if phase_delta is not None and norm_u <= phase_delta * x.max():
-            return PHASE, nit, w, x, u
+            # The largest weight gives one valid rescaling. Go on (at most
+            # as long again) until phase_rows weights do, so that one phase
+            # pays for several rescalings.
+            if first_ok is None:
+                first_ok = k
+            q = min(phase_rows, n)
+            if k >= 2 * first_ok or (
+                q > 1 and norm_u <= phase_delta * np.partition(x, n - q)[n - q]
+            ):
+                return PHASE, nit, w, x, u
         if nit >= max_iter:
             return LIMIT, nit, w, x, u
         theta = 2.0 / (k + 3)

@@ -1170,9 +1170,14 @@ def rescaled_perceptron(A, *, max_iter=100_000):
 
         ``p * log(2 / rho) / log(2 / sqrt(e))  (about 5.2 p log(2 / rho))``
 
-    rescalings happen. A phase ends within ``2 n sqrt(6 p log n)``
-    iterations (the smooth perceptron's dual iterate shrinks like ``1 / k``
-    and ``max_j x_j >= 1 / n``), usually far fewer. The total is
+    rescalings happen. The first row passes the test within
+    ``2 n sqrt(6 p log n)`` iterations of a phase (the smooth perceptron's
+    dual iterate shrinks like ``1 / k`` and ``max_j x_j >= 1 / n``); the
+    phase then goes on, at most as long again, until ``p`` rows pass it, and
+    rescales along each of them whose slab (widened by the rescalings already
+    made, at most by the factor its row norm shrank) is still thin enough:
+    every rescaling made this way obeys the volume argument. So a phase
+    costs at most ``4 n sqrt(6 p log n)`` iterations, usually far fewer. The total is
     ``O(n p**1.5 sqrt(log n) log(1 / rho))`` iterations: polynomial, where
     the perceptron needs ``1 / rho**2``. This is the deterministic rescaling
     of Peña and Soheili [1]_ (the randomized scheme of Dunagan and Vempala
@@ -1217,21 +1222,34 @@ def rescaled_perceptron(A, *, max_iter=100_000):
     while True:
         # A rescaling counts against the budget too, so that phases which
         # end at once (possible on an infeasible system) cannot loop forever.
-        reason, nit, w, x, _ = _smooth.run(
+        reason, nit, w, x, u = _smooth.run(
             op, max_iter - n_rescalings, check_primal=check,
-            phase_delta=delta, start_nit=nit,
+            phase_delta=delta, phase_rows=p, start_nit=nit,
         )  # fmt: skip
         if reason != _smooth.PHASE:
             break
-        if nit + n_rescalings >= max_iter:
-            reason = _smooth.LIMIT
-            break
-        op.rescale(op.row(int(np.argmax(x))))
-        n_rescalings += 1
-        if not op.sqnorm.min() > 1e-250:
-            # Rows shrunk by 4**k relative to others: the cone has collapsed
-            # (only possible when the system is infeasible or degenerate).
-            degenerate, reason = True, _smooth.LIMIT
+        # Every row j with ||Âᵀx|| / x_j <= delta bounds the cone by a slab;
+        # a rescaling along one row widens the others' slabs by at most the
+        # factor its norm shrank, so several valid rescalings can follow
+        # from one phase (largest x_j first).
+        norm_u = float(np.linalg.norm(u))
+        widen = np.ones(n)
+        for j in np.argsort(-x, kind="stable"):
+            if not norm_u <= delta * x[j]:
+                break  # x is sorted: no later row qualifies
+            if norm_u * widen[j] > delta * x[j]:
+                continue
+            if nit + n_rescalings >= max_iter:
+                reason = _smooth.LIMIT
+                break
+            widen *= op.rescale(op.row(int(j)))
+            n_rescalings += 1
+            if not op.sqnorm.min() > 1e-250:
+                # Rows shrunk by 4**k relative to others: the cone has
+                # collapsed (only when the system is infeasible or flat).
+                degenerate, reason = True, _smooth.LIMIT
+                break
+        if reason != _smooth.PHASE:
             break
     res = _primal_result(
         mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings

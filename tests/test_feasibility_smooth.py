@@ -399,7 +399,7 @@ def test_default_budgets_end_on_an_infeasible_system():
     run on an infeasible dense system does max_iter steps, not max_iter * n
     (a full pass over A each)."""
     rng = np.random.RandomState(0)
-    A = rng.randn(150, 10)
+    A = rng.randn(30, 10)
     A = np.vstack([A, -A])  # x <= -1 and -x <= -1 along every row
     b = -np.ones(A.shape[0])
     for order in ("max_distance", "max_residual"):

@@ -652,11 +652,17 @@ def max_margin(X, y, *, fit_intercept=True):
     told apart from 0 in floating point and are reported as 0 (not
     separable).
 
-    Each iteration costs one product with X plus a least-squares solve of the
-    size of the support; a few thousand samples with tens of features take a
-    fraction of a second. When the data are too degenerate for double
-    precision to settle the question (a margin many orders of magnitude below
-    ``R`` with a nearly flat hull), a
+    Each iteration costs one product with X plus O(k m) for a QR
+    factorization of the ``k`` current support vectors (``m`` features, plus
+    one with an intercept), kept up to date as vectors enter and leave; there
+    are about as many iterations as support vectors, and the memory is
+    O(k m). A few thousand samples with tens of features take a fraction of
+    a second; a separable problem with as many features as samples costs a
+    small multiple of a hard-margin SVM fit. The data are rescaled
+    internally by a power of two, so huge or tiny finite inputs give the
+    same separator and a margin scaled exactly. When the data are too
+    degenerate for double precision to settle the question (a margin many
+    orders of magnitude below ``R`` with a nearly flat hull), a
     :class:`~sklearn.exceptions.ConvergenceWarning` says so.
 
     References

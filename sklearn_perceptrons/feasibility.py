@@ -135,6 +135,7 @@ import scipy.sparse as sp
 from scipy.optimize import OptimizeResult
 from sklearn.utils import check_array, check_random_state
 
+from ._base import sum_duplicates
 from ._feasibility_fast import (
     ORDER_CODES,
     _build_alias,
@@ -216,6 +217,8 @@ def _check_matrix(A):
         accept_large_sparse=True,
         input_name="A",
     )
+    # Row norms read the stored values: duplicates must be summed first.
+    A = sum_duplicates(A)
     n, p = A.shape
     if n == 0 or p == 0:
         raise ValueError(

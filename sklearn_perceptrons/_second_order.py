@@ -53,7 +53,9 @@ class SecondOrderState:
 
     ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
     padded coordinate; ``inverse`` is ``A^-1`` of every row, shape
-    ``(n_rows, p, p)`` with ``p = n_features + fit_intercept`` (full mode), or
+    ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which only
+    the lower triangle is kept up to date (:meth:`inverse_matrix` gives the
+    full matrices) (full mode), or
     ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``
     (diagonal mode).  With
     averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of
@@ -100,6 +102,12 @@ class SecondOrderState:
             self.coef_sum[rows] = source.coef_sum[rows]
             self.intercept_sum[rows] = source.intercept_sum[rows]
 
+    def inverse_matrix(self):
+        """The symmetric ``A^-1`` of every row (full mode), from the lower
+        triangle the compiled pass keeps."""
+        lower = np.tril(self.inverse)
+        return lower + np.swapaxes(np.tril(self.inverse, -1), 1, 2)
+
     def restart_average(self):
         """Forget the averaging sums (a warm-started fit averages anew)."""
         self.coef_sum[:] = 0.0
@@ -130,7 +138,7 @@ class SecondOrderState:
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            np.empty(p), self.average, self.coef_sum, self.intercept_sum,
+            np.empty(2 * p), self.average, self.coef_sum, self.intercept_sum,
             self.visits, updates,
         )
         return updates

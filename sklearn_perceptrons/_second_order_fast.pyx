@@ -14,7 +14,8 @@ diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes ``w~ .
 O(nnz); a mistake (``s (w~ . x~) <= 0`` with a positive step ``c``) does
 
 * full: ``z = M x~``, ``q = x~ . z``, ``w~ += c (s - w~ . x~) / (1 + c q) z``
-  and ``M -= (c / (1 + c q)) z z^T`` (Sherman-Morrison), O(p nnz + p^2);
+  and ``M -= (c / (1 + c q)) z z^T`` (Sherman-Morrison), O(p^2) by the
+  symmetric BLAS-2 kernels ``dsymv`` and ``dsyr`` on one triangle of ``M``;
 * diagonal: for every stored coordinate ``j`` of ``x~``, ``A_jj += c x_j^2``,
   ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz).
 
@@ -23,11 +24,32 @@ values, a pointer to its column indices (unused for dense rows) and a length.
 The float32 and float64 specialisations of X come from the fused type
 ``floating``; the state is float64 in both, because the Sherman-Morrison
 downdates of ``M`` accumulate rounding.  The walk holds no Python objects,
-allocates nothing and runs without the GIL.
+allocates nothing and runs without the GIL (the BLAS kernels are called
+through scipy's ``cython_blas`` function pointers, which need no GIL).
 """
 
+from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer
 from cython cimport floating
-from libc.math cimport sqrt
+
+from scipy.linalg import cython_blas as _cython_blas
+
+# The symmetric BLAS-2 kernels of the BLAS scipy ships, taken from scipy's
+# public Cython API at import time (no build-time dependency on scipy).
+ctypedef void (*dsymv_ptr)(
+    char* uplo, int* n, double* alpha, double* a, int* lda, double* x,
+    int* incx, double* beta, double* y, int* incy) noexcept nogil
+ctypedef void (*dsyr_ptr)(
+    char* uplo, int* n, double* alpha, double* x, int* incx, double* a,
+    int* lda) noexcept nogil
+
+
+cdef void* _blas_function(str name) except NULL:
+    capsule = _cython_blas.__pyx_capi__[name]
+    return PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule))
+
+
+cdef dsymv_ptr _dsymv = <dsymv_ptr>_blas_function("dsymv")
+cdef dsyr_ptr _dsyr = <dsyr_ptr>_blas_function("dsyr")
 
 
 cdef extern from *:
@@ -78,31 +100,38 @@ cdef inline void _axpy(double* y, double alpha, const double* x,
 
 
 cdef void _full_update(
-    double* w, double* b, double* M, double* z, Py_ssize_t n_features,
+    double* w, double* b, double* M, double* work, Py_ssize_t n_features,
     bint fit_intercept, double c, double s, double raw,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
     bint average, double* w_sum, double* b_sum, double visits,
 ) noexcept nogil:
-    """The Sherman-Morrison step of one row on a mistake (see the module)."""
-    cdef Py_ssize_t p = n_features + fit_intercept
-    cdef Py_ssize_t i, j, col
-    cdef double q, g, r, zi
-    cdef double* Mi
-    # z = M x~ = sum_j x_j M[j, :], since M is symmetric: contiguous rows,
-    # for dense and CSR rows alike.
-    if fit_intercept:
-        Mi = M + n_features * p
-        for i in range(p):
-            z[i] = Mi[i]
+    """The Sherman-Morrison step of one row on a mistake (see the module).
+
+    ``M`` is symmetric and only its upper triangle in BLAS (column-major)
+    terms is read and written: the lower triangle of the row-major array.
+    """
+    cdef int p = n_features + fit_intercept
+    cdef int one = 1
+    cdef double* x = work
+    cdef double* z = work + p
+    cdef Py_ssize_t j
+    cdef double q, g, alpha, beta = 0.0, unit = 1.0
+    cdef char uplo = b'U'
+    # x~ as a dense float64 vector: O(p), small beside the O(p^2) below.
+    if sparse:
+        for j in range(p):
+            x[j] = 0.0
+        for j in range(nnz):
+            x[x_indices[j]] = x_values[j]
     else:
-        for i in range(p):
-            z[i] = 0.0
-    for j in range(nnz):
-        col = x_indices[j] if sparse else j
-        _axpy(z, <double>x_values[j], M + col * p, p)
-    q = _dot(z, x_values, x_indices, nnz, sparse)
+        for j in range(nnz):
+            x[j] = x_values[j]
     if fit_intercept:
-        q += z[n_features]
+        x[n_features] = 1.0
+    _dsymv(&uplo, &p, &unit, M, &p, x, &one, &beta, z, &one)
+    q = 0.0
+    for j in range(p):
+        q += x[j] * z[j]
     # M is positive definite, so q >= 0; rounding may not keep it so.
     if q < 0.0:
         q = 0.0
@@ -116,14 +145,8 @@ cdef void _full_update(
         _axpy(w_sum, g * visits, z, n_features)
         if fit_intercept:
             b_sum[0] += g * visits * z[n_features]
-    # M -= u u^T with u = sqrt(c / (1 + c q)) z: u_i u_j = u_j u_i exactly,
-    # so M stays exactly symmetric (which the z = M x~ above relies on).
-    r = sqrt(c / (1.0 + c * q))
-    for i in range(p):
-        z[i] *= r
-    for i in range(p):
-        zi = -z[i]
-        _axpy(M + i * p, zi, z, p)
+    alpha = -c / (1.0 + c * q)
+    _dsyr(&uplo, &p, &alpha, z, &one, M, &p)
 
 
 cdef void _diagonal_update(
@@ -277,8 +300,8 @@ def epoch_dense(
         The symmetric ``A^-1`` of every row, row-major (unused if diagonal).
     precision : ndarray of float64 of shape (n_rows * 2 * p,)
         ``diag(A)`` then ``v`` of every row (unused unless diagonal).
-    work : ndarray of float64 of shape (p,)
-        Scratch space for ``z = A^-1 x~``.
+    work : ndarray of float64 of shape (2 * p,)
+        Scratch space for ``x~`` and ``z = A^-1 x~``.
     average : bool
         Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
     coef_sum, intercept_sum : ndarrays of float64

@@ -8,6 +8,7 @@ from ._linear import MarginPerceptron, Perceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
 from ._second_order import SecondOrderPerceptron
 from ._version import __version__
+from ._voted import VotedPerceptron
 
 __all__ = [
     "KernelPerceptron",
@@ -16,6 +17,7 @@ __all__ = [
     "OneVsOnePerceptron",
     "Perceptron",
     "SecondOrderPerceptron",
+    "VotedPerceptron",
     "bounds",
     "feasibility",
     "__version__",

@@ -83,7 +83,8 @@ class SecondOrderState:
         self.coef_sum = np.zeros((n_rows, n_features) if average else (1, 1))
         self.intercept_sum = np.zeros(n_rows if average else 1)
         self.visits = np.zeros(n_rows)
-        self.dtype = np.dtype(dtype)
+        # A name, not a np.dtype: skops would list np.dtype as untrusted.
+        self.dtype = np.dtype(dtype).name
 
     def copy(self):
         new = SecondOrderState.__new__(SecondOrderState)
@@ -405,7 +406,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             state.coef_sum = np.zeros(state.coef.shape if self.average else (1, 1))
             state.intercept_sum = np.zeros(n_rows if self.average else 1)
             state.visits = np.zeros(n_rows)
-            state.dtype = X.dtype
+            state.dtype = X.dtype.name
             return state
         return self._new_state(X, n_rows)
 

@@ -393,3 +393,21 @@ def test_pickle_and_verbose(capsys):
     again.partial_fit(X, y)
     clf.partial_fit(X, y)
     assert_array_equal(again.coef_, clf.coef_)
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_skops_round_trip_names_only_the_estimator(diagonal):
+    sio = pytest.importorskip("skops.io")
+    X, y = correlated_data(12, n_classes=3)
+    X32 = sp.csr_matrix(X.astype(np.float32))
+    clf = fit_quiet(SecondOrderPerceptron(diagonal=diagonal, average=True,
+                                          max_iter=3), X32, y)
+    data = sio.dumps(clf)
+    untrusted = sio.get_untrusted_types(data=data)
+    assert untrusted == ["sklearn_perceptrons._second_order.SecondOrderPerceptron"]
+    loaded = sio.loads(data, trusted=untrusted)
+    assert_array_equal(loaded.decision_function(X32), clf.decision_function(X32))
+    loaded.partial_fit(X32, y)
+    clf.partial_fit(X32, y)
+    assert_array_equal(loaded.coef_, clf.coef_)
+    assert loaded.coef_.dtype == np.float32

@@ -12,7 +12,9 @@ data set, so that the theorems can be checked against a run:
 * :func:`mistake_bound` -- the Block--Novikoff bound ``(R / gamma)**2`` and its
   general form for a threshold and a non-zero start;
 * :func:`hinge_mistake_bound` -- the mistake bound for non-separable data, in
-  terms of the hinge loss of any comparison vector.
+  terms of the hinge loss of any comparison vector;
+* :func:`second_order_mistake_bound` -- Theorem 1 of the second-order
+  perceptron, from the mistakes of a run.
 
 Binary labels only: ``classes = np.unique(y)`` (sorted) must hold exactly two
 labels; ``classes[1]`` is the positive class (``s_i = +1``) and ``classes[0]``
@@ -57,6 +59,7 @@ __all__ = [
     "max_margin",
     "mistake_bound",
     "radius",
+    "second_order_mistake_bound",
 ]
 
 # A dot product of two m-vectors of norms a and b is computed to about
@@ -1099,3 +1102,156 @@ def _infeasible_measure(U):
     # Facets are normal . y + offset <= 0 with unit normals: the origin is at
     # distance -offset from each.
     return float(min(0.0, np.max(hull.equations[:, -1])))
+
+@validate_params(
+    {
+        "X_mistakes": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "u": ["array-like"],
+        "a": [Interval(numbers.Real, 0, None, closed="neither")],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "intercept": ["array-like", numbers.Real],
+        "fit_intercept": ["boolean"],
+        "classes": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def second_order_mistake_bound(X_mistakes, y, u, a=1.0, gamma=1.0, *,
+                               intercept=0.0, fit_intercept=True, classes=None):
+    """Mistake bound of the second-order perceptron (Theorem 1 of [1]_).
+
+    For the mistakes ``x_1, ..., x_m`` (labels ``s_t``) that a run of the
+    second-order perceptron with parameter ``a`` made, any comparison vector
+    ``u~ = [u; intercept]`` and any ``gamma > 0``, the theorem states
+
+    ``m <= (H + sqrt((a ||u~||² + sum_t (u~ . x~_t)²) * L)) / gamma``
+
+    with the hinge losses ``H = sum_t max(0, gamma - s_t u~ . x~_t)`` and
+    ``L = sum_i ln(1 + l_i / a) = ln det(I + X~ X~^T / a)``, ``l_i`` the
+    eigenvalues of ``X~^T X~`` (both sums over the mistakes only).  This
+    function returns the right-hand side, so that a run can be checked
+    against it: ``clf.n_mistakes_ <= second_order_mistake_bound(...)``.
+
+    Parameters
+    ----------
+    X_mistakes : {array-like, sparse matrix} of shape (m, n_features)
+        The samples on which the run made its mistakes, one row per mistake
+        (a sample mistaken twice appears twice; their order does not matter).
+
+    y : array-like of shape (m,)
+        Their labels: signs in {-1, +1}, or labels among ``classes``.
+
+    u : array-like of shape (n_features,)
+        The comparison vector (any vector; its scale matters through
+        ``gamma``).
+
+    a : float, default=1.0
+        The parameter ``a`` of the run (``SecondOrderPerceptron(a=...)``).
+
+    gamma : float, default=1.0
+        The margin level ``gamma > 0`` against which ``u`` is measured; with
+        ``u`` scaled so that ``s u~ . x~ >= 1`` on separable data,
+        ``gamma=1`` makes ``H = 0``.
+
+    intercept : float, default=0.0
+        The intercept of the comparison vector (only with ``fit_intercept``).
+
+    fit_intercept : bool, default=True
+        Whether the run padded the samples with a constant 1
+        (``SecondOrderPerceptron(fit_intercept=...)``).
+
+    classes : array-like of shape (2,), default=None
+        The two classes of the problem, ``classes[1]`` positive.  Needed when
+        ``y`` holds labels rather than signs (the mistakes of a run may all be
+        of one class).
+
+    Returns
+    -------
+    bound : float
+        The right-hand side of the theorem (0 when there is no mistake).
+
+    See Also
+    --------
+    mistake_bound : Novikoff's bound of the first-order perceptron.
+    hinge_mistake_bound : The first-order bound for non-separable data.
+
+    Notes
+    -----
+    The bound holds for the full algorithm (``diagonal=False``) with unit
+    sample and class weights, on any sequence: several epochs of ``fit`` are
+    one long sequence.  The comparison with Novikoff: with ``||x~_t|| <= R``
+    and a unit ``u~`` of margin ``gamma``, ``sum_t (u~ . x~_t)² <= m R²`` and
+    ``L <= n ln(1 + m R² / (n a))``; the second-order bound is smaller when the
+    mistaken samples spread little along ``u~`` or along most
+    eigen-directions (correlated, badly scaled features).  The proof: with
+    ``A_m = a I + X~^T X~`` and ``v = sum_t s_t x~_t``, every mistake adds at
+    most ``x~^T A^-1 x~ <= ln(det A_t / det A_{t-1})`` to ``v^T A^-1 v``, and
+    ``m gamma - H <= u~ . v <= sqrt(u~^T A_m u~) sqrt(v^T A_m^-1 v)``.
+
+    References
+    ----------
+    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
+       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import second_order_mistake_bound
+    >>> X_mistakes = [[1.0, 0.0], [0.0, 1.0]]
+    >>> y = [1, -1]
+    >>> round(second_order_mistake_bound(X_mistakes, y, [1.0, -1.0],
+    ...                                  fit_intercept=False), 4)
+    2.3548
+    """
+    X = check_array(X_mistakes, accept_sparse="csr", dtype=np.float64,
+                    ensure_all_finite=True, ensure_min_samples=0,
+                    input_name="X_mistakes")
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(X, y)
+    if classes is None:
+        signs = np.asarray(y, dtype=np.float64) if y.dtype.kind in "iufb" else None
+        if signs is None or not np.all(np.isin(signs, (-1.0, 1.0))):
+            raise ValueError(
+                "y must hold signs in {-1, +1} when classes is not given; pass "
+                "classes=[negative, positive] to use labels."
+            )
+    else:
+        classes = np.asarray(classes)
+        if classes.shape != (2,) or classes[0] == classes[1]:
+            raise ValueError(
+                f"classes must hold 2 distinct labels; got {classes.tolist()!r}."
+            )
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(
+                f"y holds labels {np.unique(y[unknown]).tolist()!r} that are not "
+                f"in classes={classes.tolist()!r}."
+            )
+        signs = np.where(y == classes[1], 1.0, -1.0)
+    u = _check_coef(u, X.shape[1], name="u")
+    intercept = _check_intercept(intercept)
+    if not fit_intercept and intercept != 0.0:
+        raise ValueError(
+            "intercept must be 0 when fit_intercept=False; got "
+            f"{intercept}."
+        )
+    m = X.shape[0]
+    if m == 0:
+        return 0.0
+    scores = safe_sparse_dot(X, u, dense_output=True) + intercept
+    hinge = float(np.maximum(0.0, gamma - signs * scores).sum())
+    spread = float(a * (u @ u + intercept * intercept) + scores @ scores)
+    # The non-zero eigenvalues of X~^T X~ are those of the Gram matrix
+    # X~ X~^T: take the smaller of the two.
+    n_dims = X.shape[1] + bool(fit_intercept)
+    if m <= n_dims:
+        gram = safe_sparse_dot(X, X.T, dense_output=True)
+        if fit_intercept:
+            gram = gram + 1.0
+    else:
+        dense = X.toarray() if sp.issparse(X) else X
+        if fit_intercept:
+            dense = np.hstack([dense, np.ones((m, 1))])
+        gram = dense.T @ dense
+    eigenvalues = np.clip(np.linalg.eigvalsh(gram), 0.0, None)
+    log_det = float(np.log1p(eigenvalues / a).sum())
+    return float((hinge + np.sqrt(spread * log_det)) / gamma)

@@ -42,6 +42,11 @@ from ._kernel import (
 _MB = 2**20
 # Log slots of the first epoch, per sample; the log doubles when full.
 _LOG_PER_SAMPLE = 2
+# Test samples voted together (see ``_voted_fast.vote``): at most _BLOCK,
+# fewer when their kernel values would exceed _BLOCK_BYTES (a mistake then
+# reads a line that is still in cache), but at least 16.
+_BLOCK = 256
+_BLOCK_BYTES = 2**20
 
 
 class _MistakeLog:
@@ -557,17 +562,17 @@ or (n_samples, n_samples)
 
     # -- prediction ----------------------------------------------------------
 
-    def _gram(self, X, kernel, support_vectors):
-        """Kernel values between the rows of X and the support vectors,
-        float64, C-ordered."""
+    def _gram_t(self, X, kernel, support_vectors):
+        """Kernel values between the support vectors and the rows of X,
+        (n_SV, n_samples), float64, C-ordered."""
         if self.kernel == "precomputed":
-            return np.ascontiguousarray(X[:, self.support_], dtype=np.float64)
+            return np.ascontiguousarray(X[:, self.support_].T, dtype=np.float64)
         if self.kernel == "linear":
             return np.ascontiguousarray(
-                safe_sparse_dot(X, support_vectors.T, dense_output=True),
+                safe_sparse_dot(support_vectors, X.T, dense_output=True),
                 dtype=np.float64,
             )
-        return kernel.matrix(X, support_vectors)
+        return kernel.matrix(support_vectors, X)
 
     def _votes(self, X):
         """Unnormalized votes ``sum_k c_k sign(w_k(x))``, (n_samples, n_rows)."""
@@ -587,19 +592,25 @@ or (n_samples, n_samples)
                 X = X.astype(np.float64)
         kernel = self._kernel(self.gamma_)
         n_sv = max(self.support_.shape[0], 1)
-        chunk = max(1, int(self.cache_size * _MB // (8 * n_sv)))
-        votes = np.empty((X.shape[0], n_rows))
+        # Blocks of test samples whose kernel values fit in cache_size, and
+        # at most _BLOCK of them, so the running scores stay in cache.
+        chunk = min(_BLOCK, max(_BLOCK_BYTES // (8 * n_sv), 16))
+        chunk = max(1, min(chunk, int(self.cache_size * _MB // (8 * n_sv))))
+        votes = np.empty((n_rows, X.shape[0]))
+        score = np.empty((1, chunk))
         for start in range(0, X.shape[0], chunk):
             block = X[start : start + chunk]
             if self.kernel == "linear" and not sp.issparse(block):
                 block = block.astype(np.float64, copy=False)
-            gram = self._gram(block, kernel, support_vectors)
+            out = np.empty((n_rows, block.shape[0]))
             _voted_fast.vote(
-                gram, self.mistake_support_, self.mistake_coef_,
+                self._gram_t(block, kernel, support_vectors),
+                self.mistake_support_, self.mistake_coef_,
                 self.survival_counts_, self.mistake_ptr_,
-                float(self.fit_intercept), votes[start : start + chunk],
+                float(self.fit_intercept), score, out,
             )
-        return votes
+            votes[:, start : start + chunk] = out
+        return votes.T
 
     def decision_function(self, X):
         """The normalized vote of every sample: ``sum_k c_k sign(w_k(x)) /

@@ -353,6 +353,10 @@ class VotedPerceptron(BasePerceptron):
     perceptron.  Otherwise it runs ``max_iter`` epochs and, as every
     perceptron of this package, warns with a ``ConvergenceWarning``.
 
+    There is no ``n_jobs``: training is one sequential run, and a
+    prediction is a single-threaded compiled loop after the kernel values
+    (BLAS threads, if any, compute those of the linear kernel).
+
     There is no ``partial_fit``: the vote keeps every perceptron it ever
     formed, so over a stream both its memory and its prediction cost would
     grow without bound.  For streams, ``Perceptron(average=True)`` offers
@@ -586,10 +590,9 @@ or (n_samples, n_samples)
         n_rows = self.mistake_ptr_.shape[0] - 1
         support_vectors = self.support_vectors_
         if self.kernel == "linear":
-            # Dot products in double, as in training.
+            # Dot products in double, as in training (blocks of X are cast
+            # one at a time).
             support_vectors = support_vectors.astype(np.float64)
-            if sp.issparse(X):
-                X = X.astype(np.float64)
         kernel = self._kernel(self.gamma_)
         n_sv = max(self.support_.shape[0], 1)
         # Blocks of test samples whose kernel values fit in cache_size, and
@@ -600,7 +603,7 @@ or (n_samples, n_samples)
         score = np.empty((1, chunk))
         for start in range(0, X.shape[0], chunk):
             block = X[start : start + chunk]
-            if self.kernel == "linear" and not sp.issparse(block):
+            if self.kernel == "linear":
                 block = block.astype(np.float64, copy=False)
             out = np.empty((n_rows, block.shape[0]))
             _voted_fast.vote(

@@ -303,6 +303,11 @@ def test_float32_is_kept_and_agrees():
         assert_array_equal(c32.mistake_coef_, c64.mistake_coef_)
         assert_array_equal(c32.predict(X), c64.predict(X))
         assert_allclose(c32.decision_function(X), c64.decision_function(X))
+        X32 = sp.csr_matrix(X.astype(np.float32))
+        csr = _fit(X32, y, kernel=kernel, max_iter=5)
+        assert csr.support_vectors_.dtype == np.float32
+        assert_array_equal(csr.mistake_coef_, c64.mistake_coef_)
+        assert_allclose(csr.decision_function(X32), c64.decision_function(X))
 
 
 def test_precomputed_and_callable_kernels_agree_with_rbf():

@@ -95,6 +95,7 @@ class _LinearVoteState:
         self.step = step
         self.table = table
         self.fit_intercept = fit_intercept
+        self.n_rows = n_rows
         self.coef = np.zeros((n_rows, X.shape[1]))
         self.intercept = np.zeros(n_rows)
         self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * X.shape[0]), n_rows)
@@ -135,6 +136,7 @@ class _KernelVoteState:
         self.step = step
         self.table = table
         self.add = float(add)
+        self.n_rows = n_rows
         self.scores = np.zeros((n_rows, n))
         self.alpha = np.zeros((n_rows, n))
         self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * n), n_rows)

@@ -122,6 +122,19 @@ class _LinearVoteState:
         return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
 
 
+class _TrainingKernel(_Kernel):
+    """The kernel of a fit: what it reads about the training rows (their
+    norms) is computed once, not once per kernel row."""
+
+    def __init__(self, kernel, X):
+        self.__dict__.update(vars(kernel))
+        self._X = X
+        self._X_norms = super().norms(X)
+
+    def norms(self, Z):
+        return self._X_norms if Z is self._X else super().norms(Z)
+
+
 class _KernelVoteState:
     """Dual training state: the scores of every training sample under every
     row's current perceptron, kept up to date by adding one kernel row per
@@ -131,7 +144,7 @@ class _KernelVoteState:
     def __init__(self, X, y_class, step, table, n_rows, kernel, add, cache_size):
         n = X.shape[0]
         self.X = X
-        self.kernel = kernel
+        self.kernel = _TrainingKernel(kernel, X)
         self.y_class = y_class
         self.step = step
         self.table = table

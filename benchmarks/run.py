@@ -28,8 +28,8 @@ sys.path.insert(0, HERE)
 from _common import format_table  # noqa: E402
 
 # The benchmark modules, in the order of the table.
-SUITES = ["linear", "margin", "kernel", "multiclass", "feasibility", "distributed",
-          "second_order"]
+SUITES = ["linear", "margin", "kernel", "multiclass", "second_order", "voted",
+          "feasibility", "distributed"]
 
 
 def main(argv=None):

@@ -6,6 +6,7 @@ from . import bounds, feasibility
 from ._kernel import KernelPerceptron
 from ._linear import MarginPerceptron, Perceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
+from ._second_order import SecondOrderPerceptron
 from ._version import __version__
 from ._voted import VotedPerceptron
 
@@ -15,6 +16,7 @@ __all__ = [
     "OneVsAllPerceptron",
     "OneVsOnePerceptron",
     "Perceptron",
+    "SecondOrderPerceptron",
     "VotedPerceptron",
     "bounds",
     "feasibility",

@@ -161,6 +161,7 @@ from scipy.optimize import OptimizeResult
 from sklearn.utils import check_array, check_random_state
 
 from . import _feasibility_smooth as _smooth
+from ._base import sum_duplicates
 from ._feasibility_fast import (
     ORDER_CODES,
     _build_alias,
@@ -248,6 +249,8 @@ def _check_matrix(A):
         accept_large_sparse=True,
         input_name="A",
     )
+    # Row norms read the stored values: duplicates must be summed first.
+    A = sum_duplicates(A)
     n, p = A.shape
     if n == 0 or p == 0:
         raise ValueError(

@@ -1319,6 +1319,13 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
         mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings,
         certificate=None, certificate_norm=cert_norm,
     )  # fmt: skip
+    if res.status == STATUS_MAX_ITER:
+        res.message = (
+            f"Iteration limit reached: {nit} iteration(s) and {n_rescalings} "
+            f"rescaling(s) (max_iter={max_iter} counts both) ended without a "
+            "solution of A @ w > 0; the system may be infeasible, or too "
+            "ill-conditioned for this budget (increase max_iter)."
+        )
     if thin:
         res.message = (
             f"Stopped after {n_rescalings} rescalings, which prove that "

@@ -400,6 +400,8 @@ def test_max_iter_is_respected(solver, max_iter):
         assert str(max_iter) in res.message
     if solver is rescaled_perceptron:
         assert res.nit + res.n_rescalings <= max_iter
+        if res.status == 1:
+            assert f"{res.n_rescalings} rescaling(s)" in res.message
 
 
 def test_default_budgets_end_on_an_infeasible_system():

@@ -12,7 +12,9 @@ data set, so that the theorems can be checked against a run:
 * :func:`mistake_bound` -- the Block--Novikoff bound ``(R / gamma)**2`` and its
   general form for a threshold and a non-zero start;
 * :func:`hinge_mistake_bound` -- the mistake bound for non-separable data, in
-  terms of the hinge loss of any comparison vector.
+  terms of the hinge loss of any comparison vector;
+* :func:`second_order_mistake_bound` -- Theorem 1 of the second-order
+  perceptron, from the mistakes of a run.
 
 Binary labels only: ``classes = np.unique(y)`` (sorted) must hold exactly two
 labels; ``classes[1]`` is the positive class (``s_i = +1``) and ``classes[0]``
@@ -51,11 +53,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from ._base import sum_duplicates
 
 __all__ = [
+    "condition_measure",
     "hinge_mistake_bound",
     "margin",
     "max_margin",
     "mistake_bound",
     "radius",
+    "second_order_mistake_bound",
 ]
 
 # A dot product of two m-vectors of norms a and b is computed to about
@@ -966,3 +970,288 @@ def hinge_mistake_bound(X, y, coef, intercept=0.0, *, fit_intercept=True):
     r2 = float(_squared_norms(X, pad).max())
     a = r2 * float(coef @ coef + intercept * intercept)
     return _min_hinge_objective(scores, a)
+
+
+# ----------------------------------------------------------------------------
+# The condition measure of a homogeneous system (feasibility solvers)
+# ----------------------------------------------------------------------------
+
+# Beyond this many columns the inradius of an infeasible system's hull is not
+# computed (Qhull's facet count grows exponentially with the dimension).
+_HULL_MAX_FEATURES = 8
+
+
+def condition_measure(A):
+    """The Goffin-Cheung-Cucker condition measure ``rho(A)`` of ``A w > 0``.
+
+    ``rho(A) = max_{||w|| = 1} min_i a_i . w / ||a_i||``: the largest angular
+    margin by which a unit vector can clear every (normalized) row. It is
+    positive if and only if the system ``A @ w > 0`` is feasible, and then
+    equals the sine of the half-aperture of the widest circular cone inside
+    the solution cone. It sets the cost of the solvers of
+    :mod:`sklearn_perceptrons.feasibility`: the perceptron makes at most
+    ``1 / rho**2`` updates, the smooth perceptron fewer than
+    ``2 sqrt(2 log n) / rho`` iterations, the rescaled perceptron
+    ``O(p log(1 / rho))`` rescalings.
+
+    Parameters
+    ----------
+    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
+        The constraint rows. Must be finite, with at least one row and one
+        column.
+
+    Returns
+    -------
+    rho : float
+        In ``[-1, 1]``. ``rho > 0``: feasible, computed exactly (to rounding).
+        ``rho <= 0``: infeasible; then ``-rho`` is the radius of the largest
+        ball around the origin inside the convex hull of the normalized rows
+        (0 when the rows span fewer than ``n_features`` dimensions or the
+        origin is on the hull's boundary).
+
+    See Also
+    --------
+    max_margin : The hard-margin problem this is solved as.
+    sklearn_perceptrons.feasibility.smooth_perceptron : A solver whose
+        iteration bound is stated in terms of ``rho``.
+
+    Notes
+    -----
+    By minimax duality, for a feasible system ``rho(A) = min_{x in simplex}
+    ||sum_i x_i a_i / ||a_i||||``, the distance from the origin to the convex
+    hull of the normalized rows; it is computed by :func:`max_margin` (the
+    hard-margin problem through the origin, Wolfe's exact nearest-point
+    algorithm). Margins below about ``16 (n_features + 1) eps`` cannot be
+    told apart from 0 in double precision and count as infeasible.
+
+    For an infeasible system, ``-rho`` (the inradius of the hull around the
+    origin) is computed exactly from the facets of the hull with Qhull when
+    ``n_features <= 8``. In more dimensions computing it is hard in general
+    (the facet count grows exponentially), so only the sign is returned:
+    ``0.0``.
+
+    An all-zero row satisfies ``a . w > 0`` for no ``w``; it is taken as a row
+    with ``a . w / ||a|| = 0``, so ``rho(A) = min(0, rho(other rows))``.
+
+    References
+    ----------
+    .. [1] J.-L. Goffin, "The relaxation method for solving systems of linear
+       inequalities", Mathematics of Operations Research 5(3), 388-414, 1980.
+    .. [2] D. Cheung and F. Cucker, "A new condition number for linear
+       programming", Mathematical Programming 91, 163-174, 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons.bounds import condition_measure
+    >>> A = np.array([[1.0, 1.0], [1.0, -1.0]])  # a cone of half-angle 45°
+    >>> round(condition_measure(A), 6)
+    0.707107
+    >>> condition_measure([[1.0, 0.0], [-1.0, 0.0]])  # infeasible, flat hull
+    0.0
+    >>> round(condition_measure([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 6)
+    -0.382683
+    """
+    A = check_array(
+        A, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True,
+        input_name="A",
+    )  # fmt: skip
+    n, p = A.shape
+    norms = np.sqrt(row_norms(A, squared=True))
+    if not np.all(np.isfinite(norms)):
+        raise ValueError("The norms of some rows of A overflow; rescale A.")
+    nonzero = norms > 0
+    has_zero_row = not np.all(nonzero)
+    if not np.any(nonzero):
+        return 0.0
+    if sp.issparse(A):
+        U = sp.diags(1.0 / norms[nonzero]) @ A[nonzero]
+        U = sp.csr_matrix(U)
+    else:
+        U = A[nonzero] / norms[nonzero, None]
+    m = U.shape[0]
+    if m == 1:
+        rho = 1.0  # w = the row itself
+    else:
+        # The rows as samples of alternating labels: s_i (s_i u_i) = u_i.
+        signs = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+        X = sp.diags(signs) @ U if sp.issparse(U) else U * signs[:, None]
+        rho = float(max_margin(X, signs, fit_intercept=False)[0])
+        if rho <= 0:
+            rho = _infeasible_measure(U)
+    return min(rho, 0.0) if has_zero_row else rho
+
+
+def _infeasible_measure(U):
+    """``-inradius`` of the hull of the unit rows ``U`` around the origin
+    (the origin lies in the hull), or 0.0 when it is not computed."""
+    m, p = U.shape
+    if p > _HULL_MAX_FEATURES:
+        return 0.0
+    U = U.toarray() if sp.issparse(U) else np.asarray(U)
+    if p == 1:
+        return -1.0  # rows +1 and -1: the hull is [-1, 1]
+    if np.linalg.matrix_rank(U) < p:
+        return 0.0
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = ConvexHull(U)
+    except QhullError:
+        return 0.0  # flat or degenerate: the origin is on its boundary
+    # Facets are normal . y + offset <= 0 with unit normals: the origin is at
+    # distance -offset from each.
+    return float(min(0.0, np.max(hull.equations[:, -1])))
+
+@validate_params(
+    {
+        "X_mistakes": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "u": ["array-like"],
+        "a": [Interval(numbers.Real, 0, None, closed="neither")],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "intercept": ["array-like", numbers.Real],
+        "fit_intercept": ["boolean"],
+        "classes": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def second_order_mistake_bound(X_mistakes, y, u, a=1.0, gamma=1.0, *,
+                               intercept=0.0, fit_intercept=True, classes=None):
+    """Mistake bound of the second-order perceptron (Theorem 1 of [1]_).
+
+    For the mistakes ``x_1, ..., x_m`` (labels ``s_t``) that a run of the
+    second-order perceptron with parameter ``a`` made, any comparison vector
+    ``u~ = [u; intercept]`` and any ``gamma > 0``, the theorem states
+
+    ``m <= (H + sqrt((a ||u~||² + sum_t (u~ . x~_t)²) * L)) / gamma``
+
+    with the hinge losses ``H = sum_t max(0, gamma - s_t u~ . x~_t)`` and
+    ``L = sum_i ln(1 + l_i / a) = ln det(I + X~ X~^T / a)``, ``l_i`` the
+    eigenvalues of ``X~^T X~`` (both sums over the mistakes only).  This
+    function returns the right-hand side, so that a run can be checked
+    against it: ``clf.n_mistakes_ <= second_order_mistake_bound(...)``.
+
+    Parameters
+    ----------
+    X_mistakes : {array-like, sparse matrix} of shape (m, n_features)
+        The samples on which the run made its mistakes, one row per mistake
+        (a sample mistaken twice appears twice; their order does not matter).
+
+    y : array-like of shape (m,)
+        Their labels: signs in {-1, +1}, or labels among ``classes``.
+
+    u : array-like of shape (n_features,)
+        The comparison vector (any vector; its scale matters through
+        ``gamma``).
+
+    a : float, default=1.0
+        The parameter ``a`` of the run (``SecondOrderPerceptron(a=...)``).
+
+    gamma : float, default=1.0
+        The margin level ``gamma > 0`` against which ``u`` is measured; with
+        ``u`` scaled so that ``s u~ . x~ >= 1`` on separable data,
+        ``gamma=1`` makes ``H = 0``.
+
+    intercept : float, default=0.0
+        The intercept of the comparison vector (only with ``fit_intercept``).
+
+    fit_intercept : bool, default=True
+        Whether the run padded the samples with a constant 1
+        (``SecondOrderPerceptron(fit_intercept=...)``).
+
+    classes : array-like of shape (2,), default=None
+        The two classes of the problem, ``classes[1]`` positive.  Needed when
+        ``y`` holds labels rather than signs (the mistakes of a run may all be
+        of one class).
+
+    Returns
+    -------
+    bound : float
+        The right-hand side of the theorem (0 when there is no mistake).
+
+    See Also
+    --------
+    mistake_bound : Novikoff's bound of the first-order perceptron.
+    hinge_mistake_bound : The first-order bound for non-separable data.
+
+    Notes
+    -----
+    The bound holds for the full algorithm (``diagonal=False``) with unit
+    sample and class weights, on any sequence: several epochs of ``fit`` are
+    one long sequence.  The comparison with Novikoff: with ``||x~_t|| <= R``
+    and a unit ``u~`` of margin ``gamma``, ``sum_t (u~ . x~_t)² <= m R²`` and
+    ``L <= n ln(1 + m R² / (n a))``; the second-order bound is smaller when the
+    mistaken samples spread little along ``u~`` or along most
+    eigen-directions (correlated, badly scaled features).  The proof: with
+    ``A_m = a I + X~^T X~`` and ``v = sum_t s_t x~_t``, every mistake adds at
+    most ``x~^T A^-1 x~ <= ln(det A_t / det A_{t-1})`` to ``v^T A^-1 v``, and
+    ``m gamma - H <= u~ . v <= sqrt(u~^T A_m u~) sqrt(v^T A_m^-1 v)``.
+
+    References
+    ----------
+    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
+       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import second_order_mistake_bound
+    >>> X_mistakes = [[1.0, 0.0], [0.0, 1.0]]
+    >>> y = [1, -1]
+    >>> round(second_order_mistake_bound(X_mistakes, y, [1.0, -1.0],
+    ...                                  fit_intercept=False), 4)
+    2.3548
+    """
+    X = check_array(X_mistakes, accept_sparse="csr", dtype=np.float64,
+                    ensure_all_finite=True, ensure_min_samples=0,
+                    input_name="X_mistakes")
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(X, y)
+    if classes is None:
+        signs = np.asarray(y, dtype=np.float64) if y.dtype.kind in "iufb" else None
+        if signs is None or not np.all(np.isin(signs, (-1.0, 1.0))):
+            raise ValueError(
+                "y must hold signs in {-1, +1} when classes is not given; pass "
+                "classes=[negative, positive] to use labels."
+            )
+    else:
+        classes = np.asarray(classes)
+        if classes.shape != (2,) or classes[0] == classes[1]:
+            raise ValueError(
+                f"classes must hold 2 distinct labels; got {classes.tolist()!r}."
+            )
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(
+                f"y holds labels {np.unique(y[unknown]).tolist()!r} that are not "
+                f"in classes={classes.tolist()!r}."
+            )
+        signs = np.where(y == classes[1], 1.0, -1.0)
+    u = _check_coef(u, X.shape[1], name="u")
+    intercept = _check_intercept(intercept)
+    if not fit_intercept and intercept != 0.0:
+        raise ValueError(
+            "intercept must be 0 when fit_intercept=False; got "
+            f"{intercept}."
+        )
+    m = X.shape[0]
+    if m == 0:
+        return 0.0
+    scores = safe_sparse_dot(X, u, dense_output=True) + intercept
+    hinge = float(np.maximum(0.0, gamma - signs * scores).sum())
+    spread = float(a * (u @ u + intercept * intercept) + scores @ scores)
+    # The non-zero eigenvalues of X~^T X~ are those of the Gram matrix
+    # X~ X~^T: take the smaller of the two.
+    n_dims = X.shape[1] + bool(fit_intercept)
+    if m <= n_dims:
+        gram = safe_sparse_dot(X, X.T, dense_output=True)
+        if fit_intercept:
+            gram = gram + 1.0
+    else:
+        dense = X.toarray() if sp.issparse(X) else X
+        if fit_intercept:
+            dense = np.hstack([dense, np.ones((m, 1))])
+        gram = dense.T @ dense
+    eigenvalues = np.clip(np.linalg.eigvalsh(gram), 0.0, None)
+    log_det = float(np.log1p(eigenvalues / a).sum())
+    return float((hinge + np.sqrt(spread * log_det)) / gamma)

@@ -38,6 +38,7 @@ _EPOCH = {
     (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
 _UNUSED = np.zeros(1)
+_PENDING = _second_order_fast.pending_rows()
 
 
 def _physical_memory():
@@ -139,7 +140,9 @@ class SecondOrderState:
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            np.empty(2 * p), self.average, self.coef_sum, self.intercept_sum,
+            np.empty(2 * p + _PENDING),
+            _UNUSED if self.diagonal else np.empty(n_rows * _PENDING * p),
+            np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum, self.intercept_sum,
             self.visits, updates,
         )
         return updates

@@ -42,6 +42,11 @@ from ._kernel import (
 _MB = 2**20
 # Log slots of the first epoch, per sample; the log doubles when full.
 _LOG_PER_SAMPLE = 2
+# Test samples voted together (see ``_voted_fast.vote``): at most _BLOCK,
+# fewer when their kernel values would exceed _BLOCK_BYTES (a mistake then
+# reads a line that is still in cache), but at least 16.
+_BLOCK = 256
+_BLOCK_BYTES = 2**20
 
 
 class _MistakeLog:
@@ -90,6 +95,7 @@ class _LinearVoteState:
         self.step = step
         self.table = table
         self.fit_intercept = fit_intercept
+        self.n_rows = n_rows
         self.coef = np.zeros((n_rows, X.shape[1]))
         self.intercept = np.zeros(n_rows)
         self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * X.shape[0]), n_rows)
@@ -116,6 +122,19 @@ class _LinearVoteState:
         return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
 
 
+class _TrainingKernel(_Kernel):
+    """The kernel of a fit: what it reads about the training rows (their
+    norms) is computed once, not once per kernel row."""
+
+    def __init__(self, kernel, X):
+        self.__dict__.update(vars(kernel))
+        self._X = X
+        self._X_norms = super().norms(X)
+
+    def norms(self, Z):
+        return self._X_norms if Z is self._X else super().norms(Z)
+
+
 class _KernelVoteState:
     """Dual training state: the scores of every training sample under every
     row's current perceptron, kept up to date by adding one kernel row per
@@ -125,11 +144,12 @@ class _KernelVoteState:
     def __init__(self, X, y_class, step, table, n_rows, kernel, add, cache_size):
         n = X.shape[0]
         self.X = X
-        self.kernel = kernel
+        self.kernel = _TrainingKernel(kernel, X)
         self.y_class = y_class
         self.step = step
         self.table = table
         self.add = float(add)
+        self.n_rows = n_rows
         self.scores = np.zeros((n_rows, n))
         self.alpha = np.zeros((n_rows, n))
         self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * n), n_rows)
@@ -348,6 +368,10 @@ class VotedPerceptron(BasePerceptron):
     perceptron.  Otherwise it runs ``max_iter`` epochs and, as every
     perceptron of this package, warns with a ``ConvergenceWarning``.
 
+    There is no ``n_jobs``: training is one sequential run, and a
+    prediction is a single-threaded compiled loop after the kernel values
+    (BLAS threads, if any, compute those of the linear kernel).
+
     There is no ``partial_fit``: the vote keeps every perceptron it ever
     formed, so over a stream both its memory and its prediction cost would
     grow without bound.  For streams, ``Perceptron(average=True)`` offers
@@ -557,17 +581,17 @@ or (n_samples, n_samples)
 
     # -- prediction ----------------------------------------------------------
 
-    def _gram(self, X, kernel, support_vectors):
-        """Kernel values between the rows of X and the support vectors,
-        float64, C-ordered."""
+    def _gram_t(self, X, kernel, support_vectors):
+        """Kernel values between the support vectors and the rows of X,
+        (n_SV, n_samples), float64, C-ordered."""
         if self.kernel == "precomputed":
-            return np.ascontiguousarray(X[:, self.support_], dtype=np.float64)
+            return np.ascontiguousarray(X[:, self.support_].T, dtype=np.float64)
         if self.kernel == "linear":
             return np.ascontiguousarray(
-                safe_sparse_dot(X, support_vectors.T, dense_output=True),
+                safe_sparse_dot(support_vectors, X.T, dense_output=True),
                 dtype=np.float64,
             )
-        return kernel.matrix(X, support_vectors)
+        return kernel.matrix(support_vectors, X)
 
     def _votes(self, X):
         """Unnormalized votes ``sum_k c_k sign(w_k(x))``, (n_samples, n_rows)."""
@@ -581,25 +605,30 @@ or (n_samples, n_samples)
         n_rows = self.mistake_ptr_.shape[0] - 1
         support_vectors = self.support_vectors_
         if self.kernel == "linear":
-            # Dot products in double, as in training.
+            # Dot products in double, as in training (blocks of X are cast
+            # one at a time).
             support_vectors = support_vectors.astype(np.float64)
-            if sp.issparse(X):
-                X = X.astype(np.float64)
         kernel = self._kernel(self.gamma_)
         n_sv = max(self.support_.shape[0], 1)
-        chunk = max(1, int(self.cache_size * _MB // (8 * n_sv)))
-        votes = np.empty((X.shape[0], n_rows))
+        # Blocks of test samples whose kernel values fit in cache_size, and
+        # at most _BLOCK of them, so the running scores stay in cache.
+        chunk = min(_BLOCK, max(_BLOCK_BYTES // (8 * n_sv), 16))
+        chunk = max(1, min(chunk, int(self.cache_size * _MB // (8 * n_sv))))
+        votes = np.empty((n_rows, X.shape[0]))
+        score = np.empty((1, chunk))
         for start in range(0, X.shape[0], chunk):
             block = X[start : start + chunk]
-            if self.kernel == "linear" and not sp.issparse(block):
+            if self.kernel == "linear":
                 block = block.astype(np.float64, copy=False)
-            gram = self._gram(block, kernel, support_vectors)
+            out = np.empty((n_rows, block.shape[0]))
             _voted_fast.vote(
-                gram, self.mistake_support_, self.mistake_coef_,
+                self._gram_t(block, kernel, support_vectors),
+                self.mistake_support_, self.mistake_coef_,
                 self.survival_counts_, self.mistake_ptr_,
-                float(self.fit_intercept), votes[start : start + chunk],
+                float(self.fit_intercept), score, out,
             )
-        return votes
+            votes[:, start : start + chunk] = out
+        return votes.T
 
     def decision_function(self, X):
         """The normalized vote of every sample: ``sum_k c_k sign(w_k(x)) /

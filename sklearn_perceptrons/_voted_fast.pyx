@@ -268,35 +268,44 @@ def kernel_epoch(
 
 
 def vote(
-    const double[:, ::1] gram,
+    const double[:, ::1] gram_t,
     const int32_t[::1] mistake_sv,
     const double[::1] mistake_coef,
     const double[::1] survival,
     const int64_t[::1] mistake_ptr,
     double add,
+    double[:, ::1] score,
     double[:, ::1] out,
 ):
-    """``out[t, r] = sum_k survival[k] * sign(w_k . x_t)`` over the
+    """``out[r, t] = sum_k survival[k] * sign(w_k . x_t)`` over the
     perceptrons of row r, whose mistakes are ``mistake_ptr[r]`` to
     ``mistake_ptr[r + 1]`` in training order.
 
-    ``gram[t, j]`` is the kernel between test sample t and support vector j;
-    the score of perceptron k is the prefix sum ``sum_{m <= k}
-    mistake_coef[m] * (gram[t, mistake_sv[m]] + add)``.  A score <= 0 votes
-    -1, as a perceptron predicts the negative class there.  Costs
-    O(n_mistakes) per test sample after the kernel values.
+    ``gram_t[j, t]`` is the kernel between support vector j and test sample
+    t; the score of perceptron k is the prefix sum ``sum_{m <= k}
+    mistake_coef[m] * (gram_t[mistake_sv[m], t] + add)``.  A score <= 0
+    votes -1, as a perceptron predicts the negative class there.  The test
+    samples of a block are advanced together, one mistake at a time (a
+    contiguous line of ``gram_t`` per mistake, the running scores in
+    ``score[0]``): the loop over them has no dependency between iterations
+    and no branch, so it vectorizes.  Costs O(n_mistakes) per test sample
+    after the kernel values.
     """
-    cdef Py_ssize_t t, r, m, n_test = gram.shape[0], n_rows = out.shape[1]
-    cdef double score, total
+    cdef Py_ssize_t t, r, m, n_test = gram_t.shape[1], n_rows = out.shape[0]
+    cdef double a, c
+    cdef const double* g
+    cdef double* s = &score[0, 0]
+    cdef double* total
     with nogil:
-        for t in range(n_test):
-            for r in range(n_rows):
-                score = 0.0
-                total = 0.0
-                for m in range(mistake_ptr[r], mistake_ptr[r + 1]):
-                    score += mistake_coef[m] * (gram[t, mistake_sv[m]] + add)
-                    if score > 0.0:
-                        total += survival[m]
-                    else:
-                        total -= survival[m]
-                out[t, r] = total
+        for r in range(n_rows):
+            total = &out[r, 0]
+            for t in range(n_test):
+                s[t] = 0.0
+                total[t] = 0.0
+            for m in range(mistake_ptr[r], mistake_ptr[r + 1]):
+                a = mistake_coef[m]
+                c = survival[m]
+                g = &gram_t[mistake_sv[m], 0]
+                for t in range(n_test):
+                    s[t] += a * (g[t] + add)
+                    total[t] += c if s[t] > 0.0 else -c

@@ -262,13 +262,20 @@ def test_mistakes_obey_the_novikoff_bound(seed):
 
 
 def test_last_perceptron_is_the_perceptron():
-    # The last stored perceptron is Perceptron's last iterate (same order).
-    X, y = _noisy(n=80, seed=8)
-    clf = _fit(X, y, max_iter=3)
-    per = Perceptron(shuffle=False, max_iter=3, tol=None).fit(X, y)
-    w = clf.mistake_coef_ @ clf.support_vectors_[clf.mistake_support_]
-    assert_allclose(w, per.coef_[0], atol=1e-10)
-    assert_allclose(clf.mistake_coef_.sum(), per.intercept_[0], atol=1e-10)
+    # The vote and Perceptron walk the same epoch orders for the same
+    # random_state: the last stored perceptron of every row is Perceptron's
+    # last iterate, so "vote vs. last" compares two predictors of one run.
+    X, y = _noisy(n=80, n_classes=3, seed=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = VotedPerceptron(max_iter=3).fit(X, y)
+        per = Perceptron(max_iter=3, tol=None).fit(X, y)
+    for r in range(3):
+        span = slice(clf.mistake_ptr_[r], clf.mistake_ptr_[r + 1])
+        w = clf.mistake_coef_[span] @ clf.support_vectors_[clf.mistake_support_[span]]
+        assert_allclose(w, per.coef_[r], atol=1e-10)
+        assert_allclose(clf.mistake_coef_[span].sum(), per.intercept_[r], atol=1e-10)
+    assert clf.mistakes_per_epoch_ == per.mistakes_per_epoch_
 
 
 # -- storage, caching and chunks -------------------------------------------------
@@ -296,6 +303,11 @@ def test_float32_is_kept_and_agrees():
         assert_array_equal(c32.mistake_coef_, c64.mistake_coef_)
         assert_array_equal(c32.predict(X), c64.predict(X))
         assert_allclose(c32.decision_function(X), c64.decision_function(X))
+        X32 = sp.csr_matrix(X.astype(np.float32))
+        csr = _fit(X32, y, kernel=kernel, max_iter=5)
+        assert csr.support_vectors_.dtype == np.float32
+        assert_array_equal(csr.mistake_coef_, c64.mistake_coef_)
+        assert_allclose(csr.decision_function(X32), c64.decision_function(X))
 
 
 def test_precomputed_and_callable_kernels_agree_with_rbf():

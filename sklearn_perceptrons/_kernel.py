@@ -133,9 +133,10 @@ def _variance(X):
 
 def _scale_gamma(X):
     """``1 / (n_features * X.var())`` (1.0 for a constant X, as SVC), exact
-    also where the variance underflows: it is then computed on X / max|X|."""
+    also where the variance underflows or overflows: it is then computed on
+    X / max|X|."""
     variance = _variance(X)
-    if variance > 1e-290:
+    if 1e-290 < variance < 1e290:
         return 1.0 / (X.shape[1] * variance)
     values = X.data if sp.issparse(X) else X
     top = float(np.abs(values).max()) if values.size else 0.0
@@ -144,7 +145,7 @@ def _scale_gamma(X):
     variance = _variance(X / top if sp.issparse(X) else np.ascontiguousarray(X / top))
     if variance == 0.0:
         return 1.0
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", under="ignore"):
         return 1.0 / (X.shape[1] * variance) / top / top
 
 
@@ -174,6 +175,8 @@ class _Kernel:
         if self.code == _KERNEL_CODES["rbf"] and not sparse and Z.shape[1] != 2:
             out = np.empty(Z.shape[0])
             _kernel_fast.dense_sq_norms(values, Z.shape[0], Z.shape[1], out)
+            if not np.isfinite(out).all():
+                _raise_nonfinite_kernel(self)
             return out
         return _DUMMY_DOUBLE
 
@@ -237,7 +240,7 @@ def _raise_nonfinite_kernel(kernel):
         where = "the precomputed Gram matrix"
         advice = "Pass a finite Gram matrix."
     else:
-        where = "the dot products or norms of the samples"
+        where = "the dot products or squared norms of the samples"
         advice = "Scale the features."
     raise ValueError(
         f"The kernel produced non-finite values: floating-point overflow in "
@@ -770,7 +773,8 @@ class KernelPerceptron(BasePerceptron):
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
         "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
-        "degree": [Interval(numbers.Integral, 0, None, closed="left")],
+        "degree": [Interval(numbers.Integral, 0, np.iinfo(np.int32).max,
+                            closed="both")],
         "gamma": [
             StrOptions({"scale", "auto"}),
             Interval(numbers.Real, 0, None, closed="left"),
@@ -847,11 +851,12 @@ class KernelPerceptron(BasePerceptron):
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         gamma = _scale_gamma(X)
-        if not np.isfinite(gamma):
+        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+            limit = "below" if gamma == np.inf else "above"
             raise ValueError(
-                "gamma='scale' is 1 / (n_features * X.var()), which overflows: "
-                "the variance of X is below the range of float64. Scale the "
-                "features, or pass gamma as a float."
+                f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
+                f"in float64: the variance of X is {limit} the range of float64. "
+                "Scale the features, or pass gamma as a float."
             )
         return gamma
 

@@ -43,7 +43,7 @@ are C, in ``_kernel_fast.h``.
 
 import numpy as np
 from cython cimport floating
-from libc.math cimport fabs, sqrt, tanh
+from libc.math cimport INFINITY, fabs, sqrt, tanh
 from libc.stdint cimport uint64_t
 
 from ._random cimport randint
@@ -308,6 +308,12 @@ cdef int _transform(
     return skp_any_nonfinite(out, n)
 
 
+cdef inline bint _probe_overflows(const Kernel* kern, const double* stats) noexcept nogil:
+    """Whether the squared norm of a probe overflows, which would make its
+    rbf distances meaningless (clamped, not infinite)."""
+    return kern.kind == KERNEL_RBF and not stats[0] < INFINITY
+
+
 cdef int _column(
     const floating* values, const Rows* z, Py_ssize_t start, Py_ssize_t stop,
     const double* xd, const double* stats, const Kernel* kern, double* out,
@@ -315,6 +321,8 @@ cdef int _column(
     """``out[j - start] = K(z_j, x)`` for the rows ``start <= j < stop`` of
     Z, with the probe ``x`` in ``xd`` and ``stats`` from
     :func:`_load_probe`.  Returns 1 if a value is not finite, else 0."""
+    if _probe_overflows(kern, stats):
+        return 1
     _reduce(values, z, start, stop, xd, stats, kern, out)
     return _transform(kern, z.znorm + start, stats[2], out, stop - start)
 
@@ -379,6 +387,7 @@ cdef Py_ssize_t _line(
     else:
         _load_probe(values, &w.z, row, w.tmp.xd, stats)
         if c.single:
+            bad = _probe_overflows(&w.kern, stats)
             _reduce(values, &w.z, w.z.track_from, w.z.n_z, w.tmp.xd, stats,
                     &w.kern, out)
             skp_exp_line_single(out, n, c.lines32 + l * n)
@@ -879,6 +888,7 @@ def decision(
         for t in range(n_samples):
             _load_probe(data, &x_rows, t, &xd[0], stats)
             if single and exponential:
+                bad |= _probe_overflows(&kern, stats)
                 _reduce(sv_data, &sv_rows, 0, n_sv, &xd[0], stats, &kern,
                         &column[0])
                 skp_exp_line_single(&column[0], n_sv, &column32[0])

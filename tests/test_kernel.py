@@ -970,7 +970,7 @@ def test_gamma_scale_on_data_of_vanishing_variance(scale):
     # rescaled data, and where it overflows the error says so.
     X, y = binary_data(40)
     ref = KernelPerceptron(gamma="scale").fit(X, y)
-    with pytest.raises(ValueError, match="gamma='scale'.*overflows"):
+    with pytest.raises(ValueError, match="gamma='scale'.*below the range"):
         KernelPerceptron(gamma="scale").fit(X * scale, y)
     with pytest.raises(ValueError, match="gamma='scale'"):
         KernelPerceptron(kernel="poly", gamma="scale").fit(X * scale, y)
@@ -1052,3 +1052,35 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
                         clf.decision_function(X_test)))
     for a, b in zip(*results):
         assert_array_equal(a, b)
+
+
+def test_gamma_scale_on_data_of_huge_variance():
+    # The variance overflows float64: gamma="scale" is computed on the
+    # rescaled data (the same model as on the unscaled data), and where
+    # gamma itself underflows the error says so.
+    X, y = binary_data(40)
+    ref = KernelPerceptron().fit(X, y)
+    big = KernelPerceptron().fit(X * 1e150, y)
+    assert_allclose(big.gamma_ * 1e300, ref.gamma_, rtol=1e-12)
+    assert_array_equal(big.predict(X * 1e150), ref.predict(X))
+    with pytest.raises(ValueError, match="gamma='scale'.*above the range"):
+        KernelPerceptron().fit(X * 1e160, y)
+
+
+def test_rbf_distances_that_overflow_are_refused():
+    # Squared norms beyond float64 make every rbf distance meaningless:
+    # a clear error in fit (dense and CSR) and in decision_function.
+    X, y = binary_data(40)
+    for Z in (X * 1e160, sp.csr_matrix(X * 1e160)):
+        with pytest.raises(ValueError, match="squared norms"):
+            KernelPerceptron(gamma=1e-300).fit(Z, y)
+    clf = KernelPerceptron(gamma=1.0).fit(X, y)
+    for Z in (X[:5] * 1e160, sp.csr_matrix(X[:5] * 1e160)):
+        with pytest.raises(ValueError, match="squared norms"):
+            clf.decision_function(Z)
+
+
+def test_degree_beyond_the_range_of_int32_is_refused():
+    X, y = binary_data(20)
+    with pytest.raises(InvalidParameterError):
+        KernelPerceptron(kernel="poly", degree=2**40).fit(X, y)

@@ -7,7 +7,9 @@ from ._kernel import KernelPerceptron
 from ._linear import Perceptron
 from ._margin import MarginPerceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
+from ._second_order import SecondOrderPerceptron
 from ._version import __version__
+from ._voted import VotedPerceptron
 
 __all__ = [
     "KernelPerceptron",
@@ -15,6 +17,8 @@ __all__ = [
     "OneVsAllPerceptron",
     "OneVsOnePerceptron",
     "Perceptron",
+    "SecondOrderPerceptron",
+    "VotedPerceptron",
     "bounds",
     "feasibility",
     "__version__",

@@ -362,7 +362,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     # -- validation ------------------------------------------------------
 
-    def _validate_X_y(self, X, y, *, shared, reset):
+    def _validate_X_y(self, X, y, *, shared, reset, labels_known=False):
         """Validate X as the base estimator would, and y as labels.
 
         On the fast path X is validated exactly as this package's perceptrons
@@ -379,9 +379,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 self, X, y, accept_sparse=["csr", "csc"], dtype=None,
                 ensure_all_finite=False, reset=reset,
             )
-        if y.dtype.kind not in "iub":
+        if y.dtype.kind not in "iub" and not labels_known:
             # Integer labels are always a classification target (and
-            # encode_labels counts them without this O(n log n) check).
+            # encode_labels counts them without this O(n log n) check);
+            # partial_fit checks every label against its classes instead.
             check_classification_targets(y)
         return X, y
 
@@ -487,7 +488,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             _shared_pass_supported(estimators[0], partial=True)
             and _same_parameters(estimators)
         )
-        X, y = self._validate_X_y(X, y, shared=shared, reset=first_call)
+        X, y = self._validate_X_y(
+            X, y, shared=shared, reset=first_call, labels_known=True
+        )
         y_class = class_indices(classes, y)
         sample_weight = self._check_sample_weight(
             sample_weight, X, estimators[0], "partial_fit", shared

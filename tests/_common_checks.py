@@ -17,6 +17,8 @@ from sklearn_perceptrons import (
     OneVsAllPerceptron,
     OneVsOnePerceptron,
     Perceptron,
+    SecondOrderPerceptron,
+    VotedPerceptron,
 )
 
 try:
@@ -55,6 +57,10 @@ def checked_estimators():
         OneVsOnePerceptron(),
         OneVsAllPerceptron(LinearSVC()),
         OneVsOnePerceptron(SGDClassifier(random_state=0)),
+        SecondOrderPerceptron(),
+        SecondOrderPerceptron(diagonal=True),
+        VotedPerceptron(),
+        VotedPerceptron(kernel="rbf"),
     ]
     if ParameterMixing is not None:
         estimators += [ParameterMixing(),

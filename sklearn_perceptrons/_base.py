@@ -335,7 +335,7 @@ class PredictMixin:
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples, as ``decision_function`` takes them.
 
         Returns
         -------

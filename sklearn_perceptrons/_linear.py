@@ -112,7 +112,7 @@ class BaseLinearPerceptron(BasePerceptron):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples; float32 and CSR data are used without copies.
 
         Returns
         -------

@@ -324,9 +324,11 @@ def row_scores(X, rows, coef, intercept):
     return out
 
 
-class LinearTrainer:
-    """A :class:`LinearState` trained by the compiled epoch: the trainer of
-    the linear perceptrons for :func:`sklearn_perceptrons._training.train`.
+class StateTrainer:
+    """The part of a trainer (see :mod:`sklearn_perceptrons._training`) that
+    any model with a ``state`` like :class:`LinearState` shares: ``coef``,
+    ``intercept``, ``model()``, ``copy()`` and ``copy_rows()``.  A subclass
+    adds ``run_epoch(order, active)``.
 
     Parameters
     ----------
@@ -338,33 +340,20 @@ class LinearTrainer:
         Size of an update on every row of X.
     table : tuple of ndarrays
         The row table (see :func:`one_vs_all_table`).
-    state : LinearState
-        The starting weights; updated in place.
-    fit_intercept : bool
-    rule : Rule
-        The update rule (a subclass or a caller may change it between epochs).
+    state : object
+        The starting model; updated in place.
     """
 
-    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+    def __init__(self, X, y_class, step, table, state):
         self.X = X
         self.y_class = y_class
         self.step = step
         self.table = table
         self.state = state
-        self.fit_intercept = fit_intercept
-        self.rule = rule
 
     @property
     def n_rows(self):
         return self.state.coef.shape[0]
-
-    def run_epoch(self, order, active):
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-        )
-        check_finite_weights(self.state)
-        return updates
 
     def model(self):
         return self.state.model()
@@ -383,3 +372,22 @@ class LinearTrainer:
 
     def restore(self, snapshot):
         self.state = snapshot
+
+
+class LinearTrainer(StateTrainer):
+    """A :class:`LinearState` trained by the compiled epoch with the update
+    :class:`Rule` ``rule`` (which a subclass or a caller may change between
+    epochs); the other parameters are those of :class:`StateTrainer`."""
+
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+        super().__init__(X, y_class, step, table, state)
+        self.fit_intercept = fit_intercept
+        self.rule = rule
+
+    def run_epoch(self, order, active):
+        updates = run_epoch(
+            self.X, self.state, order, self.y_class, self.step, self.table,
+            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+        )
+        check_finite_weights(self.state)
+        return updates

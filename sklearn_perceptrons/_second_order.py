@@ -22,10 +22,10 @@ from . import _second_order_fast
 from ._base import keep_state_on_error, partial_fit_context
 from ._linear import BaseLinearPerceptron
 from ._rows import (
+    StateTrainer,
     as_csr_int32,
     check_finite_weights,
     one_vs_all_table,
-    row_scores,
     sign_matrix,
 )
 from ._training import (
@@ -155,42 +155,15 @@ class SecondOrderState:
         return updates
 
 
-class SecondOrderTrainer:
-    """A :class:`SecondOrderState` trained on one data set: the trainer
-    interface of the package's epoch driver (``n_rows``, ``run_epoch``,
-    ``weight_norm``, ``scores``, ``snapshot``/``keep_rows``/``restore``)."""
-
-    def __init__(self, X, y_class, step, table, state):
-        self.X = X
-        self.y_class = y_class
-        self.step = step
-        self.table = table
-        self.state = state
-
-    @property
-    def n_rows(self):
-        return self.state.coef.shape[0]
+class SecondOrderTrainer(StateTrainer):
+    """A :class:`SecondOrderState` trained on one data set: the trainer of
+    the package's epoch driver (:mod:`sklearn_perceptrons._training`)."""
 
     def run_epoch(self, order, active):
         updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
                                        self.table, active)
         check_finite_weights(self.state)
         return updates
-
-    def weight_norm(self):
-        return float(np.linalg.norm(self.state.coef))
-
-    def scores(self, rows):
-        return row_scores(self.X, rows, *self.state.model())
-
-    def snapshot(self):
-        return self.state.copy()
-
-    def keep_rows(self, snapshot, rows):
-        snapshot.copy_rows(self.state, rows)
-
-    def restore(self, snapshot):
-        self.state = snapshot
 
 
 class SecondOrderPerceptron(BaseLinearPerceptron):

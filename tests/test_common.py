@@ -5,6 +5,7 @@
 import inspect
 
 import pytest
+from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_perceptrons
@@ -154,3 +155,46 @@ def test_integer_seed_and_its_random_state_fit_alike(estimator):
     for est in (by_int[1], by_state):
         assert_array_equal(est.decision_function(X),
                            by_int[0].decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    # The perceptrons that stream (the meta-estimators have no diagnostics).
+    [est for est in public_estimators()
+     if hasattr(est, "partial_fit") and "estimator" not in est.get_params()],
+    ids=lambda e: type(e).__name__,
+)
+def test_partial_fit_appends_to_a_new_mistakes_list(estimator):
+    # mistakes_per_epoch_ gets one entry per partial_fit call, without
+    # changing a list read before, a shallow copy of the estimator, or (on a
+    # failed call) the estimator itself.
+    import copy
+    import pickle
+
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = clone(estimator).partial_fit(X[:10], y[:10], classes=[0, 1])
+    first = est.mistakes_per_epoch_
+    twin = copy.copy(est)
+    est.partial_fit(X[10:20], y[10:20])
+    assert len(first) == 1 and len(est.mistakes_per_epoch_) == 2
+    assert est.mistakes_per_epoch_[0] == first[0]
+    assert len(twin.mistakes_per_epoch_) == 1
+    # The copy goes its own way from the shared prefix.
+    twin.partial_fit(X[20:], y[20:])
+    assert len(twin.mistakes_per_epoch_) == 2
+    assert len(est.mistakes_per_epoch_) == 2
+    assert est.n_mistakes_ == sum(est.mistakes_per_epoch_)
+    assert twin.n_mistakes_ == sum(twin.mistakes_per_epoch_)
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError):
+        est.partial_fit(X[:5, :2], y[:5])
+    assert pickle.dumps(est) == before
+    # A fit starts a new list; a pickle round trip keeps the entries.
+    restored = pickle.loads(before)
+    assert restored.mistakes_per_epoch_ == est.mistakes_per_epoch_
+    est.fit(X, y)
+    assert len(est.mistakes_per_epoch_) == est.n_iter_

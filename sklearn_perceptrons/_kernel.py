@@ -1195,3 +1195,16 @@ or (n_samples, n_train)
         coef = np.asarray(coef, dtype=np.float64)
         coef.flags.writeable = False
         return coef
+
+
+# ---------------------------------------------------------------------------
+# What other estimators of the package use (VotedPerceptron): the kernels and
+# the row helpers, under names that are not private to this module.
+# ---------------------------------------------------------------------------
+
+KERNEL_CODES = _KERNEL_CODES
+Kernel = _Kernel
+parts = _parts
+prepare_rows = _prepare_rows
+take_rows = _take_rows
+variance = _variance

@@ -26,12 +26,12 @@ from ._base import BasePerceptron, keep_state_on_error
 from ._rows import one_vs_all_table
 from ._training import StoppingRule, set_fit_results, train
 from ._kernel import (
-    _KERNEL_CODES,
-    _Kernel,
-    _parts,
-    _prepare_rows,
-    _take_rows,
-    _variance,
+    KERNEL_CODES,
+    Kernel,
+    parts,
+    prepare_rows,
+    take_rows,
+    variance,
 )
 
 _MB = 2**20
@@ -84,7 +84,7 @@ class _LinearVoteState:
     place; a visit's score is one dot product."""
 
     def __init__(self, X, y_class, step, table, n_rows, fit_intercept):
-        self.parts = _parts(X)
+        self.parts = parts(X)
         self.n_features = X.shape[1]
         self.y_class = y_class
         self.step = step
@@ -117,7 +117,7 @@ class _LinearVoteState:
         return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
 
 
-class _TrainingKernel(_Kernel):
+class _TrainingKernel(Kernel):
     """The kernel of a fit: what it reads about the training rows (their
     norms) is computed once, not once per kernel row."""
 
@@ -148,7 +148,7 @@ class _KernelVoteState:
         self.scores = np.zeros((n_rows, n))
         self.alpha = np.zeros((n_rows, n))
         self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * n), n_rows)
-        if kernel.code == _KERNEL_CODES["precomputed"]:
+        if kernel.code == KERNEL_CODES["precomputed"]:
             self.cache = np.ascontiguousarray(X, dtype=np.float64)
             self.line_of_sample = np.arange(n, dtype=np.int32)
         else:
@@ -398,7 +398,7 @@ class VotedPerceptron(BasePerceptron):
             for name, constraint in BasePerceptron._parameter_constraints.items()
             if name not in ("tol", "n_iter_no_change", "average", "warm_start")
         },
-        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
+        "kernel": [StrOptions(set(KERNEL_CODES)), callable],
         "degree": [Interval(numbers.Integral, 0, None, closed="left")],
         "gamma": [
             StrOptions({"scale", "auto"}),
@@ -447,15 +447,15 @@ class VotedPerceptron(BasePerceptron):
     # -- helpers -------------------------------------------------------------
 
     def _kernel(self, gamma):
-        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
+        return Kernel(self.kernel, gamma, self.degree, self.coef0,
                        self.kernel_params)
 
     def _resolve_gamma(self, X):
         if isinstance(self.gamma, str):
             if self.gamma == "auto":
                 return 1.0 / X.shape[1]
-            variance = _variance(X)
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+            spread = variance(X)
+            return 1.0 / (X.shape[1] * spread) if spread != 0 else 1.0
         return float(self.gamma)
 
     def _reject_sparse_gram(self, X):
@@ -511,7 +511,7 @@ or (n_samples, n_samples)
                 f"kernel='precomputed' needs a square Gram matrix in fit; got "
                 f"a {X.shape[0]}x{X.shape[1]} matrix."
             )
-        X = _prepare_rows(X)
+        X = prepare_rows(X)
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
@@ -553,7 +553,7 @@ or (n_samples, n_samples)
         by_row = np.argsort(row, kind="stable")
         support, mistake_support = np.unique(sample[by_row], return_inverse=True)
         self.support_ = support.astype(np.intp)
-        self.support_vectors_ = _take_rows(X, support)
+        self.support_vectors_ = take_rows(X, support)
         self.mistake_support_ = mistake_support.astype(np.int32)
         self.mistake_coef_ = coef[by_row]
         self.survival_counts_ = count[by_row]
@@ -583,7 +583,7 @@ or (n_samples, n_samples)
             X = validate_data(self, X, dtype=[np.float64, np.float32],
                               order="C", reset=False)
         else:
-            X = _prepare_rows(self._validate_predict_data(X))
+            X = prepare_rows(self._validate_predict_data(X))
         n_rows = self.mistake_ptr_.shape[0] - 1
         support_vectors = self.support_vectors_
         if self.kernel == "linear":

@@ -29,7 +29,12 @@ from ._base import (
     sign_matrix,
     validation_split,
 )
-from ._linear import BaseLinearPerceptron, _check_finite_weights, as_csr_int32, row_scores
+from ._linear import (
+    BaseLinearPerceptron,
+    _check_finite_weights,
+    as_csr_int32,
+    row_scores,
+)
 
 _EPOCH = {
     (np.dtype(np.float64), False): _second_order_fast.epoch_dense["double"],
@@ -142,7 +147,8 @@ class SecondOrderState:
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
             np.empty(2 * p + _PENDING),
             _UNUSED if self.diagonal else np.empty(n_rows * _PENDING * p),
-            np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum, self.intercept_sum,
+            np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
+            self.intercept_sum,
             self.visits, updates,
         )
         return updates
@@ -336,7 +342,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     algorithm with unit weights satisfies, for every ``gamma > 0`` and every
     ``u`` (Theorem 1 of [1]_),
 
-    ``m <= H / gamma + sqrt((a ||u||² + sum_t (u . x_t)²) sum_i ln(1 + l_i / a)) / gamma``
+    ``m <= (H + sqrt((a ||u||² + sum_t (u . x_t)²) sum_i ln(1 + l_i / a))) / gamma``
 
     where the sum over ``t`` and the hinge losses ``H = sum_t max(0, gamma -
     s_t u . x_t)`` run over the mistaken samples only, and ``l_i`` are the

@@ -19,6 +19,10 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
 
+# Most fits here run a fixed number of epochs on purpose.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
+
 
 def second_order_reference(X, signs, orders, *, a=1.0, c=None,
                            fit_intercept=True, diagonal=False):

@@ -229,6 +229,30 @@ def test_early_stopping_keeps_the_best_state(diagonal):
     assert clf.score(X, y) > 0.7
 
 
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_early_stopping_returns_the_best_epoch_of_every_row(diagonal):
+    # Fits of 1, 2, ... epochs share the split and the orders (one seed): the
+    # kept model's validation accuracy never drops, and the model changes
+    # only when that accuracy rose.
+    from sklearn_perceptrons._base import validation_split
+
+    X, y = correlated_data(13, n_samples=150, n_classes=3, noise=0.3)
+    _, val = validation_split(X.shape[0], 0.1, np.random.RandomState(5))
+    previous_acc, previous_coef = None, None
+    for k in range(1, 7):
+        clf = fit_quiet(SecondOrderPerceptron(
+            diagonal=diagonal, early_stopping=True, tol=None, max_iter=k,
+            random_state=5, average=True), X, y)
+        scores = clf.decision_function(X[val])
+        acc = np.array([np.mean((scores[:, j] > 0) == (y[val] == j))
+                        for j in range(3)])
+        if previous_acc is not None:
+            assert np.all(acc >= previous_acc)
+            same = acc == previous_acc
+            assert_array_equal(clf.coef_[same], previous_coef[same])
+        previous_acc, previous_coef = acc, clf.coef_
+
+
 def test_separable_data_converge():
     X, y = correlated_data(8, n_samples=100, noise=0.0)
     clf = SecondOrderPerceptron(tol=None).fit(X, y)

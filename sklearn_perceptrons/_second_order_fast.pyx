@@ -68,17 +68,9 @@ def pending_rows():
     return PENDING
 
 
-cdef extern from *:
-    """
-    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    #define SKP_SO_PREFETCH(addr) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(addr)))
-    #elif defined(__GNUC__) || defined(__clang__)
-    #define SKP_SO_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 3)
-    #else
-    #define SKP_SO_PREFETCH(addr) ((void)0)
-    #endif
-    """
-    void SKP_SO_PREFETCH(const void* addr) noexcept nogil
+# The package's one prefetch, under the name this module uses.
+cdef extern from "_prefetch.h":
+    void SKP_SO_PREFETCH "SKP_PREFETCH"(const void* addr) noexcept nogil
 
 
 cdef inline double _dot(

@@ -140,7 +140,7 @@ class SecondOrderState:
         sparse = sp.issparse(X)
         data = (X.data, X.indices, X.indptr) if sparse else (X,)
         p = self.coef.shape[1] + self.fit_intercept
-        _EPOCH[X.dtype, sparse](
+        overflow = _EPOCH[X.dtype, sparse](
             *data, order, y_class, step, *table, self.coef, self.intercept,
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
@@ -151,6 +151,13 @@ class SecondOrderState:
             self.intercept_sum,
             self.visits, updates,
         )
+        if overflow:
+            raise ValueError(
+                "A score w . x or an update overflowed to a non-finite value "
+                "(values of X, or of X times the weights, near the largest "
+                "float). Scale the features (e.g. with StandardScaler), raise "
+                "a or lower sample_weight."
+            )
         return updates
 
 
@@ -441,13 +448,16 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     def _initial_state(self, X, n_rows):
         previous = getattr(self, "_state", None)
-        if (
-            self.warm_start
-            and previous is not None
-            and previous.coef.shape == (n_rows, X.shape[1])
-            and previous.diagonal == bool(self.diagonal)
-            and previous.fit_intercept == bool(self.fit_intercept)
-        ):
+        if self.warm_start and previous is not None:
+            self._check_warm_start_shape(n_rows, X.shape[1])
+            for name in ("diagonal", "fit_intercept"):
+                if getattr(previous, name) != bool(getattr(self, name)):
+                    raise ValueError(
+                        f"warm_start=True continues the previous fit, which had "
+                        f"{name}={getattr(previous, name)}; {name} cannot change "
+                        "between warm-started fits: set warm_start=False to "
+                        "fit a new model."
+                    )
             state = previous.copy()
             state.average = bool(self.average)
             state.coef_sum = np.zeros(state.coef.shape if self.average else (1, 1))

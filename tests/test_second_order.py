@@ -439,3 +439,34 @@ def test_skops_round_trip_names_only_the_estimator(diagonal):
     clf.partial_fit(X32, y)
     assert_array_equal(loaded.coef_, clf.coef_)
     assert loaded.coef_.dtype == np.float32
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_score_that_overflows_is_an_error_not_a_pass(diagonal, sparse):
+    # w . x = inf - inf is no number: it must not count as "no mistake".
+    X = np.array([[1.0, 1.0], [1.0, -1.0], [1e308, 1e308], [-1.0, 1.0]])
+    y = np.array([1, 1, 0, 0])
+    X = sp.csr_matrix(X) if sparse else X
+    clf = SecondOrderPerceptron(diagonal=diagonal, a=1e-300).partial_fit(
+        X[:2], y[:2], classes=[0, 1])
+    coef = clf.coef_.copy()
+    with pytest.raises(ValueError, match="overflowed"):
+        clf.partial_fit(X, y)
+    assert_array_equal(clf.coef_, coef)
+    with pytest.raises(ValueError, match="overflowed|non-finite"):
+        SecondOrderPerceptron(diagonal=diagonal, a=1e-300).fit(X, y)
+
+
+def test_warm_start_on_other_classes_features_or_mode_says_so():
+    X, y = correlated_data(14)
+    clf = SecondOrderPerceptron(warm_start=True).fit(X, y)
+    coef = clf.coef_.copy()
+    with pytest.raises(ValueError, match="same classes and features"):
+        clf.fit(X, y % 3 + (y == 1) * np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="same classes and features"):
+        clf.fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="diagonal"):
+        clf.set_params(diagonal=True).fit(X, y)
+    assert_array_equal(clf.coef_, coef)

@@ -234,7 +234,7 @@ def test_early_stopping_returns_the_best_epoch_of_every_row(diagonal):
     # Fits of 1, 2, ... epochs share the split and the orders (one seed): the
     # kept model's validation accuracy never drops, and the model changes
     # only when that accuracy rose.
-    from sklearn_perceptrons._base import validation_split
+    from sklearn_perceptrons._training import validation_split
 
     X, y = correlated_data(13, n_samples=150, n_classes=3, noise=0.3)
     _, val = validation_split(X.shape[0], 0.1, np.random.RandomState(5))

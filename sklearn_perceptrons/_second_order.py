@@ -33,6 +33,24 @@ _EPOCH = {
     (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
 _UNUSED = np.zeros(1)
+_BLAS_CONTROLLER = []
+
+
+def _one_blas_thread():
+    """A context that keeps BLAS on one thread.
+
+    The full mode calls BLAS once per mistake on a d x d matrix: calls far too
+    small to share between threads, and OpenBLAS's thread hand-offs made a
+    fit up to 60 times slower on a busy 2-core machine.  The controller
+    (threadpoolctl, a dependency of scikit-learn) is made once, after
+    ``scipy.linalg.cython_blas`` is loaded, since finding the libraries costs
+    about a millisecond.
+    """
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 _PENDING = _second_order_fast.pending_rows()
 
 
@@ -130,7 +148,7 @@ class SecondOrderState:
         sparse = sp.issparse(X)
         data = (X.data, X.indices, X.indptr) if sparse else (X,)
         p = self.coef.shape[1] + self.fit_intercept
-        overflow = _EPOCH[X.dtype, sparse](
+        args = (
             *data, order, y_class, step, *table, self.coef, self.intercept,
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
@@ -138,9 +156,13 @@ class SecondOrderState:
             np.empty(2 * p + _PENDING),
             _UNUSED if self.diagonal else np.empty(n_rows * _PENDING * p),
             np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
-            self.intercept_sum,
-            self.visits, updates,
+            self.intercept_sum, self.visits, updates,
         )
+        if self.diagonal:
+            overflow = _EPOCH[X.dtype, sparse](*args)
+        else:
+            with _one_blas_thread():
+                overflow = _EPOCH[X.dtype, sparse](*args)
         if overflow:
             raise ValueError(
                 "A score w . x or an update overflowed to a non-finite value "

@@ -22,7 +22,6 @@ import inspect
 import numbers
 from itertools import combinations
 from operator import attrgetter
-from time import perf_counter
 
 import numpy as np
 from sklearn.base import (

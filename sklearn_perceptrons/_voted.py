@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -538,13 +538,12 @@ or (n_samples, n_samples)
             rng=check_random_state(self.random_state), shuffle=self.shuffle,
             max_iter=self.max_iter, stopper=stopper, verbose=self.verbose,
         )
-        if record.unconverged.any():
-            self._warn_max_iter(int(record.unconverged.sum()))
-        set_fit_results(self, record, warn=False)
-
         self._set_model(X, state.log, n_rows)
         self.classes_ = classes
         self.gamma_ = gamma
+        set_fit_results(self, record, warn=False)
+        if record.unconverged.any():
+            self._warn_max_iter(int(record.unconverged.sum()))
         return self
 
     def _set_model(self, X, log, n_rows):

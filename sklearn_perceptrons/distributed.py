@@ -856,6 +856,17 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                       / da.asarray(sample_weight).sum()).compute())
 
 
+def _check_total_weight(summary):
+    """Refuse sample weights that are zero on every partition, as the
+    estimators do: no sample could ever update."""
+    totals = [s[3] for s in summary if s[3] is not None]
+    if totals and not sum(totals) > 0:
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number: with "
+            "every weight 0 no sample can update the model."
+        )
+
+
 class _MixingTrainer:
     """One round of parameter mixing as a trainer of the epoch driver
     (:func:`sklearn_perceptrons._training.train`): every partition runs an
@@ -917,17 +928,6 @@ class _MixingTrainer:
         dtype = state.coef.dtype
         return ((state.coef_sum / seen[:, None]).astype(dtype),
                 (state.intercept_sum / seen).astype(dtype))
-
-
-def _check_total_weight(summary):
-    """Refuse sample weights that are zero on every partition, as the
-    estimators do: no sample could ever update."""
-    totals = [s[3] for s in summary if s[3] is not None]
-    if totals and not sum(totals) > 0:
-        raise ValueError(
-            "Sample weights must contain at least one non-zero number: with "
-            "every weight 0 no sample can update the model."
-        )
 
 
 def _merge_labels(summary):

@@ -198,3 +198,25 @@ def test_partial_fit_appends_to_a_new_mistakes_list(estimator):
     assert restored.mistakes_per_epoch_ == est.mistakes_per_epoch_
     est.fit(X, y)
     assert len(est.mistakes_per_epoch_) == est.n_iter_
+
+
+def test_no_module_imports_another_modules_private_names():
+    # The modules share through their internal API (_rows, _training,
+    # _base, ...), never through underscore names; a compiled companion
+    # (``_*_fast``) is part of the module that wraps it.
+    import ast
+    from pathlib import Path
+
+    package = Path(sklearn_perceptrons.__file__).parent
+    offences = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 1):
+                continue
+            if node.module is None or node.module.endswith("_fast"):
+                continue  # a module itself, or a compiled companion
+            offences += [f"{path.name}: {node.module}.{alias.name}"
+                         for alias in node.names
+                         if alias.name.startswith("_")
+                         and not alias.name.startswith("__")]
+    assert not offences

@@ -43,7 +43,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import qr_delete, solve_triangular
+from scipy.linalg import lstsq, qr_delete, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils._param_validation import Interval, validate_params
@@ -385,6 +385,14 @@ def _min_norm_point(X, signs, pad, sq_norms, max_iter):
     return x, support, P
 
 
+def _lstsq(A, b):
+    """Min-norm least squares by a complete orthogonal factorization (LAPACK
+    gelsy), with NumPy's default rank cutoff: as accurate as the SVD for
+    these well-posed systems, at about half its cost."""
+    cond = _EPS * max(A.shape)
+    return lstsq(A, b, cond=cond, lapack_driver="gelsy", check_finite=False)[0]
+
+
 def _max_margin_unit(X, signs, pad):
     """(gamma, coef, intercept) of the max-margin unit vector for rows
     [x_i; pad] (no padding for pad = 0); validated input of unit scale."""
@@ -400,7 +408,7 @@ def _max_margin_unit(X, signs, pad):
     # Polish: at the optimum the support vectors satisfy z_i . w = 1 for the
     # min-norm solution w of that system (KKT), which least squares finds to
     # near machine precision even when gamma is tiny relative to R.
-    polished = np.linalg.lstsq(P, np.ones(P.shape[0]), rcond=None)[0]
+    polished = _lstsq(P, np.ones(P.shape[0]))
     best = zero
     for v in (x, polished):
         norm = np.linalg.norm(v)
@@ -419,7 +427,7 @@ def _max_margin_unit(X, signs, pad):
     upper = float(np.linalg.norm(x))
     # The polished w is also sum_i lam_i z_i over the support; when lam >= 0,
     # w / sum(lam) is a point of the hull too, a second upper bound.
-    lam = np.linalg.lstsq(P.T, polished, rcond=None)[0]
+    lam = _lstsq(P.T, polished)
     if np.all(lam >= 0.0) and lam.sum() > 0.0:
         upper = min(upper, float(np.linalg.norm(lam @ P)) / lam.sum())
     return best, upper, noise

@@ -668,7 +668,7 @@ class KernelPerceptron(BasePerceptron):
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class j is scaled by
         ``class_weight[j]`` (in every one-vs-all row, the weight of the
-        sample's own class).
+        sample's own class). Weights must be finite and >= 0.
 
     cache_size : float, default=200
         Memory (MB) for kernel columns.  Columns of the samples that update

@@ -139,12 +139,20 @@ def _check_intercept(intercept, name="intercept"):
 # ----------------------------------------------------------------------------
 
 
+# Data whose largest entry lies in [2**-400, 2**400] have squares and
+# products far from overflow and underflow: they are used as they are.
+_SAFE_EXPONENT = 400
+
+
 def _pow2_scale(*arrays):
-    """A power of two c with max |entry| / c in [1, 2) (1.0 for all zeros).
+    """A power of two c with max |entry| / c in [1, 2), or 1.0 when the
+    largest entry is 0 or already of a safe scale.
 
     Dividing by c is exact and brings huge or tiny finite data to unit scale,
     where squares and products neither overflow nor underflow; every quantity
-    of this module then scales back by a power of c.
+    of this module then scales back by a power of c. (Scaling by a power of
+    two commutes with every rounding, so data of a safe scale, left as they
+    are, give the same results bit for bit, without a copy.)
     """
     top = 0.0
     for a in arrays:
@@ -153,7 +161,10 @@ def _pow2_scale(*arrays):
             top = max(top, float(np.max(np.abs(a))))
     if not (top > 0.0 and np.isfinite(top)):
         return 1.0
-    return float(np.ldexp(1.0, np.frexp(top)[1] - 1))
+    exponent = int(np.frexp(top)[1]) - 1
+    if abs(exponent) <= _SAFE_EXPONENT:
+        return 1.0
+    return float(np.ldexp(1.0, exponent))
 
 
 def _divide(X, c):
@@ -169,7 +180,7 @@ def _divide(X, c):
 
 def _unit_scale(X, fit_intercept):
     """(X / c, pad, c): the padded rows [x; 1] are c [x / c; pad], pad = 1 / c
-    (0.0 without intercept), with entries of X / c and pad at most 2."""
+    (0.0 without intercept), with X / c and pad of a safe scale."""
     c = _pow2_scale(X, 1.0 if fit_intercept else 0.0)
     return _divide(X, c), (1.0 / c if fit_intercept else 0.0), c
 

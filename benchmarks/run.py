@@ -28,7 +28,8 @@ sys.path.insert(0, HERE)
 from _common import format_table  # noqa: E402
 
 # The benchmark modules, in the order of the table.
-SUITES = ["linear", "margin", "kernel", "multiclass", "feasibility", "distributed"]
+SUITES = ["linear", "margin", "kernel", "kernel_budget", "multiclass", "feasibility",
+          "distributed"]
 
 
 def main(argv=None):

@@ -240,3 +240,19 @@ def test_projection_strategies_on_precomputed_kernels_fall_back():
                          budget_strategy="forgetron").fit(gram, y)
     assert_array_equal(a.dual_coef_, b.dual_coef_)
     assert a.dual_coef_.shape[1] <= 10
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "oldest"])
+def test_fit_returns_the_best_epoch_not_a_worse_late_one(strategy):
+    # With the stopping rule on, the model returned is the epoch's model that
+    # classifies the check rows (here all training rows) best: never worse
+    # than the last iterate of the same walk.
+    X, y = make_moons(600, noise=0.3, random_state=1)
+    params = dict(budget=15, budget_strategy=strategy, random_state=2)
+    ruled = KernelPerceptron(**params).fit(X, y)
+    last = KernelPerceptron(max_iter=ruled.n_iter_, tol=None, **params).fit(X, y)
+    assert ruled.mistakes_per_epoch_ == last.mistakes_per_epoch_
+    assert ruled.score(X, y) >= last.score(X, y)
+    firsts = [KernelPerceptron(max_iter=e, tol=None, **params).fit(X, y).score(X, y)
+              for e in range(1, ruled.n_iter_ + 1)]
+    assert ruled.score(X, y) == max(firsts)

@@ -156,9 +156,8 @@ class _BudgetState:
         if self.strategy != _PROJECTION or self.n_sv == 0:
             return
         n = self.n_sv
-        G = self.gram()
-        G[np.diag_indices(n)] += RIDGE
-        self.P[:n, :n] = np.linalg.inv(G)
+        G = np.ascontiguousarray(self.gram())
+        _kernel_budget_fast.ridge_inverse(G, n, RIDGE, self.P)
 
     def weight_norm(self):
         """||f|| in kernel space, over all rows."""

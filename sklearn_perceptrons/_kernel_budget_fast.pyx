@@ -507,10 +507,9 @@ cdef double _pair(State* s, const floating* sv, Py_ssize_t a, Py_ssize_t b) noex
     return _transform(s, acc) + s.add
 
 
-cdef void _cholesky_solve(double* G, double* c, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
-    """Solve G x = c in place (c becomes x) for a symmetric positive
-    definite G (leading dimension ``ld``), by Cholesky: G = L L^T, L written
-    over the lower triangle of G."""
+cdef void _cholesky_factor(double* G, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+    """G = L L^T for a symmetric positive definite G (leading dimension
+    ``ld``), L written over the lower triangle of G."""
     cdef Py_ssize_t i, j, k
     cdef double acc
     for j in range(n):
@@ -526,16 +525,30 @@ cdef void _cholesky_solve(double* G, double* c, Py_ssize_t n, Py_ssize_t ld) noe
             for k in range(j):
                 acc -= G[i * ld + k] * G[j * ld + k]
             G[i * ld + j] = acc / G[j * ld + j]
+
+
+cdef void _cholesky_apply(const double* L, Py_ssize_t n, Py_ssize_t ld,
+                          double* c, Py_ssize_t stride) noexcept nogil:
+    """c = (L L^T)^-1 c in place, c[i] at ``c[i * stride]``."""
+    cdef Py_ssize_t i, k
+    cdef double acc
     for i in range(n):
-        acc = c[i]
+        acc = c[i * stride]
         for k in range(i):
-            acc -= G[i * ld + k] * c[k]
-        c[i] = acc / G[i * ld + i]
+            acc -= L[i * ld + k] * c[k * stride]
+        c[i * stride] = acc / L[i * ld + i]
     for i in range(n - 1, -1, -1):
-        acc = c[i]
+        acc = c[i * stride]
         for k in range(i + 1, n):
-            acc -= G[k * ld + i] * c[k]
-        c[i] = acc / G[i * ld + i]
+            acc -= L[k * ld + i] * c[k * stride]
+        c[i * stride] = acc / L[i * ld + i]
+
+
+cdef void _cholesky_solve(double* G, double* c, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+    """Solve G x = c in place (c becomes x) for a symmetric positive
+    definite G (overwritten by its Cholesky factor)."""
+    _cholesky_factor(G, n, ld)
+    _cholesky_apply(G, n, ld, c, 1)
 
 
 cdef void _carry_local(
@@ -897,3 +910,25 @@ def gram(floating[:, ::1] sv, Py_ssize_t n, const int64_t[::1] iparams,
             for b in range(a, n):
                 out[a, b] = _pair(&s, &sv[0, 0], a, b)
                 out[b, a] = out[a, b]
+
+
+def ridge_inverse(double[:, ::1] G, Py_ssize_t n, double ridge,
+                  double[:, ::1] out):
+    """out[:n, :n] = (G[:n, :n] + ridge I)^-1 for a symmetric positive
+    semi-definite G (overwritten by its Cholesky factor), in compiled
+    single-threaded code (a BLAS call on a loaded machine can spin its
+    threads)."""
+    cdef Py_ssize_t i, j, ld = G.shape[1], ldo = out.shape[1]
+    cdef double* col
+    if n == 0:
+        return
+    with nogil:
+        for i in range(n):
+            G[i, i] += ridge
+        # Factor once (a solve with c = 0 factors G), then solve per column.
+        for j in range(n):
+            for i in range(n):
+                out[i, j] = 1.0 if i == j else 0.0
+        _cholesky_factor(&G[0, 0], n, ld)
+        for j in range(n):
+            _cholesky_apply(&G[0, 0], n, ld, &out[0, j], ldo)

@@ -37,9 +37,13 @@ from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron, Perceptron
 
 try:
-    from benchmarks._common import format_table, interleaved_times, row, single_threaded
+    from benchmarks._common import (
+        cv_accuracy, format_table, interleaved_times, row, single_threaded,
+    )
 except ImportError:  # run as a script from the benchmarks folder
-    from _common import format_table, interleaved_times, row, single_threaded
+    from _common import (
+        cv_accuracy, format_table, interleaved_times, row, single_threaded,
+    )
 
 N_CLASSES = 10
 TARGET = 0.25  # fit time of ours / scikit-learn's
@@ -75,11 +79,12 @@ def compare(case, ours, theirs, X_train, y_train, X_test, y_test, repeats):
                 note=note)]
 
 
-def accuracy_rows(case, pairs, X_train, y_train, X_test, y_test):
+def accuracy_rows(case, pairs, X, y):
+    """Mean ± spread of the accuracy over 10 x 5-fold cross-validation."""
     rows = []
     for name, estimator in pairs:
-        score = _fit(estimator, X_train, y_train).score(X_test, y_test)
-        rows.append(row(case, f"test accuracy, {name}", float(score)))
+        mean, std = cv_accuracy(estimator, X, y)
+        rows.append(row(case, f"accuracy, {name}", mean, spread=std))
     return rows
 
 
@@ -121,7 +126,7 @@ def run(quick=True):
             X_train, y_train, X_test, y_test, repeats,
         )
         rows += accuracy_rows(
-            "digits (75% train)",
+            "digits, 10 x 5-fold CV",
             [
                 ("OneVsOnePerceptron()", OneVsOnePerceptron()),
                 ("OneVsOnePerceptron(Perceptron(average=True))",
@@ -134,7 +139,7 @@ def run(quick=True):
                 ("OneVsRestClassifier(sklearn Perceptron())",
                  OneVsRestClassifier(SklearnPerceptron())),
             ],
-            X_train, y_train, X_test, y_test,
+            X, y,
         )
     return rows
 

@@ -36,12 +36,20 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # Copies MathJax 3 (scripts and fonts) into _static/mathjax/ and points
+    # mathjax_path there, so that formulas render without network access.
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
 
+# The site loads nothing from another host (tests/test_docs_offline.py and
+# .ci/run check the built pages in a headless browser).
+mathjax_path = "mathjax/tex-chtml.js"
+
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_generated", "Thumbs.db", ".DS_Store",
+                    "sg_execution_times.rst", "auto_examples/sg_execution_times.rst"]
 html_theme = "alabaster"
 html_static_path = ["_static"]
 html_theme_options = {
@@ -90,6 +98,8 @@ sphinx_gallery_conf = {
     "plot_gallery": "True",
     "download_all_examples": False,
     "show_memory": False,
+    # Its page of execution times loads jQuery and DataTables from CDNs.
+    "write_computation_times": False,
 }
 
 # The gallery runs the examples with matplotlib's non-interactive backend.

@@ -7,7 +7,8 @@ Each column is one estimator of the package, each row one small 2-D data
 set: two linearly separable blobs, two interleaving half moons (not linearly
 separable) and three blobs (a multiclass problem).  The shaded regions are
 the predicted classes, the points the training samples, and the number in
-the corner the accuracy on held-out test samples.
+the corner ("test accuracy") the share of the held-out 30% of the samples,
+not drawn, that the estimator classifies correctly.
 
 * The linear perceptrons (:class:`~sklearn_perceptrons.Perceptron`, its
   averaged variant, :class:`~sklearn_perceptrons.MarginPerceptron`) draw
@@ -99,8 +100,8 @@ for i, (data_name, (X, y)) in enumerate(datasets.items()):
         )
         ax.scatter(X_train[:, 0], X_train[:, 1], c=y_train, cmap=cmap, vmin=0,
                    vmax=2, s=8, edgecolors="k", linewidths=0.3)
-        ax.text(0.97, 0.03, f"{model.score(X_test, y_test):.2f}", ha="right",
-                va="bottom", transform=ax.transAxes, fontsize=9,
+        ax.text(0.97, 0.03, f"test accuracy {model.score(X_test, y_test):.2f}",
+                ha="right", va="bottom", transform=ax.transAxes, fontsize=7.5,
                 bbox=dict(facecolor="white", alpha=0.7, lw=0))
         ax.set_xticks([])
         ax.set_yticks([])
@@ -108,5 +109,11 @@ for i, (data_name, (X, y)) in enumerate(datasets.items()):
             ax.set_title(name, fontsize=9)
         if j == 0:
             ax.set_ylabel(data_name, fontsize=9)
-fig.tight_layout()
+fig.text(
+    0.5, 0.005,
+    "Shaded: predicted class.  Points: training samples (70%).  "
+    "Test accuracy: share of the other 30% classified correctly.",
+    ha="center", va="bottom", fontsize=8,
+)
+fig.tight_layout(rect=(0, 0.03, 1, 1))
 plt.show()

@@ -706,7 +706,10 @@ class KernelPerceptron(BasePerceptron):
         For these three the current iterate follows the published algorithm
         (the removed coefficients are dropped, as their bounds analyse), and
         with ``average=True`` only the removed vector's share of the average
-        is carried, by projection onto its 8 nearest kept vectors.  They are
+        is carried, by projection onto its 8 nearest kept vectors (with a
+        budget far below what the data need, that share is mostly its
+        constant part, and the average can predict worse than the last
+        iterate).  They are
         for online use (``partial_fit``) where their guarantees matter; on
         batch problems with a budget well below the natural number of
         support vectors, their last iterate predicts far worse than the

@@ -346,6 +346,7 @@ def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
 
     new_state = walk.result(X, by_row=True)
     estimator._set_model(new_state, classes)
+    estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
     estimator.support_ = new_state.sv_index
     estimator.n_iter_ = int(stopper.n_iter.max())
@@ -363,7 +364,17 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
     n_rows = 1 if n_classes == 2 else n_classes
     walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype)
     walk.load(state, np.full(state.sv.shape[0], -1), keep_average=True)
-    walk.refresh_inverse()
+    # The inverse Gram matrix left by the previous call (in the order of the
+    # support vectors), when it is that of this support set: a call on one
+    # row then costs O(B^2), not an O(B^3) inversion.
+    inverse = getattr(estimator, "_budget_inverse", None)
+    m = state.sv.shape[0]
+    if (walk.strategy == _PROJECTION and inverse is not None
+            and inverse.shape == (m, m) and m > 0):
+        slots = np.asarray(state.sv_order, dtype=np.intp)
+        walk.P[np.ix_(slots, slots)] = inverse
+    else:
+        walk.refresh_inverse()
     updates = walk.run(
         X, np.arange(X.shape[0], dtype=np.int32),
         np.ascontiguousarray(y_class, dtype=np.int32),
@@ -371,7 +382,13 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         one_vs_all_table(n_classes),
     )
     total = int(updates.sum())
-    estimator._set_model(walk.result(X, by_row=False), classes)
+    result = walk.result(X, by_row=False)
+    estimator._set_model(result, classes)
+    if walk.strategy == _PROJECTION:
+        estimator._budget_inverse = walk.P[
+            np.ix_(result.sv_order, result.sv_order)].copy()
+    else:
+        estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
     estimator.__dict__.pop("support_", None)
     estimator.mistakes_per_epoch_ = [

@@ -256,3 +256,18 @@ def test_fit_returns_the_best_epoch_not_a_worse_late_one(strategy):
     firsts = [KernelPerceptron(max_iter=e, tol=None, **params).fit(X, y).score(X, y)
               for e in range(1, ruled.n_iter_ + 1)]
     assert ruled.score(X, y) == max(firsts)
+
+
+def test_projection_partial_fit_reuses_its_inverse():
+    # Row by row, the inverse kept between calls gives the same model as
+    # one call on the whole batch (which keeps it up to date in the walk).
+    X, y = binary_data(80)
+    params = dict(budget=10, budget_strategy="projection", gamma=0.3)
+    batch = KernelPerceptron(**params).partial_fit(X, y, classes=[0, 1])
+    rows = KernelPerceptron(**params)
+    for i in range(X.shape[0]):
+        rows.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+    assert_allclose(rows.dual_coef_, batch.dual_coef_, rtol=1e-9, atol=1e-12)
+    G = pairwise_kernels(rows.support_vectors_, metric="rbf", gamma=0.3) + 1.0
+    assert_allclose(rows._budget_inverse,
+                    np.linalg.inv(G + RIDGE * np.eye(G.shape[0])), rtol=1e-6)

@@ -63,7 +63,7 @@ cdef extern from *:
 
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
         && defined(__linux__)
-    #define KB_CLONES __attribute__((target_clones("avx2", "default")))
+    #define KB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
     #else
     #define KB_CLONES
     #endif
@@ -110,10 +110,20 @@ cdef extern from *:
             v[j] = kb_exp(scale * v[j]) + add;
     }
 
+    /* A dot product in eight interleaved partial sums, added pairwise at
+       the end: a sum in one accumulator waits for every addition, and the
+       compiler may not reorder it; this order is written out, so that
+       every build (SSE2, AVX2, AVX-512) computes the same value. */
     KB_CLONES static double kb_dot(const double* restrict a,
                                    const double* restrict b, Py_ssize_t n) {
-        double acc = 0.0;
-        for (Py_ssize_t j = 0; j < n; j++)
+        double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        Py_ssize_t j = 0;
+        for (; j + 8 <= n; j += 8)
+            for (int k = 0; k < 8; k++)
+                s[k] += a[j + k] * b[j + k];
+        double acc = ((s[0] + s[1]) + (s[2] + s[3]))
+                     + ((s[4] + s[5]) + (s[6] + s[7]));
+        for (; j < n; j++)
             acc += a[j] * b[j];
         return acc;
     }
@@ -638,19 +648,17 @@ cdef void _insert_inverse(State* s, Py_ssize_t t, Py_ssize_t n_slots) noexcept n
     others are in ``s.kv``: O(n_slots^2)."""
     cdef Py_ssize_t a, b, B = s.B
     cdef double* P = s.P
-    cdef double delta, acc, ua
+    cdef double delta, ua, kv_t = s.kv[t]
+    # Row and column t are stale: zero them (and kv[t]) so that the loops
+    # below need no test.
+    s.kv[t] = 0.0
     for a in range(n_slots):
-        if a == t:
-            continue
-        acc = 0.0
-        for b in range(n_slots):
-            if b != t:
-                acc += P[a * B + b] * s.kv[b]
-        s.u[a] = acc
-    delta = s.sv_self[t] + s.ridge
+        P[a * B + t] = 0.0
+        P[t * B + a] = 0.0
     for a in range(n_slots):
-        if a != t:
-            delta -= s.kv[a] * s.u[a]
+        s.u[a] = kb_dot(P + a * B, s.kv, n_slots)
+    delta = s.sv_self[t] + s.ridge - kb_dot(s.kv, s.u, n_slots)
+    s.kv[t] = kv_t
     # In exact arithmetic delta >= ridge (the Schur complement of a ridge
     # matrix); rounding on a near-duplicate must not make it vanish.
     if not delta >= s.ridge * 1e-3:
@@ -660,8 +668,7 @@ cdef void _insert_inverse(State* s, Py_ssize_t t, Py_ssize_t n_slots) noexcept n
             continue
         ua = s.u[a] / delta
         for b in range(n_slots):
-            if b != t:
-                P[a * B + b] += ua * s.u[b]
+            P[a * B + b] += ua * s.u[b]
         P[a * B + t] = -ua
         P[t * B + a] = -ua
     P[t * B + t] = 1.0 / delta

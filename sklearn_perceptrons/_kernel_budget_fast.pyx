@@ -114,6 +114,30 @@ cdef extern from *:
        the end: a sum in one accumulator waits for every addition, and the
        compiler may not reorder it; this order is written out, so that
        every build (SSE2, AVX2, AVX-512) computes the same value. */
+    /* v[j] = exp(scale * v[j]) + add, and the return value the dot
+       product of v with alpha, summed as kb_dot sums: one pass instead of
+       two (a binary visit). */
+    KB_CLONES static double kb_exp_dot(double* restrict v, Py_ssize_t n,
+                                       double scale, double add,
+                                       const double* restrict alpha) {
+        double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        Py_ssize_t j = 0;
+        for (; j + 8 <= n; j += 8)
+            for (int k = 0; k < 8; k++) {
+                double e = kb_exp(scale * v[j + k]) + add;
+                v[j + k] = e;
+                s[k] += alpha[j + k] * e;
+            }
+        double acc = ((s[0] + s[1]) + (s[2] + s[3]))
+                     + ((s[4] + s[5]) + (s[6] + s[7]));
+        for (; j < n; j++) {
+            double e = kb_exp(scale * v[j]) + add;
+            v[j] = e;
+            acc += alpha[j] * e;
+        }
+        return acc;
+    }
+
     KB_CLONES static double kb_dot(const double* restrict a,
                                    const double* restrict b, Py_ssize_t n) {
         double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -136,11 +160,23 @@ cdef extern from *:
     KB_CLONES static void kb_dense_##SUF(                                    \
             int mode, const T* restrict sv, Py_ssize_t ld, Py_ssize_t n,      \
             Py_ssize_t d, const T* restrict x, double* restrict out) {        \
-        for (Py_ssize_t j = 0; j < n; j++) out[j] = 0.0;                      \
+        if (d == 0)                                                           \
+            for (Py_ssize_t j = 0; j < n; j++) out[j] = 0.0;                  \
         for (Py_ssize_t f = 0; f < d; f++) {                                  \
             const T* restrict col = sv + f * ld;                              \
             double v = (double)x[f];                                          \
-            if (mode == 0)                                                    \
+            /* The first feature writes, the others add (0 + a == a). */      \
+            if (f == 0) {                                                     \
+                if (mode == 0)                                                \
+                    for (Py_ssize_t j = 0; j < n; j++) {                      \
+                        double t = (double)col[j] - v; out[j] = t * t; }      \
+                else if (mode == 1)                                           \
+                    for (Py_ssize_t j = 0; j < n; j++)                        \
+                        out[j] = fabs((double)col[j] - v);                    \
+                else                                                          \
+                    for (Py_ssize_t j = 0; j < n; j++)                        \
+                        out[j] = (double)col[j] * v;                          \
+            } else if (mode == 0)                                             \
                 for (Py_ssize_t j = 0; j < n; j++) {                          \
                     double t = (double)col[j] - v; out[j] += t * t; }         \
             else if (mode == 1)                                               \
@@ -173,6 +209,8 @@ cdef extern from *:
     double kb_exp(double x) noexcept nogil
     void kb_exp_array(double* v, Py_ssize_t n, double scale, double add) noexcept nogil
     double kb_dot(const double* a, const double* b, Py_ssize_t n) noexcept nogil
+    double kb_exp_dot(double* v, Py_ssize_t n, double scale, double add,
+                      const double* alpha) noexcept nogil
     void kb_dense_d(int mode, const double* sv, Py_ssize_t ld, Py_ssize_t n,
                     Py_ssize_t d, const double* x, double* out) noexcept nogil
     void kb_dense_f(int mode, const float* sv, Py_ssize_t ld, Py_ssize_t n,
@@ -299,16 +337,19 @@ cdef inline double _norm_stat(State* s, double sq, double norm1) noexcept nogil:
     return sq
 
 
-cdef void _kernels(
+cdef double _kernels(
     State* s, const floating* xv, const int* xi, Py_ssize_t nnz, bint sparse,
     double x_sq, const floating* sv, Py_ssize_t n_sv, double* out,
+    const double* alpha=NULL,
 ) noexcept nogil:
     """out[j] = K(sv_j, x) + add for the first ``n_sv`` support vectors; x is
     a dense row ``xv`` (``sparse`` False) or ``nnz`` values at ``xi``.
 
     ``sv`` is feature-major (feature f of vector j at ``f * B + j``): every
     loop below runs over the support vectors with unit stride, so that it
-    is vectorized whatever the number of features."""
+    is vectorized whatever the number of features.  With ``alpha`` (one
+    coefficient per vector) returns the dot product of out with it, as
+    ``kb_dot`` computes it; otherwise 0."""
     cdef Py_ssize_t j, d = s.d, B = s.B
     cdef double t, xn = 0.0
     cdef int kind = s.kind
@@ -341,8 +382,10 @@ cdef void _kernels(
                 if out[j] < 0.0:
                     out[j] = 0.0
     if mode < 2:
+        if alpha != NULL:
+            return kb_exp_dot(out, n_sv, -s.gamma, s.add, alpha)
         kb_exp_array(out, n_sv, -s.gamma, s.add)
-        return
+        return 0.0
     if kind == KERNEL_COSINE:
         xn = sqrt(x_sq)
         for j in range(n_sv):
@@ -353,6 +396,7 @@ cdef void _kernels(
             out[j] = _transform(s, out[j])
     for j in range(n_sv):
         out[j] += s.add
+    return kb_dot(alpha, out, n_sv) if alpha != NULL else 0.0
 
 
 cdef void _kernels_of_sv(
@@ -384,11 +428,6 @@ cdef inline void _row_stats(
 
 
 # -- the support set -----------------------------------------------------------
-
-cdef inline double _nan() noexcept nogil:
-    cdef double zero = 0.0
-    return zero / zero
-
 
 cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
     """Next draw of the SplitMix64 generator (Steele, Lea & Flood, 2014)."""
@@ -570,26 +609,28 @@ cdef void _carry_local(
     With ``current``, r's current coefficients and Daume's sums are carried
     by c; otherwise only its share of the average, which in Daume's terms is
     ``-(asum - visits alpha)`` (what is left of the sums once its current
-    coefficient is dropped).  ``s.kr`` is overwritten."""
-    cdef Py_ssize_t q, j, a, b, best, cnt = 0, K = s.K, M = s.M
-    cdef double v, best_v, ca
-    for q in range(M):
-        best = -1
-        best_v = -1.0
-        for j in range(n_sv):
-            if j == r or not s.sv_self[j] > 0.0:
-                continue
-            v = s.kr[j] * s.kr[j] / s.sv_self[j]
-            if v > best_v:
-                best_v = v
-                best = j
-        if best < 0:
-            break
-        s.nb[cnt] = <int> best
-        s.cvec[cnt] = s.kr[best]
-        # Chosen: out of the next rounds (NaN compares false).
-        s.kr[best] = _nan()
-        cnt += 1
+    coefficient is dropped)."""
+    cdef Py_ssize_t q, j, a, b, pos, cnt = 0, K = s.K, M = s.M
+    cdef double v, ca
+    # One pass keeping the M largest K'(r, j)^2 / K'(j, j) in decreasing
+    # order (``cvec`` holds the values meanwhile), ties to the lower slot.
+    for j in range(n_sv):
+        if j == r or not s.sv_self[j] > 0.0:
+            continue
+        v = s.kr[j] * s.kr[j] / s.sv_self[j]
+        if cnt == M and not v > s.cvec[M - 1]:
+            continue
+        pos = cnt if cnt < M else M - 1
+        while pos > 0 and s.cvec[pos - 1] < v:
+            s.cvec[pos] = s.cvec[pos - 1]
+            s.nb[pos] = s.nb[pos - 1]
+            pos -= 1
+        s.cvec[pos] = v
+        s.nb[pos] = <int> j
+        if cnt < M:
+            cnt += 1
+    for a in range(cnt):
+        s.cvec[a] = s.kr[s.nb[a]]
     if cnt == 0:
         return
     for a in range(cnt):
@@ -772,12 +813,13 @@ cdef int _walk(
         if need_stats:
             _row_stats(xv, nnz, &x_sq, &x_l1)
         n_sv = s.counters[C_N_SV]
-        _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv)
-        for k in range(K):
-            s.score[k] = 0.0
         if K == 1:
-            s.score[0] = kb_dot(s.alpha, s.kv, n_sv)
+            s.score[0] = _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv,
+                                  s.alpha)
         else:
+            _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv)
+            for k in range(K):
+                s.score[k] = 0.0
             for j in range(n_sv):
                 kj = s.kv[j]
                 for k in range(K):

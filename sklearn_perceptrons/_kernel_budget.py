@@ -21,7 +21,8 @@ import scipy.sparse as sp
 
 from . import _kernel as _k
 from . import _kernel_budget_fast
-from ._base import StoppingRule, one_vs_all_table, release_random_state
+from ._rows import one_vs_all_table
+from ._training import StoppingRule, record_partial_pass, set_fit_results, train
 
 # Mirrors of the enum of _kernel_budget_fast.pyx.
 STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
@@ -287,8 +288,52 @@ class _ModelCheck:
         return float(np.mean(predicted == self.y))
 
 
+class _BudgetTrainer:
+    """The budgeted walk as a trainer of the epoch driver
+    (:func:`sklearn_perceptrons._training.train`): one row (the rows of a
+    multiclass problem stop together, on their total number of updates: a
+    removal changes every row), progress within long epochs, and, with a
+    ``check``, the model of the best epoch kept."""
+
+    n_rows = 1
+
+    def __init__(self, walk, X, y_class, step, table, estimator, check):
+        self.walk, self.X, self.y_class, self.step = walk, X, y_class, step
+        self.table = table
+        self.estimator = estimator
+        self.check = check
+        self.best = None
+        self.epoch = 0
+
+    def run_epoch(self, order, active):
+        self.epoch += 1
+        self.walk.refresh_inverse()
+        updates = self.walk.run(
+            self.X, order, self.y_class, self.step, self.table,
+            progress=_progress_printer(self.estimator, self.epoch,
+                                       order.shape[0], perf_counter()))
+        return np.array([updates.sum()], dtype=np.int64)
+
+    def weight_norm(self):
+        return self.walk.weight_norm()
+
+    def end_epoch(self, epoch, active, updates, stopper, val_score, last=False):
+        if self.check is not None:
+            # The model of this epoch against the best so far (ties keep
+            # the earlier one).
+            score = self.check.score(self.walk, self.X)
+            if self.best is None or score > self.best[0]:
+                self.best = (score, self.walk.snapshot())
+        return []
+
+    def keep_best(self):
+        if self.best is not None:
+            self.walk.restore(self.best[1])
+
+
 def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
-    """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk.
+    """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
+    through the epoch driver.
 
     ``state`` is the previous iterate (``warm_start``) or None; ``matched``
     the rows of X its support vectors are (None when they are not rows of
@@ -300,7 +345,6 @@ def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
     """
     n, n_classes = X.shape[0], classes.shape[0]
     n_rows = 1 if n_classes == 2 else n_classes
-    table = one_vs_all_table(n_classes)
     y_class = np.ascontiguousarray(y_class, dtype=np.int32)
     step = np.ascontiguousarray(step, dtype=np.float64)
     walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype)
@@ -309,50 +353,24 @@ def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
             state.sv.shape[0], -1)
         walk.load(state, rows, keep_average=False)
     walk.rng[0] = np.uint64(estimator._random_seed(rng))
-
+    check = _ModelCheck(X, y_class, n_classes, kernel, estimator) if (
+        estimator.tol is not None) else None
+    trainer = _BudgetTrainer(walk, X, y_class, step,
+                             one_vs_all_table(n_classes), estimator, check)
     stopper = StoppingRule(1, tol=estimator.tol,
                            n_iter_no_change=estimator.n_iter_no_change,
                            n_samples=n, early_stopping=False)
-    train_idx = np.arange(n, dtype=np.int32)
-    check = _ModelCheck(X, y_class, n_classes, kernel, estimator) if (
-        estimator.tol is not None) else None
-    best = None
-    mistakes_per_epoch = []
-    for epoch in range(1, estimator.max_iter + 1):
-        start = perf_counter()
-        order = estimator._epoch_order(train_idx, rng)
-        walk.refresh_inverse()
-        updates = walk.run(X, order, y_class, step, table,
-                           progress=_progress_printer(estimator, epoch, n, start))
-        total = int(updates.sum())
-        mistakes_per_epoch.append(total)
-        stopper.update(np.array([total]))
-        if check is not None:
-            # The model of this epoch against the best so far (ties keep
-            # the earlier one).
-            score = check.score(walk, X)
-            if best is None or score > best[0]:
-                best = (score, walk.snapshot())
-        if estimator.verbose:
-            estimator._print_epoch(epoch, total, walk.weight_norm(),
-                                   perf_counter() - start)
-        if stopper.done:
-            break
-    release_random_state(rng)
-    if best is not None:
-        walk.restore(best[1])
-    if stopper.active.any():
-        estimator._warn_max_iter(int(stopper.active.sum()))
+    record = train(trainer, train_idx=np.arange(n, dtype=np.int32), rng=rng,
+                   shuffle=estimator.shuffle, max_iter=estimator.max_iter,
+                   stopper=stopper, verbose=estimator.verbose)
+    trainer.keep_best()
+    set_fit_results(estimator, record)
 
     new_state = walk.result(X, by_row=True)
     estimator._set_model(new_state, classes)
     estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
     estimator.support_ = new_state.sv_index
-    estimator.n_iter_ = int(stopper.n_iter.max())
-    estimator.mistakes_per_epoch_ = mistakes_per_epoch
-    estimator.n_mistakes_ = int(sum(mistakes_per_epoch))
-    estimator.converged_ = bool(stopper.converged.all())
     estimator._max_support_seen = int(walk.counters[2])
     return estimator
 
@@ -391,11 +409,7 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
     estimator.__dict__.pop("support_", None)
-    estimator.mistakes_per_epoch_ = [
-        *getattr(estimator, "mistakes_per_epoch_", []), total]
-    estimator.n_mistakes_ = getattr(estimator, "n_mistakes_", 0) + total
-    estimator.n_iter_ = getattr(estimator, "n_iter_", 0) + 1
-    estimator.converged_ = total == 0
+    record_partial_pass(estimator, total)
     estimator._max_support_seen = max(
         getattr(estimator, "_max_support_seen", 0), int(walk.counters[2]))
     return estimator

@@ -11,25 +11,20 @@ driver.
 
 import numbers
 import warnings
-from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _voted_fast
-from ._base import (
-    BasePerceptron,
-    StoppingRule,
-    fit_random_state,
-    keep_state_on_error,
-    one_vs_all_table,
-    release_random_state,
-)
+from ._base import BasePerceptron, keep_state_on_error
+from ._rows import one_vs_all_table
+from ._training import StoppingRule, set_fit_results, train
 from ._kernel import (
     _KERNEL_CODES,
     _Kernel,
@@ -534,35 +529,21 @@ or (n_samples, n_samples)
                                      self._kernel(gamma), self.fit_intercept,
                                      self.cache_size)
 
-        rng = fit_random_state(self.random_state)
         # The number of epochs is the algorithm's T: no tolerance rule, a row
         # stops early only on an epoch without mistakes.
         stopper = StoppingRule(n_rows, tol=None, n_iter_no_change=1,
                                n_samples=n, early_stopping=False)
-        train_idx = np.arange(n, dtype=np.int32)
-        mistakes_per_epoch = []
-        for epoch in range(1, self.max_iter + 1):
-            start = perf_counter()
-            order = self._epoch_order(train_idx, rng)
-            updates = state.run_epoch(order, stopper.active)
-            mistakes_per_epoch.append(int(updates.sum()))
-            stopper.update(updates)
-            if self.verbose:
-                self._print_epoch(epoch, updates.sum(), state.weight_norm(),
-                                  perf_counter() - start)
-            if stopper.done:
-                break
-        release_random_state(rng)
-        if stopper.active.any():
-            self._warn_max_iter(int(stopper.active.sum()))
-
+        record = train(
+            state, train_idx=np.arange(n, dtype=np.int32),
+            rng=check_random_state(self.random_state), shuffle=self.shuffle,
+            max_iter=self.max_iter, stopper=stopper, verbose=self.verbose,
+        )
         self._set_model(X, state.log, n_rows)
         self.classes_ = classes
         self.gamma_ = gamma
-        self.n_iter_ = int(stopper.n_iter.max())
-        self.mistakes_per_epoch_ = mistakes_per_epoch
-        self.n_mistakes_ = int(sum(mistakes_per_epoch))
-        self.converged_ = bool(stopper.converged.all())
+        set_fit_results(self, record, warn=False)
+        if record.unconverged.any():
+            self._warn_max_iter(int(record.unconverged.sum()))
         return self
 
     def _set_model(self, X, log, n_rows):

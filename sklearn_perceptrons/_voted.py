@@ -240,6 +240,7 @@ class VotedPerceptron(BasePerceptron):
         n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
         ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
         matrix.  "linear" trains in the primal (weights updated in place).
+        A float32 Gram matrix is converted to float64 once in ``fit``.
 
     degree : int, default=3
         Degree of the "poly" kernel.

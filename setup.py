@@ -45,7 +45,13 @@ for path in sorted(glob(os.path.join("sklearn_perceptrons", "_*.pyx"))):
             continue
         args.append("-mavx2")
     extensions.append(
-        Extension("sklearn_perceptrons." + name, [path], extra_compile_args=args)
+        Extension(
+            "sklearn_perceptrons." + name,
+            [path],
+            extra_compile_args=args,
+            # The C headers beside the .pyx files (rebuild when they change).
+            depends=glob(os.path.join("sklearn_perceptrons", "*.h")),
+        )
     )
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -41,19 +41,7 @@ cdef enum:
     RULE_MARGIN = 1
 
 
-cdef extern from *:
-    """
-    /* On x86 the prefetch is an asm statement: GCC 12 deleted every
-       __builtin_prefetch of the epoch as dead code (checked in the
-       disassembly), which made shuffled epochs latency-bound. */
-    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    #define SKP_PREFETCH(addr) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(addr)))
-    #elif defined(__GNUC__) || defined(__clang__)
-    #define SKP_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 3)
-    #else
-    #define SKP_PREFETCH(addr) ((void)0)
-    #endif
-    """
+cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
 
 

@@ -10,7 +10,6 @@ epoch: see its docstring for the algorithm and the column cache.
 
 import copy
 import numbers
-from time import perf_counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -22,15 +21,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._cpu import kernel_fast as _kernel_fast
-from ._base import (
-    BasePerceptron,
+from ._base import BasePerceptron, keep_state_on_error, partial_fit_context
+from ._rows import as_csr_int32, one_vs_all_table
+from ._training import (
     StoppingRule,
-    fit_random_state,
-    keep_state_on_error,
-    one_vs_all_table,
-    release_random_state,
+    record_partial_pass,
+    set_fit_results,
+    train,
 )
-from ._linear import as_csr_int32
 
 # Mirrors of the enums of _kernel_fast.pyx.
 _KERNEL_CODES = {
@@ -537,6 +535,30 @@ class _DualWalk:
 # -- the estimator -------------------------------------------------------------
 
 
+class _WalkTrainer:
+    """The dual walk as a trainer of :func:`sklearn_perceptrons._training.train`.
+
+    With a budget and several rows, a removal takes a support vector away
+    from every row, so the rows share one stopping rule (``coupled``): the
+    driver then sees one row, the total of the updates.
+    """
+
+    def __init__(self, walk, n_rows, coupled):
+        self.walk = walk
+        self.coupled = coupled
+        self.n_rows = 1 if coupled else n_rows
+        self._repeat = n_rows
+
+    def run_epoch(self, order, active):
+        if self.coupled:
+            return self.walk.run(order, np.repeat(active, self._repeat)).sum(
+                keepdims=True)
+        return self.walk.run(order, active)
+
+    def weight_norm(self):
+        return self.walk.weight_norm()
+
+
 def _not_precomputed(estimator):
     """``partial_fit`` exists unless the kernel is precomputed: the kernel
     between a new sample and earlier support vectors would be unknown."""
@@ -964,7 +986,7 @@ or (n_samples, n_samples)
         step = sample_weight * self._class_weights(classes, y_class)[y_class]
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
-        rng = fit_random_state(self.random_state)
+        rng = check_random_state(self.random_state)
 
         state, matched = None, None
         if self.warm_start and hasattr(self, "_state"):
@@ -1005,31 +1027,17 @@ or (n_samples, n_samples)
             early_stopping=False,
         )
         train_idx = np.arange(n_ext, n_ext + n, dtype=np.int32)
-        mistakes_per_epoch = []
-        for epoch in range(1, self.max_iter + 1):
-            start = perf_counter()
-            order = self._epoch_order(train_idx, rng)
-            active = np.repeat(stopper.active, n_rows) if coupled else stopper.active
-            updates = walk.run(order, active)
-            mistakes_per_epoch.append(int(updates.sum()))
-            stopper.update(updates.sum(keepdims=True) if coupled else updates)
-            if self.verbose:
-                self._print_epoch(epoch, updates.sum(), walk.weight_norm(),
-                                  perf_counter() - start)
-            if stopper.done:
-                break
-        release_random_state(rng)
-        if stopper.active.any():
-            self._warn_max_iter(int(stopper.active.sum()))
+        record = train(
+            _WalkTrainer(walk, n_rows, coupled), train_idx=train_idx, rng=rng,
+            shuffle=self.shuffle, max_iter=self.max_iter, stopper=stopper,
+            verbose=self.verbose,
+        )
+        set_fit_results(self, record)
 
         new_state = walk.result(n_ext, training_rows=True)
         self._set_model(new_state, classes)
         self.gamma_ = gamma
         self.support_ = new_state.sv_index
-        self.n_iter_ = int(stopper.n_iter.max())
-        self.mistakes_per_epoch_ = mistakes_per_epoch
-        self.n_mistakes_ = int(sum(mistakes_per_epoch))
-        self.converged_ = bool(stopper.converged.all())
         self._max_support_seen = walk.max_support_seen
         return self
 
@@ -1056,7 +1064,7 @@ or (n_samples, n_samples)
 
     @available_if(_not_precomputed)
     @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one online pass over the given samples, in the given order.
 
@@ -1129,10 +1137,7 @@ or (n_samples, n_samples)
         self._set_model(walk.result(n_ext, training_rows=False), classes)
         self.gamma_ = gamma
         self.__dict__.pop("support_", None)
-        self.mistakes_per_epoch_ = [*getattr(self, "mistakes_per_epoch_", []), total]
-        self.n_mistakes_ = getattr(self, "n_mistakes_", 0) + total
-        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
-        self.converged_ = total == 0
+        record_partial_pass(self, total)
         self._max_support_seen = max(getattr(self, "_max_support_seen", 0),
                                      walk.max_support_seen)
         return self
@@ -1177,28 +1182,6 @@ or (n_samples, n_train)
         )
         scores += self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict the class of every sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-or (n_samples, n_train)
-            The samples (Gram matrix with the training samples for
-            ``kernel="precomputed"``).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``classes_[1]`` where the decision is > 0 and ``classes_[0]``
-            otherwise (binary), or the class of largest decision (ties go to
-            the lowest class index).
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
 
     @property
     def coef_(self):

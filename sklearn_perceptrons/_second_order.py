@@ -38,6 +38,7 @@ _EPOCH = {
     (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
 _UNUSED = np.zeros(1)
+_PENDING = _second_order_fast.pending_rows()
 
 
 def _physical_memory():
@@ -139,10 +140,50 @@ class SecondOrderState:
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            np.empty(2 * p), self.average, self.coef_sum, self.intercept_sum,
+            np.empty(2 * p + _PENDING),
+            _UNUSED if self.diagonal else np.empty(n_rows * _PENDING * p),
+            np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum, self.intercept_sum,
             self.visits, updates,
         )
         return updates
+
+
+class SecondOrderTrainer:
+    """A :class:`SecondOrderState` trained on one data set: the trainer
+    interface of the package's epoch driver (``n_rows``, ``run_epoch``,
+    ``weight_norm``, ``scores``, ``snapshot``/``keep_rows``/``restore``)."""
+
+    def __init__(self, X, y_class, step, table, state):
+        self.X = X
+        self.y_class = y_class
+        self.step = step
+        self.table = table
+        self.state = state
+
+    @property
+    def n_rows(self):
+        return self.state.coef.shape[0]
+
+    def run_epoch(self, order, active):
+        updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
+                                       self.table, active)
+        _check_finite_weights(self.state)
+        return updates
+
+    def weight_norm(self):
+        return float(np.linalg.norm(self.state.coef))
+
+    def scores(self, rows):
+        return row_scores(self.X, rows, *self.state.model())
+
+    def snapshot(self):
+        return self.state.copy()
+
+    def keep_rows(self, snapshot, rows):
+        snapshot.copy_rows(self.state, rows)
+
+    def restore(self, snapshot):
+        self.state = snapshot
 
 
 class SecondOrderPerceptron(BaseLinearPerceptron):
@@ -438,44 +479,35 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     def _epochs(self, X, y_class, step, table, state, train_idx, val_idx, rng):
         """The epoch loop of ``fit`` with the per-row stopping rules."""
-        n_rows = state.coef.shape[0]
+        trainer = SecondOrderTrainer(X, y_class, step, table, state)
+        n_rows = trainer.n_rows
         stopper = StoppingRule(
             n_rows, tol=self.tol, n_iter_no_change=self.n_iter_no_change,
             n_samples=train_idx.shape[0], early_stopping=self.early_stopping,
         )
         if val_idx is not None:
             signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
-            best_model = state.model()
-            best_state = state.copy()
+            best = trainer.snapshot()
         mistakes_per_epoch = []
         for epoch in range(1, self.max_iter + 1):
             start = perf_counter()
             order = self._epoch_order(train_idx, rng)
-            updates = state.run_epoch(X, order, y_class, step, table,
-                                      stopper.active)
-            _check_finite_weights(state)
+            updates = trainer.run_epoch(order, stopper.active)
             mistakes_per_epoch.append(int(updates.sum()))
             val_score = None
             if val_idx is not None:
-                coef, intercept = state.model()
-                val_score = row_accuracy(
-                    row_scores(X, val_idx, coef, intercept),
-                    y_class[val_idx], signs_of_class,
-                )
+                val_score = row_accuracy(trainer.scores(val_idx),
+                                         y_class[val_idx], signs_of_class)
             improved = stopper.update(updates, val_score)
             if val_idx is not None and improved.any():
-                best_model[0][improved] = coef[improved]
-                best_model[1][improved] = intercept[improved]
-                best_state.copy_rows(state, improved)
-            self._print_epoch(
-                epoch, updates.sum(), float(np.linalg.norm(state.coef)),
-                perf_counter() - start,
-            )
+                trainer.keep_rows(best, improved)
+            self._print_epoch(epoch, updates.sum(), trainer.weight_norm(),
+                              perf_counter() - start)
             if stopper.done:
                 break
         if val_idx is not None:
-            return best_state, best_model, stopper, mistakes_per_epoch
-        return state, state.model(), stopper, mistakes_per_epoch
+            trainer.restore(best)
+        return trainer.state, trainer.state.model(), stopper, mistakes_per_epoch
 
     # -- partial_fit ---------------------------------------------------------
 

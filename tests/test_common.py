@@ -119,36 +119,6 @@ def test_parameters_are_validated_again_when_they_change(estimator):
     est.fit(X, y)
 
 
-def test_fit_random_state_is_a_fresh_seeded_random_state():
-    # A pooled RandomState, seeded again, draws what RandomState(seed)
-    # draws, every time; a RandomState passed by the user is used as is and
-    # never enters the pool.
-    import numpy as np
-    from numpy.testing import assert_array_equal
-
-    from sklearn_perceptrons._base import (
-        _RANDOM_STATES,
-        fit_random_state,
-        release_random_state,
-    )
-
-    expected = np.random.RandomState(7).randint(0, 2**63 - 1, size=6,
-                                                dtype=np.int64)
-    for _ in range(3):
-        rng = fit_random_state(7)
-        assert_array_equal(
-            rng.randint(0, 2**63 - 1, size=6, dtype=np.int64), expected)
-        release_random_state(rng)
-    nested = fit_random_state(7), fit_random_state(7)
-    assert nested[0] is not nested[1]
-    for rng in nested:
-        release_random_state(rng)
-    user = np.random.RandomState(3)
-    assert fit_random_state(user) is user
-    release_random_state(user)
-    assert all(rng is not user for rng in _RANDOM_STATES.free)
-
-
 @pytest.mark.parametrize("estimator", public_estimators(),
                          ids=lambda e: type(e).__name__)
 def test_integer_seed_and_its_random_state_fit_alike(estimator):

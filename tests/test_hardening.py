@@ -378,3 +378,25 @@ def test_max_margin_factorizes_its_support_once(monkeypatch):
     assert (Z @ w).min() >= 1 - 1e-9
     assert gamma == pytest.approx(1.0 / np.linalg.norm(w), rel=1e-9)
     assert margin(X, y, coef, intercept) == pytest.approx(gamma, rel=1e-12)
+
+
+def test_condition_measure_of_extreme_rows_and_csr_duplicates():
+    """Items 4 and 2, the family: condition_measure depends on the rows'
+    directions only, but raised "The norms of some rows of A overflow" for
+    A * 1e200, counted a row of A * 1e-170 as zero (its squared norm
+    underflowed), and read CSR duplicates as separate entries."""
+    from sklearn_perceptrons.bounds import condition_measure
+
+    A = np.array([[1.0, 1.0], [1.0, -1.0], [2.0, 0.5]])
+    expected = condition_measure(A)
+    assert expected > 0
+    assert condition_measure(A * 1e200) == pytest.approx(expected, rel=1e-12)
+    rows = np.array([1e-170, 1.0, 1e250])[:, None]
+    assert condition_measure(A * rows) == pytest.approx(expected, rel=1e-12)
+    infeasible = np.array([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]])
+    assert condition_measure(infeasible * 1e300) == pytest.approx(
+        condition_measure(infeasible), rel=1e-12
+    )
+    D = _with_duplicates(A)
+    assert condition_measure(D) == pytest.approx(expected, rel=1e-12)
+    assert not D.has_canonical_format

@@ -566,10 +566,16 @@ def test_averaged_matches_reference_with_shuffling():
     y_class = np.unique(y, return_inverse=True)[1]
     clf = KernelPerceptron(gamma=0.2, average=True, shuffle=True, tol=None,
                            max_iter=4, random_state=11).fit(X, y)
-    # The epochs' permutations, drawn as fit draws them.
+    # The epochs' permutations, drawn as fit draws them: one 63-bit seed per
+    # epoch from random_state, then the compiled Fisher-Yates shuffle.
+    from sklearn_perceptrons._shuffle import shuffle_indices
+
     rng = np.random.RandomState(11)
-    train_idx = np.arange(X.shape[0], dtype=np.int32)
-    orders = [clf._epoch_order(train_idx, rng) for _ in range(4)]
+    orders = []
+    for _ in range(4):
+        order = np.arange(X.shape[0], dtype=np.int32)
+        shuffle_indices(order, int(rng.randint(0, 2**63 - 1, dtype=np.int64)))
+        orders.append(order)
     expected = reference_kernel_perceptron(padded_gram(X, 0.2), y_class, 4,
                                            orders, average=True)
     assert_allclose(dense_dual_coef(clf, X.shape[0]), expected, rtol=1e-9,

@@ -332,7 +332,7 @@ def test_early_stopping_keeps_best_epoch():
     # Recompute the validation split and the per-epoch validation accuracy.
     from sklearn.utils import check_random_state
 
-    from sklearn_perceptrons._base import validation_split
+    from sklearn_perceptrons._training import validation_split
 
     _, val_idx = validation_split(len(y), 0.2, check_random_state(0))
     best_acc = max(

@@ -576,7 +576,61 @@ def _not_precomputed(estimator):
     return True
 
 
-class KernelPerceptron(BasePerceptron):
+class KernelMixin:
+    """What the estimators with a kernel share: the constraints of the kernel
+    parameters (``kernel``, ``degree``, ``gamma``, ``coef0``,
+    ``kernel_params``, ``cache_size``; merge them into
+    ``_parameter_constraints``), the tags of a precomputed kernel, the value
+    of ``gamma``, and the resolved :class:`_Kernel`.  Put it before the base
+    estimator in the bases."""
+
+    kernel_parameter_constraints = {
+        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
+        "degree": [Interval(numbers.Integral, 0, np.iinfo(np.int32).max,
+                            closed="both")],
+        "gamma": [
+            StrOptions({"scale", "auto"}),
+            Interval(numbers.Real, 0, None, closed="left"),
+        ],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "cache_size": [Interval(numbers.Real, 0, _MAX_CACHE_MB, closed="right")],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        return tags
+
+    def _kernel(self, gamma):
+        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
+                       self.kernel_params)
+
+    def _resolve_gamma(self, X):
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        gamma = _scale_gamma(X)
+        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+            limit = "below" if gamma == np.inf else "above"
+            raise ValueError(
+                f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
+                f"in float64: the variance of X is {limit} the range of float64. "
+                "Scale the features, or pass gamma as a float."
+            )
+        return gamma
+
+    def _reject_sparse_gram(self, X):
+        if self.kernel == "precomputed" and sp.issparse(X):
+            raise TypeError(
+                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
+                "matrix. Convert it with X.toarray()."
+            )
+
+
+class KernelPerceptron(KernelMixin, BasePerceptron):
     """The kernel perceptron: a perceptron in the feature space of a kernel.
 
     Learns ``f(x) = sum_j dual_coef_[j] * K(support_vectors_[j], x) +
@@ -863,22 +917,13 @@ class KernelPerceptron(BasePerceptron):
 
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
-        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
-        "degree": [Interval(numbers.Integral, 0, np.iinfo(np.int32).max,
-                            closed="both")],
-        "gamma": [
-            StrOptions({"scale", "auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-        ],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "kernel_params": [dict, None],
+        **KernelMixin.kernel_parameter_constraints,
         "threshold": [Interval(numbers.Real, 0, None, closed="left")],
         "budget": [
             Interval(numbers.Integral, 1, np.iinfo(np.int64).max, closed="both"),
             None,
         ],
         "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
-        "cache_size": [Interval(numbers.Real, 0, _MAX_CACHE_MB, closed="right")],
     }
 
     def __init__(
@@ -923,40 +968,6 @@ class KernelPerceptron(BasePerceptron):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = self.kernel != "precomputed"
-        return tags
-
-    # -- helpers -------------------------------------------------------------
-
-    def _kernel(self, gamma):
-        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
-                       self.kernel_params)
-
-    def _resolve_gamma(self, X):
-        if not isinstance(self.gamma, str):
-            return float(self.gamma)
-        if self.gamma == "auto":
-            return 1.0 / X.shape[1]
-        gamma = _scale_gamma(X)
-        if not np.finfo(np.float64).tiny <= gamma < np.inf:
-            limit = "below" if gamma == np.inf else "above"
-            raise ValueError(
-                f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
-                f"in float64: the variance of X is {limit} the range of float64. "
-                "Scale the features, or pass gamma as a float."
-            )
-        return gamma
-
-    def _reject_sparse_gram(self, X):
-        if self.kernel == "precomputed" and sp.issparse(X):
-            raise TypeError(
-                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
-                "matrix. Convert it with X.toarray()."
-            )
 
     def _random_seed(self, rng):
         """Seed of the "random" budget strategy, drawn from a copy of ``rng``

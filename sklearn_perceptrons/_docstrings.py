@@ -73,3 +73,76 @@ fragment("feasibility_example_A", """
     >>> import numpy as np
     >>> A = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, -0.5]])  # a feasible system
 """)
+
+
+# ---------------------------------------------------------------------------
+# _multiclass.py: OneVsAllPerceptron, OneVsOnePerceptron
+# ---------------------------------------------------------------------------
+
+fragment("reduction_parameters", """
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        A binary classifier with ``fit`` and ``decision_function``, cloned for
+        every binary problem.  ``None`` means :class:`Perceptron()`.
+
+    n_jobs : int, default=None
+        Number of jobs training the binary problems of the generic path in
+        parallel (joblib).  ``None`` means 1 unless in a
+        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
+        The fast path is one sequential compiled pass and does not use it.
+""")
+
+fragment("reduction_classes", """
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels.
+
+    n_classes_ : int
+        Number of classes.
+""")
+
+fragment("reduction_fast_path", """
+    The fast path is used when the base estimator's type is exactly
+    :class:`Perceptron` or :class:`MarginPerceptron`, except with
+    ``class_weight`` (the binary estimators see labels 0/1, so their class
+    weights are those of their binary problem), ``early_stopping=True`` (each
+    binary estimator draws its own validation split from its own samples) or
+    ``margin="auto"`` (a search per binary problem, on its own samples);
+    these use the generic path.
+""")
+
+fragment("reduction_example_iris", """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+""")
+
+
+# ---------------------------------------------------------------------------
+# bounds.py
+# ---------------------------------------------------------------------------
+
+fragment("bounds_X_y", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples. Sparse matrices are never densified.
+
+    y : array-like of shape (n_samples,)
+        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
+        positive class.
+""")
+
+
+# ---------------------------------------------------------------------------
+# distributed.py
+# ---------------------------------------------------------------------------
+
+fragment("dask_X", """
+    Parameters
+    ----------
+    X : dask array, dask DataFrame, array-like or sparse matrix of \\
+            shape (n_samples, n_features)
+        The samples.
+""")

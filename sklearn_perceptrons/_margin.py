@@ -9,6 +9,7 @@ plugs into the driver of :mod:`sklearn_perceptrons._training` as a trainer
 keeps the pocket; its online form splits the pass of ``partial_fit``.
 """
 
+import dataclasses
 import numbers
 
 import numpy as np
@@ -88,6 +89,7 @@ def _row_geometry(sq_norms, y_class, step, signs_of_class):
     )
 
 
+@dataclasses.dataclass(eq=False)
 class _MarginSearch:
     """State of the certified margin search of every row (``margin="auto"``).
 
@@ -98,20 +100,17 @@ class _MarginSearch:
     snapshot of ``keep_state_on_error`` stays valid.
     """
 
-    def __init__(self, sq_radius, halvings, run_updates, start_norm,
-                 step_min, step_max):
-        self.sq_radius = sq_radius
-        self.halvings = halvings
-        self.run_updates = run_updates
-        self.start_norm = start_norm
-        self.step_min = step_min
-        self.step_max = step_max
+    sq_radius: np.ndarray
+    halvings: np.ndarray
+    run_updates: np.ndarray
+    start_norm: np.ndarray
+    step_min: np.ndarray
+    step_max: np.ndarray
 
     def copy(self):
-        return _MarginSearch(*(np.array(getattr(self, name)) for name in (
-            "sq_radius", "halvings", "run_updates", "start_norm",
-            "step_min", "step_max",
-        )))
+        return _MarginSearch(
+            *(np.array(getattr(self, f.name)) for f in dataclasses.fields(self))
+        )
 
     def gamma(self):
         return np.ldexp(np.sqrt(self.sq_radius), -self.halvings)

@@ -146,3 +146,41 @@ fragment("dask_X", """
             shape (n_samples, n_features)
         The samples.
 """)
+
+
+# ---------------------------------------------------------------------------
+# The binary/one-vs-all perceptrons (Perceptron, MarginPerceptron,
+# SecondOrderPerceptron, KernelPerceptron, VotedPerceptron)
+# ---------------------------------------------------------------------------
+
+fragment("linear_coef_attrs", """
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights, in the dtype of the training data.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+""")
+
+fragment("classes_attrs", """
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels; ``classes_[1]`` is the positive class of a
+        binary problem.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+""")
+
+fragment("epoch_record_attrs", """
+    mistakes_per_epoch_ : list of int
+        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
+        one entry per call.
+
+    converged_ : bool
+        Whether every row of the last ``fit`` ended on an epoch with zero
+        updates (after ``partial_fit``: whether its pass made no update).
+""")

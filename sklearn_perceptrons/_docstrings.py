@@ -142,8 +142,8 @@ fragment("bounds_X_y", """
 fragment("dask_X", """
     Parameters
     ----------
-    X : dask array, dask DataFrame, array-like or sparse matrix of \\
-            shape (n_samples, n_features)
+    X : dask array, dask DataFrame, array-like or sparse matrix of \
+shape (n_samples, n_features)
         The samples.
 """)
 

@@ -184,3 +184,47 @@ fragment("epoch_record_attrs", """
         Whether every row of the last ``fit`` ended on an epoch with zero
         updates (after ``partial_fit``: whether its pass made no update).
 """)
+
+fragment("fit_X_y", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data; float32 and CSR data are used without copies.
+
+    y : array-like of shape (n_samples,)
+        Target labels.
+""")
+
+fragment("kernel_fit_X_y", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_samples)
+        Training data (float32 and CSR data are used without copies), or
+        the Gram matrix for ``kernel="precomputed"``.
+
+    y : array-like of shape (n_samples,)
+        Target labels.
+""")
+
+fragment("kernel_predict_X", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_train)
+        The samples, or their kernel with the training samples for
+        ``kernel="precomputed"``.
+""")
+
+fragment("partial_fit_X_y_classes", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        A batch of training data (never shuffled).
+
+    y : array-like of shape (n_samples,)
+        Target labels of the batch.
+
+    classes : array-like of shape (n_classes,), default=None
+        Every label of the stream; required on the first call.
+""")

@@ -31,7 +31,7 @@ through scipy's ``cython_blas`` function pointers, which need no GIL).
 
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer
 from cython cimport floating
-from libc.math cimport sqrt
+from libc.math cimport isfinite, isnan, sqrt
 
 from scipy.linalg import cython_blas as _cython_blas
 
@@ -117,7 +117,7 @@ cdef void _flush(double* M, double* pending, int* n_pending,
         n_pending[0] = 0
 
 
-cdef void _full_update(
+cdef bint _full_update(
     double* w, double* b, double* M, double* pending, int* n_pending,
     double* work, Py_ssize_t n_features,
     bint fit_intercept, double c, double s, double raw,
@@ -131,6 +131,7 @@ cdef void _full_update(
     lower triangle of the row-major array); ``U`` holds the last
     ``n_pending`` downdates ``u = sqrt(c / (1 + c q)) z`` as columns
     (``pending``, column-major ``p x PENDING``), flushed into ``M`` when full.
+    Returns True, before changing anything, when ``x~^T A^-1 x~`` overflowed.
     """
     cdef int p = n_features + fit_intercept
     cdef int one = 1
@@ -162,6 +163,8 @@ cdef void _full_update(
     q = 0.0
     for j in range(p):
         q += x[j] * z[j]
+    if not isfinite(q):
+        return True
     # M is positive definite, so q >= 0; rounding may not keep it so.
     if q < 0.0:
         q = 0.0
@@ -182,16 +185,19 @@ cdef void _full_update(
     n_pending[0] += 1
     if n_pending[0] == PENDING:
         _flush(M, pending, n_pending, p)
+    return False
 
 
-cdef void _diagonal_update(
+cdef bint _diagonal_update(
     double* w, double* b, double* D, double* v, Py_ssize_t n_features,
     bint fit_intercept, double c, double s,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
     bint average, double* w_sum, double* b_sum, double visits,
 ) noexcept nogil:
     """The diagonal step of one row on a mistake: ``A_jj += c x_j^2``,
-    ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` on the coordinates of x~."""
+    ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` on the coordinates of x~.
+    Returns True when ``A_jj`` or ``v_j`` overflowed (``w_j`` would silently
+    become 0 or NaN)."""
     cdef Py_ssize_t j, col
     cdef double x, w_new
     for j in range(nnz):
@@ -199,6 +205,8 @@ cdef void _diagonal_update(
         x = x_values[j]
         D[col] += c * x * x
         v[col] += c * s * x
+        if not (isfinite(D[col]) and isfinite(v[col])):
+            return True
         w_new = v[col] / D[col]
         if average:
             w_sum[col] += visits * (w_new - w[col])
@@ -206,13 +214,16 @@ cdef void _diagonal_update(
     if fit_intercept:
         D[n_features] += c
         v[n_features] += c * s
+        if not (isfinite(D[n_features]) and isfinite(v[n_features])):
+            return True
         w_new = v[n_features] / D[n_features]
         if average:
             b_sum[0] += visits * (w_new - b[0])
         b[0] = w_new
+    return False
 
 
-cdef void _epoch(
+cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -226,7 +237,12 @@ cdef void _epoch(
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates, Py_ssize_t n_rows,
 ) noexcept nogil:
+    """The pass; returns True, at once, on a score that is not a number
+    (``w . x`` overflowed: inf - inf), which cannot be compared with 0, or
+    on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or ``v_j``); the
+    held-back downdates are applied either way."""
     cdef Py_ssize_t p = n_features + fit_intercept
+    cdef bint overflow = False
     cdef Py_ssize_t t, i, q, k, nnz, off, ahead_i
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -261,11 +277,14 @@ cdef void _epoch(
                 raw += intercept[k]
             s = class_signs[q]
             c = step[i]
+            if isnan(raw):
+                overflow = True
+                break
             # A sample of weight zero never updates, so it is no mistake either.
             if s * raw <= 0.0 and c != 0.0:
                 updates[k] += 1
                 if diagonal:
-                    _diagonal_update(
+                    overflow = _diagonal_update(
                         coef + k * n_features, intercept + k,
                         precision + 2 * k * p, precision + (2 * k + 1) * p,
                         n_features, fit_intercept, c, s,
@@ -273,20 +292,25 @@ cdef void _epoch(
                         average, coef_sum + k * n_features, intercept_sum + k,
                         visits[k],
                     )
-                else:
-                    _full_update(
+                    if overflow:
+                        break
+                elif _full_update(
                         coef + k * n_features, intercept + k, inverse + k * p * p,
                         pending + k * PENDING * p, n_pending + k,
                         work, n_features, fit_intercept, c, s, raw,
                         x_values, x_indices, nnz, sparse,
                         average, coef_sum + k * n_features, intercept_sum + k,
-                        visits[k],
-                    )
+                        visits[k]):
+                    overflow = True
+                    break
             visits[k] += 1.0
+        if overflow:
+            break
     if not diagonal:
         for k in range(n_rows):
             _flush(inverse + k * p * p, pending + k * PENDING * p,
                    n_pending + k, <int>p)
+    return overflow
 
 
 def epoch_dense(
@@ -358,11 +382,19 @@ def epoch_dense(
         Number of visits of every row so far; incremented in place.
     updates : ndarray of int64 of shape (n_rows,)
         Number of updates of every row; incremented in place.
+
+    Returns
+    -------
+    overflow : bool
+        True when the pass stopped early on a score ``w . x`` or an update
+        that overflowed the floating-point range (the state is then left
+        mid-pass).
     """
+    cdef bint overflow
     if order.shape[0] == 0:
-        return
+        return False
     with nogil:
-        _epoch(
+        overflow = _epoch(
             &X[0, 0], NULL, NULL, False, X.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
@@ -372,6 +404,7 @@ def epoch_dense(
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
             coef.shape[0],
         )
+    return overflow
 
 
 def epoch_csr(
@@ -408,10 +441,11 @@ def epoch_csr(
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    cdef bint overflow
     if order.shape[0] == 0:
-        return
+        return False
     with nogil:
-        _epoch(
+        overflow = _epoch(
             values, indices, &X_indptr[0], True, coef.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
@@ -421,3 +455,4 @@ def epoch_csr(
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
             coef.shape[0],
         )
+    return overflow

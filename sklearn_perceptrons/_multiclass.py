@@ -666,7 +666,7 @@ class OneVsAllPerceptron(_BaseReduction):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples, checked as the base estimator checks them.
 
         Returns
         -------
@@ -830,7 +830,8 @@ class OneVsOnePerceptron(_BaseReduction):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples (for a base estimator with a precomputed kernel,
+            their kernel with the training samples).
 
         Returns
         -------

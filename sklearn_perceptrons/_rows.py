@@ -50,8 +50,8 @@ _SCORES = {
     (np.dtype(np.float32), True): linear_fast.scores_csr["float"],
 }
 _MARGIN_NORMS = {
-    np.dtype(np.float64): linear_fast._margin_norms["double"],
-    np.dtype(np.float32): linear_fast._margin_norms["float"],
+    np.dtype(np.float64): linear_fast.margin_norms["double"],
+    np.dtype(np.float32): linear_fast.margin_norms["float"],
 }
 
 
@@ -283,6 +283,9 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
     sample and class weight); rows whose ``active`` flag is 0 are frozen.
+    Raises ValueError when a margin overflows (inf - inf is no number, and
+    would silently count as "no mistake"); the state is then left mid-pass,
+    for the caller to discard.
     """
     n_rows = state.coef.shape[0]
     updates = np.zeros(n_rows, dtype=np.int64)
@@ -291,11 +294,18 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         _MARGIN_NORMS[state.coef.dtype](
             state.coef, state.intercept, fit_intercept, norm
         )
-    _EPOCH[X.dtype, sp.issparse(X)](
+    overflow = _EPOCH[X.dtype, sp.issparse(X)](
         *_data(X), order, y_class, step, *table, state.coef, state.intercept,
         fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
         state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
     )
+    if overflow:
+        raise ValueError(
+            "A margin w . x overflowed to a non-finite value (values of X, or "
+            "of X times the weights, near the largest float), which no update "
+            "rule can compare. Scale the features (e.g. with "
+            "StandardScaler) or lower eta0 / sample_weight."
+        )
     return updates
 
 
@@ -314,9 +324,11 @@ def row_scores(X, rows, coef, intercept):
     return out
 
 
-class LinearTrainer:
-    """A :class:`LinearState` trained by the compiled epoch: the trainer of
-    the linear perceptrons for :func:`sklearn_perceptrons._training.train`.
+class StateTrainer:
+    """The part of a trainer (see :mod:`sklearn_perceptrons._training`) that
+    any model with a ``state`` like :class:`LinearState` shares: ``coef``,
+    ``intercept``, ``model()``, ``copy()`` and ``copy_rows()``.  A subclass
+    adds ``run_epoch(order, active)``.
 
     Parameters
     ----------
@@ -328,33 +340,20 @@ class LinearTrainer:
         Size of an update on every row of X.
     table : tuple of ndarrays
         The row table (see :func:`one_vs_all_table`).
-    state : LinearState
-        The starting weights; updated in place.
-    fit_intercept : bool
-    rule : Rule
-        The update rule (a subclass or a caller may change it between epochs).
+    state : object
+        The starting model; updated in place.
     """
 
-    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+    def __init__(self, X, y_class, step, table, state):
         self.X = X
         self.y_class = y_class
         self.step = step
         self.table = table
         self.state = state
-        self.fit_intercept = fit_intercept
-        self.rule = rule
 
     @property
     def n_rows(self):
         return self.state.coef.shape[0]
-
-    def run_epoch(self, order, active):
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-        )
-        check_finite_weights(self.state)
-        return updates
 
     def model(self):
         return self.state.model()
@@ -373,3 +372,22 @@ class LinearTrainer:
 
     def restore(self, snapshot):
         self.state = snapshot
+
+
+class LinearTrainer(StateTrainer):
+    """A :class:`LinearState` trained by the compiled epoch with the update
+    :class:`Rule` ``rule`` (which a subclass or a caller may change between
+    epochs); the other parameters are those of :class:`StateTrainer`."""
+
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+        super().__init__(X, y_class, step, table, state)
+        self.fit_intercept = fit_intercept
+        self.rule = rule
+
+    def run_epoch(self, order, active):
+        updates = run_epoch(
+            self.X, self.state, order, self.y_class, self.step, self.table,
+            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+        )
+        check_finite_weights(self.state)
+        return updates

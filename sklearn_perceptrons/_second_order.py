@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval
 from . import _second_order_fast
 from ._base import keep_state_on_error, partial_fit_context
 from ._linear import BaseLinearPerceptron
-from ._rows import check_finite_weights, one_vs_all_table, row_scores
+from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
 from ._training import print_epoch, record_partial_pass
 
 _EPOCH = {
@@ -173,42 +173,16 @@ class SecondOrderState:
         return updates
 
 
-class SecondOrderTrainer:
+class SecondOrderTrainer(StateTrainer):
     """A :class:`SecondOrderState` trained on one data set: the trainer of
-    :mod:`sklearn_perceptrons._training` (``n_rows``, ``run_epoch``,
-    ``weight_norm``, ``scores``, ``snapshot``/``keep_rows``/``restore``)."""
-
-    def __init__(self, X, y_class, step, table, state):
-        self.X = X
-        self.y_class = y_class
-        self.step = step
-        self.table = table
-        self.state = state
-
-    @property
-    def n_rows(self):
-        return self.state.coef.shape[0]
+    :mod:`sklearn_perceptrons._training` (what it shares with the linear
+    trainer comes from :class:`~sklearn_perceptrons._rows.StateTrainer`)."""
 
     def run_epoch(self, order, active):
         updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
                                        self.table, active)
         check_finite_weights(self.state)
         return updates
-
-    def weight_norm(self):
-        return float(np.linalg.norm(self.state.coef))
-
-    def scores(self, rows):
-        return row_scores(self.X, rows, *self.state.model())
-
-    def snapshot(self):
-        return self.state.copy()
-
-    def keep_rows(self, snapshot, rows):
-        snapshot.copy_rows(self.state, rows)
-
-    def restore(self, snapshot):
-        self.state = snapshot
 
 
 class SecondOrderPerceptron(BaseLinearPerceptron):

@@ -470,3 +470,27 @@ def test_warm_start_on_other_classes_features_or_mode_says_so():
     with pytest.raises(ValueError, match="diagonal"):
         clf.set_params(diagonal=True).fit(X, y)
     assert_array_equal(clf.coef_, coef)
+
+
+def test_partial_fit_reads_batches_of_either_float_type():
+    # The state is float64: a float64 batch after a float32 one is read as
+    # it is, and the model keeps the dtype of the first batch.
+    X, y = correlated_data(15)
+    mixed = SecondOrderPerceptron()
+    mixed.partial_fit(X[:30].astype(np.float32), y[:30], classes=[0, 1])
+    mixed.partial_fit(X[30:], y[30:])
+    assert mixed.coef_.dtype == np.float32
+    single = SecondOrderPerceptron()
+    single.partial_fit(X[:30].astype(np.float32), y[:30], classes=[0, 1])
+    single.partial_fit(X[30:].astype(np.float32), y[30:])
+    assert_allclose(mixed.coef_, single.coef_, rtol=1e-5)
+
+
+def test_meta_estimators_take_it_as_a_base():
+    from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron
+
+    X, y = correlated_data(16, n_samples=120, n_classes=3, noise=0.0)
+    native = fit_quiet(SecondOrderPerceptron(max_iter=30), X, y)
+    for Meta in (OneVsAllPerceptron, OneVsOnePerceptron):
+        meta = fit_quiet(Meta(SecondOrderPerceptron(max_iter=30)), X, y)
+        assert meta.score(X, y) >= native.score(X, y) - 0.1

@@ -3,9 +3,9 @@
 """The kernelized (dual) perceptron: :class:`KernelPerceptron`.
 
 The Python layer owns the parameters, the validation, the labels, the support
-set between calls and the stopping rules; the compiled walk of
-``_kernel_fast`` owns the epoch (see its module docstring for the algorithm
-and the column cache).
+set between calls and the stopping rules; the compiled walk
+(``_kernel_core.pxi``, built as ``_kernel_fast`` and its AVX2 twin) owns the
+epoch: see its docstring for the algorithm and the column cache.
 """
 
 import copy

@@ -49,7 +49,6 @@ from libc.stdint cimport uint64_t
 from ._random cimport randint
 
 cdef extern from "_kernel_fast.h":
-    double SKP_LOG_DBL_MIN
     double skp_clamp_log(double t) noexcept nogil
     double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
     void skp_dense_pass_d(int mode, const double* values, Py_ssize_t d,
@@ -598,6 +597,40 @@ cdef int _walk(
     return STATUS_DONE
 
 
+def _check_shapes(z, samples, dual, cache):
+    """Refuse arrays whose shapes do not fit together: the walk indexes them
+    without bounds checks."""
+    n_z, n_rows = z.n_z, dual.scores.shape[0]
+    n_track = max(n_z - z.track_from, 1)
+    n_lines = (cache.lines if cache.lines32 is None else cache.lines32).shape[0]
+    expected = [
+        (dual.scores.shape, (n_rows, n_z)),
+        (dual.alpha.shape, (n_z, n_rows)),
+        (dual.alpha_sum.shape, (n_z, n_rows) if dual.average else dual.alpha_sum.shape),
+        (dual.forget.shape, (2, n_rows)),
+        (dual.visits.shape[0], n_rows),
+    ]
+    for length in (samples.y_class, samples.step, dual.in_support, dual.sv_list,
+                   dual.sv_pos, dual.last_time, cache.line_of_row, cache.seen):
+        expected.append((length.shape[0], n_z))
+    expected += [(cache.lines.shape[1], n_track),
+                 (cache.row_of_line.shape[0], max(n_lines - 2, 1)),
+                 (cache.line_used.shape[0], max(n_lines - 2, 1))]
+    n_classes = samples.rows_ptr.shape[0] - 1
+    if n_z and not 0 <= samples.y_class.min() <= samples.y_class.max() < n_classes:
+        raise ValueError("y_class must index the classes of the table.")
+    if samples.rows.shape[0] and samples.rows.max() >= n_rows:
+        raise ValueError("The table names a row beyond n_rows.")
+    if not z.sparse and z.values.shape[0] != n_z * z.n_features:
+        raise ValueError("The dense values do not hold n_z rows of n_features.")
+    if z.sparse and z.indptr.shape[0] != n_z + 1:
+        raise ValueError("indptr must have n_z + 1 entries.")
+    for got, want in expected:
+        if got != want:
+            raise ValueError(f"Walker: an array of shape {got} where {want} "
+                             "was expected.")
+
+
 cdef class Walker:
     """The dual perceptron walk over the rows of Z, on arrays owned by the
     caller (kept alive here and used in place: they must not be reallocated
@@ -649,6 +682,7 @@ cdef class Walker:
     cdef signed char[::1] pass_signs
 
     def __init__(self, z, kernel, samples, dual, cache):
+        _check_shapes(z, samples, dual, cache)
         self.arrays = (z, kernel, samples, dual, cache)
         self._init_rows(z)
         self.w.kern.kind = kernel.code

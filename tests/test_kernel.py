@@ -1090,3 +1090,24 @@ def test_degree_beyond_the_range_of_int32_is_refused():
     X, y = binary_data(20)
     with pytest.raises(InvalidParameterError):
         KernelPerceptron(kernel="poly", degree=2**40).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_training_kernel_values_are_within_the_single_precision_bound(kernel,
+                                                                      sparse):
+    # A fit takes the exponential kernels in single precision (absolute
+    # error below 7.7e-8 per kernel value); decision_function in double.
+    # The training scores of the support vectors therefore stay within
+    # sum |alpha| * 7.7e-8 of the decision function there, and differ.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(150, 6))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=150) > 0).astype(int)
+    if sparse:
+        X = sp.csr_matrix(X)
+    clf = KernelPerceptron(kernel=kernel, gamma=0.3, max_iter=5).fit(X, y)
+    trained = clf._state["sv_scores"][:, 0]
+    exact = clf.decision_function(clf.support_vectors_)
+    bound = np.abs(clf.dual_coef_).sum() * 7.7e-8
+    assert np.abs(trained - exact).max() <= bound
+    assert np.abs(trained - exact).max() > 0

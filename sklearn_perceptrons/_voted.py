@@ -10,34 +10,27 @@ driver.
 """
 
 import numbers
-import warnings
-from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _voted_fast
-from ._base import (
-    BasePerceptron,
-    StoppingRule,
-    fit_random_state,
-    keep_state_on_error,
-    one_vs_all_table,
-    release_random_state,
-)
+from ._base import BasePerceptron, keep_state_on_error, predict_from_decision
 from ._kernel import (
     _KERNEL_CODES,
+    KernelPerceptron,
     _Kernel,
     _parts,
     _prepare_rows,
     _take_rows,
-    _variance,
 )
+from ._rows import one_vs_all_table
+from ._training import StoppingRule, set_fit_results, train
 
 _MB = 2**20
 # Log slots of the first epoch, per sample; the log doubles when full.
@@ -240,6 +233,7 @@ class VotedPerceptron(BasePerceptron):
         n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
         ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
         matrix.  "linear" trains in the primal (weights updated in place).
+        A float32 Gram matrix is converted to float64 once in ``fit``.
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -366,7 +360,10 @@ class VotedPerceptron(BasePerceptron):
     ``max_iter`` when an epoch has no mistake in any row (on separable
     data): further epochs would only add to the survival count of the last
     perceptron.  Otherwise it runs ``max_iter`` epochs and, as every
-    perceptron of this package, warns with a ``ConvergenceWarning``.
+    perceptron of this package, warns with a ``ConvergenceWarning``.  The
+    epochs run in the package's epoch driver (the same epoch orders as
+    :class:`Perceptron` and :class:`KernelPerceptron` for the same
+    ``random_state``).
 
     There is no ``n_jobs``: training is one sequential run, and a
     prediction is a single-threaded compiled loop after the kernel values
@@ -451,33 +448,11 @@ class VotedPerceptron(BasePerceptron):
 
     # -- helpers -------------------------------------------------------------
 
-    def _kernel(self, gamma):
-        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
-                       self.kernel_params)
-
-    def _resolve_gamma(self, X):
-        if isinstance(self.gamma, str):
-            if self.gamma == "auto":
-                return 1.0 / X.shape[1]
-            variance = _variance(X)
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
-        return float(self.gamma)
-
-    def _reject_sparse_gram(self, X):
-        if self.kernel == "precomputed" and sp.issparse(X):
-            raise TypeError(
-                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
-                "matrix. Convert it with X.toarray()."
-            )
-
-    def _warn_max_iter(self, n_unconverged):
-        warnings.warn(
-            f"VotedPerceptron ran its max_iter={self.max_iter} epochs with "
-            f"{n_unconverged} binary sub-problem(s) still making mistakes (the "
-            "data may not be separable); the vote of those epochs is the "
-            "model. More epochs add perceptrons to the vote.",
-            ConvergenceWarning,
-        )
+    # KernelPerceptron's own kernel, gamma and Gram-matrix rules (they read
+    # only the kernel parameters, which are the same here).
+    _kernel = KernelPerceptron._kernel
+    _resolve_gamma = KernelPerceptron._resolve_gamma
+    _reject_sparse_gram = KernelPerceptron._reject_sparse_gram
 
     # -- fit -----------------------------------------------------------------
 
@@ -534,35 +509,20 @@ or (n_samples, n_samples)
                                      self._kernel(gamma), self.fit_intercept,
                                      self.cache_size)
 
-        rng = fit_random_state(self.random_state)
         # The number of epochs is the algorithm's T: no tolerance rule, a row
         # stops early only on an epoch without mistakes.
-        stopper = StoppingRule(n_rows, tol=None, n_iter_no_change=1,
-                               n_samples=n, early_stopping=False)
-        train_idx = np.arange(n, dtype=np.int32)
-        mistakes_per_epoch = []
-        for epoch in range(1, self.max_iter + 1):
-            start = perf_counter()
-            order = self._epoch_order(train_idx, rng)
-            updates = state.run_epoch(order, stopper.active)
-            mistakes_per_epoch.append(int(updates.sum()))
-            stopper.update(updates)
-            if self.verbose:
-                self._print_epoch(epoch, updates.sum(), state.weight_norm(),
-                                  perf_counter() - start)
-            if stopper.done:
-                break
-        release_random_state(rng)
-        if stopper.active.any():
-            self._warn_max_iter(int(stopper.active.sum()))
-
+        record = train(
+            state, train_idx=np.arange(n, dtype=np.int32),
+            rng=check_random_state(self.random_state), shuffle=self.shuffle,
+            max_iter=self.max_iter,
+            stopper=StoppingRule(n_rows, tol=None, n_iter_no_change=1,
+                                 n_samples=n, early_stopping=False),
+            verbose=self.verbose,
+        )
+        set_fit_results(self, record)
         self._set_model(X, state.log, n_rows)
         self.classes_ = classes
         self.gamma_ = gamma
-        self.n_iter_ = int(stopper.n_iter.max())
-        self.mistakes_per_epoch_ = mistakes_per_epoch
-        self.n_mistakes_ = int(sum(mistakes_per_epoch))
-        self.converged_ = bool(stopper.converged.all())
         return self
 
     def _set_model(self, X, log, n_rows):
@@ -674,7 +634,4 @@ or (n_samples, n_train)
             otherwise (binary), or the class of the largest normalized vote
             (ties go to the lowest class index).
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return predict_from_decision(self.decision_function(X), self.classes_)

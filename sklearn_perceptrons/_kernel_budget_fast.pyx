@@ -533,7 +533,9 @@ cdef void _forgetron_shrink(State* s, Py_ssize_t r, Py_ssize_t n_sv,
             s.newsum[k] += s.visits[k] * (phi - 1.0) * old
 
 
-cdef double _pair(State* s, const floating* sv, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+cdef double _pair(
+    State* s, const floating* sv, Py_ssize_t a, Py_ssize_t b,
+) noexcept nogil:
     """K'(sv_a, sv_b) for two support vectors."""
     cdef Py_ssize_t f, B = s.B
     cdef double acc = 0.0, x, y
@@ -592,7 +594,9 @@ cdef void _cholesky_apply(const double* L, Py_ssize_t n, Py_ssize_t ld,
         c[i * stride] = acc / L[i * ld + i]
 
 
-cdef void _cholesky_solve(double* G, double* c, Py_ssize_t n, Py_ssize_t ld) noexcept nogil:
+cdef void _cholesky_solve(
+    double* G, double* c, Py_ssize_t n, Py_ssize_t ld,
+) noexcept nogil:
     """Solve G x = c in place (c becomes x) for a symmetric positive
     definite G (overwritten by its Cholesky factor)."""
     _cholesky_factor(G, n, ld)
@@ -848,7 +852,9 @@ cdef int _walk(
     return STATUS_DONE
 
 
-cdef void _init(State* s, const int64_t[::1] iparams, const double[::1] dparams) noexcept:
+cdef void _init(
+    State* s, const int64_t[::1] iparams, const double[::1] dparams,
+) noexcept:
     s.kind = <int> iparams[0]
     s.degree = <int> iparams[1]
     s.strategy = <int> iparams[2]
@@ -867,7 +873,8 @@ cdef void _init(State* s, const int64_t[::1] iparams, const double[::1] dparams)
 def walk(
     const floating[::1] values, const int[::1] indices, const int[::1] indptr,
     bint sparse, floating[:, ::1] sv, floating[::1] col, const int[::1] order,
-    Py_ssize_t t_start, Py_ssize_t t_end, const int[::1] y_class, const double[::1] step,
+    Py_ssize_t t_start, Py_ssize_t t_end, const int[::1] y_class,
+    const double[::1] step,
     const int[::1] rows_ptr, const int[::1] rows, const signed char[::1] signs,
     const int64_t[::1] iparams, const double[::1] dparams,
     double[::1] sv_norm, double[::1] sv_self, int64_t[::1] sv_row,

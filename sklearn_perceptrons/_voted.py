@@ -10,10 +10,12 @@ driver.
 """
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -454,6 +456,15 @@ class VotedPerceptron(BasePerceptron):
     _resolve_gamma = KernelPerceptron._resolve_gamma
     _reject_sparse_gram = KernelPerceptron._reject_sparse_gram
 
+    def _warn_max_iter(self, n_unconverged):
+        warnings.warn(
+            f"VotedPerceptron ran its max_iter={self.max_iter} epochs with "
+            f"{n_unconverged} binary sub-problem(s) still making mistakes (the "
+            "data may not be separable); the vote of those epochs is the "
+            "model. More epochs add perceptrons to the vote.",
+            ConvergenceWarning,
+        )
+
     # -- fit -----------------------------------------------------------------
 
     @keep_state_on_error
@@ -519,7 +530,11 @@ or (n_samples, n_samples)
                                  n_samples=n, early_stopping=False),
             verbose=self.verbose,
         )
-        set_fit_results(self, record)
+        # The vote's own warning: more epochs do not converge, they add
+        # perceptrons to the vote.
+        set_fit_results(self, record, warn=False)
+        if record.unconverged.any():
+            self._warn_max_iter(int(record.unconverged.sum()))
         self._set_model(X, state.log, n_rows)
         self.classes_ = classes
         self.gamma_ = gamma

@@ -370,6 +370,8 @@ class Perceptron(BaseLinearPerceptron):
         ``n_samples / (n_classes * np.bincount(y))``.  In the one-vs-all
         sub-problem of class ``k`` a sample keeps the weight of its own class
         (scikit-learn's SGD weights by the positive/negative role instead).
+        Weights must be finite and >= 0 (ValueError otherwise): 0 makes the
+        samples of a class never update.
 
     early_stopping : bool, default=False
         Whether to hold out ``validation_fraction`` of the training data and

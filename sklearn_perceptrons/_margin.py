@@ -336,7 +336,8 @@ class MarginPerceptron(BaseLinearPerceptron):
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class ``j`` is
         scaled by ``class_weight[j]`` (in the one-vs-all sub-problem of class
-        ``k`` a sample keeps the weight of its own class).
+        ``k`` a sample keeps the weight of its own class). Weights must be
+        finite and >= 0.
 
     early_stopping : bool, default=False
         Whether to hold out ``validation_fraction`` of the training data and

@@ -27,15 +27,18 @@ def reference_crammer_singer(gram, y_class, n_classes, orders, *, update,
     n = gram.shape[0]
     steps = np.ones(n) if steps is None else steps
     alpha = np.zeros((n, n_classes))
+    total, visits = np.zeros_like(alpha), 0
     per_epoch = []
     for order in orders:
         mistakes = 0
         for i in order:
+            visits += 1
             f = (gram[:, i] + add) @ alpha
             c = y_class[i]
             others = [r for r in range(n_classes) if r != c]
             violators = [r for r in others if f[c] - f[r] <= threshold]
             if not violators or steps[i] == 0:
+                total += alpha
                 continue
             mistakes += 1
             alpha[i, c] += steps[i]
@@ -46,9 +49,11 @@ def reference_crammer_singer(gram, y_class, n_classes, orders, *, update,
             else:
                 for r in violators:
                     alpha[i, r] -= steps[i] / len(violators)
+            total += alpha
         per_epoch.append(mistakes)
         if mistakes == 0:
             break
+    reference_crammer_singer.average = total / visits
     return alpha, per_epoch
 
 
@@ -85,6 +90,28 @@ def test_matches_the_reference(update, n_classes, kernel):
     expected = scores[:, 1] - scores[:, 0] if n_classes == 2 else scores
     assert_allclose(clf.decision_function(X_test), expected, atol=1e-9)
     assert_array_equal(clf.predict(X_test), scores.argmax(axis=1))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_average_csr_and_float32_match_the_reference(sparse):
+    import scipy.sparse as sp
+
+    X, y = _data(3, seed=5)
+    X[np.abs(X) < 0.4] = 0.0
+    X = np.round(X * 8) / 8  # exact in float32
+    gram = pairwise_kernels(X, metric="rbf", gamma=0.4)
+    reference_crammer_singer(gram, y, 3, [np.arange(len(y))] * 4, update="uniform")
+    average = reference_crammer_singer.average
+    X_fit = X.astype(np.float32)
+    X_fit = sp.csr_matrix(X_fit) if sparse else X_fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = KernelPerceptron(multi_class="crammer_singer", update="uniform",
+                               average=True, gamma=0.4, shuffle=False, tol=None,
+                               max_iter=4).fit(X_fit, y)
+    assert clf.support_vectors_.dtype == np.float32
+    # rbf is trained with float32 kernel values (see KernelPerceptron Notes).
+    assert_allclose(clf.dual_coef_.T, average[clf.support_], atol=1e-5)
 
 
 def test_separable_data_converge_and_the_rows_sum_to_zero_with_max():

@@ -11,6 +11,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.exceptions import ConvergenceWarning
@@ -171,3 +173,32 @@ ONLINE_SAMPLE_WEIGHT = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), n_classes=st.integers(3, 5))
+def test_max_update_obeys_the_kesler_novikoff_bound(seed, n_classes):
+    # With update="max" the walk is a binary perceptron on Kesler's vectors
+    # e_c x - e_r x (squared norm 2 |x|^2): on data that a W separates with
+    # multiclass margin gamma_W, it makes at most 2 R^2 / gamma_W^2 mistakes
+    # (R, W and gamma_W in the padded space of the intercept).
+    rng = np.random.RandomState(seed)
+    W = rng.normal(size=(n_classes, 3))
+    X = rng.uniform(-6, 6, size=(400, 2))
+    Xp = np.hstack([X, np.ones((400, 1))])
+    scores = Xp @ W.T
+    y = scores.argmax(axis=1)
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    keep = top2[:, 1] - top2[:, 0] > 0.3
+    X, Xp, y = X[keep], Xp[keep], y[keep]
+    assume(len(np.unique(y)) == n_classes)
+    own = (Xp @ W.T)[np.arange(len(y)), y]
+    others = np.where(np.eye(n_classes, dtype=bool)[y], np.inf, Xp @ W.T)
+    gamma = (own - others.min(axis=1)).min() / np.linalg.norm(W)
+    bound = 2 * (Xp**2).sum(axis=1).max() / gamma**2
+    clf = KernelPerceptron(kernel="linear", multi_class="crammer_singer",
+                           max_iter=10_000, tol=None,
+                           random_state=seed).fit(X, y)
+    assert clf.converged_
+    assert clf.n_mistakes_ <= bound
+    assert_array_equal(clf.predict(X), y)

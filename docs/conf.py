@@ -43,8 +43,8 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 
-# The site loads nothing from another host (tests/test_docs_offline.py and
-# .ci/run check the built pages in a headless browser).
+# The site loads nothing from another host (.ci/run checks the built pages
+# in headless Chromium with docs/check_offline.py).
 mathjax_path = "mathjax/tex-chtml.js"
 
 templates_path = ["_templates"]

@@ -24,6 +24,12 @@
    the pocket, so its epochs cost more; the row says how many more updates
    it made.
 
+3. **Cost of the exact maximum margin.**  ``bounds.max_margin`` (exact,
+   KKT-certified) against scikit-learn's ``SVC(kernel="linear", C=1e10)``
+   (libsvm's SMO, a near hard-margin solver) on a separable problem with as
+   many features as samples, both on the padded rows ``[x; 1]``, timed
+   interleaved with BLAS limited to one thread (target: at most 5 times).
+
 Run ``python benchmarks/bench_margin.py [--full]``; ``run(quick)`` returns the
 table rows for ``benchmarks/run.py``.
 """
@@ -176,9 +182,39 @@ def epoch_cost(quick=True):
     ]
 
 
+def max_margin_cost(quick=True):
+    from sklearn.svm import SVC
+
+    sizes = [1_000] if quick else [1_000, 2_000]
+    rows = []
+    for n in sizes:
+        rng = np.random.RandomState(0)
+        X = rng.randn(n, n)
+        y = (X @ rng.randn(n) + 0.3 > 0).astype(int)
+        padded = np.hstack([X, np.ones((n, 1))])
+        svc = SVC(kernel="linear", C=1e10)
+        results = {}
+
+        def exact():
+            results["gamma"] = max_margin(X, y)[0]
+
+        def svm():
+            svc.fit(padded, y)
+
+        with single_threaded() as threads:
+            t_exact, t_svc = interleaved_times([exact, svm], repeats=5)
+        rows.append(row(
+            f"separable dense {n:,}x{n:,}", "max_margin time / SVC(linear) time",
+            t_exact / t_svc, at_most=5.0,
+            note=f"max_margin {t_exact:.3f} s, SVC {t_svc:.3f} s "
+                 f"({int(svc.n_support_.sum())} support vectors); {threads}",
+        ))
+    return rows
+
+
 def run(quick=True):
     """Rows of the benchmark table (see the module docstring)."""
-    return margin_quality(quick) + epoch_cost(quick)
+    return margin_quality(quick) + epoch_cost(quick) + max_margin_cost(quick)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ from _common import (  # noqa: E402
 sys.modules.setdefault("benchmarks._common", _common)
 
 # The benchmark modules, in the order of the report.
-SUITES = ["linear", "margin", "kernel", "multiclass", "feasibility", "distributed"]
+SUITES = ["linear", "margin", "kernel", "multiclass", "second_order", "voted",
+          "feasibility", "distributed"]
 
 
 def _rule(char="="):

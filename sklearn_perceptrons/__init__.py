@@ -6,7 +6,9 @@ from . import bounds, feasibility
 from ._kernel import KernelPerceptron
 from ._linear import MarginPerceptron, Perceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
+from ._second_order import SecondOrderPerceptron
 from ._version import __version__
+from ._voted import VotedPerceptron
 
 __all__ = [
     "KernelPerceptron",
@@ -14,6 +16,8 @@ __all__ = [
     "OneVsAllPerceptron",
     "OneVsOnePerceptron",
     "Perceptron",
+    "SecondOrderPerceptron",
+    "VotedPerceptron",
     "bounds",
     "feasibility",
     "__version__",

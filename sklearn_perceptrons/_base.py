@@ -17,6 +17,7 @@ import weakref
 from math import ceil
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state, compute_class_weight
@@ -65,6 +66,17 @@ def check_finite(array, name):
     """
     if not math.isfinite(np.add.reduce(array, axis=None)):
         assert_all_finite(array, input_name=name)
+
+
+def sum_duplicates(X):
+    """X with its duplicate CSR entries summed, without touching the caller's
+    matrix: SciPy reads duplicates as their sum, but norms computed from the
+    stored values would not (a copy only when X has duplicates or unsorted
+    indices)."""
+    if sp.issparse(X) and X.format == "csr" and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
 
 
 class _PooledRandomState(np.random.RandomState):
@@ -271,6 +283,50 @@ def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
         ) from error
 
 
+def _check_classes(classes):
+    """The sorted unique labels of a ``classes`` argument: a 1-d array-like
+    of sortable labels, none of them missing (NaN or None), as scikit-learn
+    requires."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1:
+        raise ValueError(
+            f"classes must be a 1-d array-like of labels; got an array of shape "
+            f"{classes.shape}."
+        )
+    missing = (
+        np.isnan(classes) if classes.dtype.kind in "fc"
+        else np.array([c is None or (isinstance(c, float) and c != c)
+                       for c in classes.tolist()], dtype=bool)
+        if classes.dtype.kind == "O" else np.zeros(classes.shape, dtype=bool)
+    )
+    if missing.any():
+        raise ValueError(
+            f"classes={classes.tolist()!r} contains a missing label (NaN or "
+            "None); every class must be a proper label."
+        )
+    try:
+        return np.unique(classes)
+    except TypeError as error:
+        raise ValueError(
+            f"classes={classes.tolist()!r} mixes labels that cannot be "
+            "compared with each other; use labels of one type."
+        ) from error
+
+
+def check_class_weights(weights, classes):
+    """Refuse negative or non-finite class weights: a class weight scales the
+    updates of its samples like a sample weight, and a negative one would
+    push the model away from its own samples."""
+    bad = ~np.isfinite(weights) | (weights < 0)
+    if bad.any():
+        raise ValueError(
+            "class_weight must be finite and >= 0 for every class; got "
+            f"{dict(zip(classes[bad].tolist(), weights[bad].tolist()))!r}. Use 0 "
+            "to make the samples of a class never update."
+        )
+    return weights
+
+
 def partial_fit_classes(estimator, classes):
     """The classes of a ``partial_fit`` call: required and set on the first
     call, checked against ``classes_`` on the later ones."""
@@ -280,7 +336,7 @@ def partial_fit_classes(estimator, classes):
                 "classes must be passed on the first call to partial_fit: "
                 "the list of every label the stream will contain."
             )
-        classes = np.unique(np.asarray(classes))
+        classes = _check_classes(classes)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"classes={classes.tolist()!r} holds only one class; "
@@ -288,7 +344,7 @@ def partial_fit_classes(estimator, classes):
             )
         return classes
     if classes is not None and not np.array_equal(
-        np.unique(np.asarray(classes)), estimator.classes_
+        _check_classes(classes), estimator.classes_
     ):
         raise ValueError(
             f"classes={np.asarray(classes).tolist()!r} is not the same as on "
@@ -300,11 +356,23 @@ def partial_fit_classes(estimator, classes):
 def class_indices(classes, y):
     """Index in ``classes`` of every label of y (int32); ValueError for a
     label outside ``classes``."""
-    y_class = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
-    unknown = classes[y_class] != y
+    try:
+        y_class = np.minimum(np.searchsorted(classes, y), classes.shape[0] - 1)
+        unknown = classes[y_class] != y
+    except TypeError:
+        # Labels that do not compare with the classes (None among strings,
+        # say) cannot be sorted in: find the unknown ones one by one.
+        index = {label: i for i, label in enumerate(classes.tolist())}
+        y_class = np.array([index.get(label, -1) for label in y.tolist()])
+        unknown = y_class < 0
     if unknown.any():
+        labels = list(dict.fromkeys(np.asarray(y)[unknown].tolist()))
+        try:
+            labels = sorted(labels)
+        except TypeError:
+            pass
         raise ValueError(
-            f"partial_fit got labels {np.unique(y[unknown]).tolist()!r} "
+            f"partial_fit got labels {labels!r} "
             f"that are not in classes={classes.tolist()!r}."
         )
     return y_class.astype(np.int32)
@@ -518,7 +586,7 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
     def _validate_X_y(self, X, y="no_validation", *, reset):
         """scikit-learn's ``validate_data``: X in float64 or float32,
         C-ordered, dense or CSR; (X, y), or X alone without y."""
-        return validate_data(
+        checked = validate_data(
             self,
             X,
             y,
@@ -528,6 +596,9 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
             accept_large_sparse=False,
             reset=reset,
         )
+        if isinstance(checked, tuple):
+            return sum_duplicates(checked[0]), checked[1]
+        return sum_duplicates(checked)
 
     @staticmethod
     def _is_lean_fit_input(X, y):
@@ -599,8 +670,12 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
                 f"class_weight names labels {sorted(map(str, unknown))} that are "
                 f"not among the classes {classes.tolist()!r}."
             )
-        y = None if y_class is None else classes[y_class]
-        return compute_class_weight(self.class_weight, classes=classes, y=y)
+        # Without the labels (partial_fit), the classes stand for them: a
+        # dict of weights does not depend on y, and scikit-learn needs one.
+        y = classes if y_class is None else classes[y_class]
+        return check_class_weights(
+            compute_class_weight(self.class_weight, classes=classes, y=y), classes
+        )
 
     # -- diagnostics ------------------------------------------------------
 

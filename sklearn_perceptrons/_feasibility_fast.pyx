@@ -779,3 +779,31 @@ def _greedy_sparse(const floating[::1] data, const index_t[::1] indices,
             max_steps, &r[0], &scale[0], &flag[0], &tkey[0], &tidx[0], size,
             &node_mark[0], &dirty[0], out)
     return int(out[0]), int(out[1])
+
+
+# --------------------------------------------------------------------------
+# Transposed product for the smooth solvers.
+# --------------------------------------------------------------------------
+
+def _rmatvec(const floating[::1] data, const index_t[::1] indices,
+             const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
+             bint dense, const double[::1] y, double[::1] out):
+    """out = A.T @ y in float64, without converting A (one pass over A).
+
+    Used for float32 A, where numpy and scipy would convert A to float64 in
+    a temporary copy at every product.
+    """
+    cdef Py_ssize_t i, k, start, end
+    with nogil:
+        for k in range(p):
+            out[k] = 0.0
+        for i in range(n):
+            if y[i] == 0.0:
+                continue
+            if dense:
+                start = i * p
+                end = start + p
+            else:
+                start = indptr[i]
+                end = indptr[i + 1]
+            _axpy(&data[0], &indices[0], start, end, dense, y[i], &out[0])

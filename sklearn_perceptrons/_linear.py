@@ -218,10 +218,28 @@ class BaseLinearPerceptron(BasePerceptron):
 
     # -- fitting -----------------------------------------------------------
 
+    def _check_warm_start_shape(self, n_rows, n_features):
+        """A clear error when warm_start cannot continue the previous model."""
+        previous_rows, previous_features = self._state.coef.shape
+        if (previous_rows, previous_features) == (n_rows, n_features):
+            return
+        def n_classes(rows):
+            return 2 if rows == 1 else rows
+        previous = getattr(self, "classes_", None)
+        named = "" if previous is None else f" {previous.tolist()!r}"
+        raise ValueError(
+            f"warm_start=True continues the previous fit, which had "
+            f"{n_classes(previous_rows)} classes{named} and {previous_features} "
+            f"features; this data has {n_classes(n_rows)} classes and "
+            f"{n_features} features. warm_start needs the same classes and "
+            "features: set warm_start=False to fit a new model."
+        )
+
     def _initial_state(self, X, n_rows, coef_init, intercept_init):
         dtype = X.dtype
         n_features = X.shape[1]
         if coef_init is None and self.warm_start and hasattr(self, "_state"):
+            self._check_warm_start_shape(n_rows, n_features)
             coef_init = self._state.coef
             if intercept_init is None and self.fit_intercept:
                 intercept_init = self._state.intercept

@@ -57,6 +57,7 @@ from ._base import (
     one_vs_all_table,
     one_vs_one_table,
     partial_fit_classes,
+    sum_duplicates,
 )
 from ._linear import LinearState, _check_finite_weights, as_csr_int32, run_epoch
 
@@ -401,7 +402,7 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     # -- validation ------------------------------------------------------
 
-    def _validate_X_y(self, X, y, *, shared, reset):
+    def _validate_X_y(self, X, y, *, shared, reset, labels_known=False):
         """Validate X as the base estimator would, and y as labels.
 
         On the fast path X is validated exactly as this package's perceptrons
@@ -419,15 +420,16 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 self, X, y, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
                 accept_large_sparse=False, reset=reset,
             )
-            X = as_csr_int32(X)
+            X = as_csr_int32(sum_duplicates(X))
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse=["csr", "csc"], dtype=None,
                 ensure_all_finite=False, reset=reset,
             )
-        if y.dtype.kind not in "iub":
+        if y.dtype.kind not in "iub" and not labels_known:
             # Integer labels are always a classification target (and
-            # encode_labels counts them without this O(n log n) check).
+            # encode_labels counts them without this O(n log n) check);
+            # partial_fit checks every label against its classes instead.
             check_classification_targets(y)
         return X, y
 
@@ -439,10 +441,10 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             BasePerceptron._lean_check_X(self, X)
             return X
         if shared:
-            return validate_data(
+            return sum_duplicates(validate_data(
                 self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
                 accept_large_sparse=False, reset=False,
-            )
+            ))
         return validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,
@@ -546,7 +548,9 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             _shared_pass_supported(estimators[0], partial=True)
             and _same_parameters(estimators)
         )
-        X, y = self._validate_X_y(X, y, shared=shared, reset=first_call)
+        X, y = self._validate_X_y(
+            X, y, shared=shared, reset=first_call, labels_known=True
+        )
         y_class = class_indices(classes, y)
         sample_weight = self._check_sample_weight(
             sample_weight, X, estimators[0], "partial_fit", shared

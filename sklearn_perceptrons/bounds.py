@@ -12,7 +12,9 @@ data set, so that the theorems can be checked against a run:
 * :func:`mistake_bound` -- the Block--Novikoff bound ``(R / gamma)**2`` and its
   general form for a threshold and a non-zero start;
 * :func:`hinge_mistake_bound` -- the mistake bound for non-separable data, in
-  terms of the hinge loss of any comparison vector.
+  terms of the hinge loss of any comparison vector;
+* :func:`second_order_mistake_bound` -- Theorem 1 of the second-order
+  perceptron, from the mistakes of a run.
 
 Binary labels only: ``classes = np.unique(y)`` (sorted) must hold exactly two
 labels; ``classes[1]`` is the positive class (``s_i = +1``) and ``classes[0]``
@@ -41,18 +43,23 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import qr_delete, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils._param_validation import Interval, validate_params
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 
+from ._base import sum_duplicates
+
 __all__ = [
+    "condition_measure",
     "hinge_mistake_bound",
     "margin",
     "max_margin",
     "mistake_bound",
     "radius",
+    "second_order_mistake_bound",
 ]
 
 # A dot product of two m-vectors of norms a and b is computed to about
@@ -70,13 +77,15 @@ def _check_X(X):
     """Validate X once: CSR or dense, float64, finite, at least one row."""
     # float64 even for float32 input: the bounds are statements about exact
     # arithmetic, computed here as accurately as cheaply possible.
-    return check_array(
+    # Norms read the stored values of a CSR matrix, so duplicate entries
+    # (which SciPy reads as their sum) are summed first.
+    return sum_duplicates(check_array(
         X,
         accept_sparse="csr",
         dtype=np.float64,
         ensure_all_finite=True,
         input_name="X",
-    )
+    ))
 
 
 def _check_X_y(X, y):
@@ -130,10 +139,53 @@ def _check_intercept(intercept, name="intercept"):
 # ----------------------------------------------------------------------------
 
 
-def _squared_norms(X, fit_intercept):
-    """Squared norms of the (padded) rows, without densifying a sparse X."""
+def _pow2_scale(*arrays):
+    """A power of two c with max |entry| / c in [1, 2) (1.0 for all zeros).
+
+    Dividing by c is exact and brings huge or tiny finite data to unit scale,
+    where squares and products neither overflow nor underflow; every quantity
+    of this module then scales back by a power of c.
+    """
+    top = 0.0
+    for a in arrays:
+        a = a.data if sp.issparse(a) else np.asarray(a)
+        if a.size:
+            top = max(top, float(np.max(np.abs(a))))
+    if not (top > 0.0 and np.isfinite(top)):
+        return 1.0
+    return float(np.ldexp(1.0, np.frexp(top)[1] - 1))
+
+
+def _divide(X, c):
+    """X / c (a new matrix when c != 1), dense or CSR."""
+    if c == 1.0:
+        return X
+    if sp.issparse(X):
+        X = X.copy()
+        X.data /= c
+        return X
+    return X / c
+
+
+def _unit_scale(X, fit_intercept):
+    """(X / c, pad, c): the padded rows [x; 1] are c [x / c; pad], pad = 1 / c
+    (0.0 without intercept), with entries of X / c and pad at most 2."""
+    c = _pow2_scale(X, 1.0 if fit_intercept else 0.0)
+    return _divide(X, c), (1.0 / c if fit_intercept else 0.0), c
+
+
+def _norm(v):
+    """||v|| without overflow or underflow for any finite v."""
+    c = _pow2_scale(v)
+    v = np.asarray(v) / c
+    return c * float(np.sqrt(v @ v))
+
+
+def _squared_norms(X, pad):
+    """Squared norms of the rows padded with the value pad (no padding for
+    pad = 0 or False; True pads with 1), without densifying a sparse X."""
     sq = row_norms(X, squared=True)
-    return sq + 1.0 if fit_intercept else sq
+    return sq + float(pad) * float(pad) if pad else sq
 
 
 def _functional_margins(X, signs, coef, intercept):
@@ -141,49 +193,126 @@ def _functional_margins(X, signs, coef, intercept):
     return signs * (safe_sparse_dot(X, coef, dense_output=True) + intercept)
 
 
-def _margin(X, signs, coef, intercept):
-    """min_i s_i (w . x_i + b) / ||[w; b]||, 0.0 for w = 0 and b = 0."""
+def _margin(X, signs, coef, intercept, pad=1.0):
+    """min_i s_i (w . x_i + b pad) / ||[w; b]||, 0.0 for w = 0 and b = 0."""
     norm = np.sqrt(coef @ coef + intercept * intercept)
     if norm == 0.0:
         # The zero vector puts every sample on its decision boundary.
         return 0.0
-    return float(np.min(_functional_margins(X, signs, coef, intercept)) / norm)
+    values = _functional_margins(X, signs, coef, intercept * pad if pad else 0.0)
+    return float(np.min(values) / norm)
 
 
-def _points(X, signs, idx, fit_intercept):
+def _points(X, signs, idx, pad):
     """Dense rows z_i = s_i x~_i for the indices idx, shape (len(idx), m)."""
     rows = X[idx]
     rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
-    if fit_intercept:
-        rows = np.hstack([rows, np.ones((rows.shape[0], 1))])
+    if pad:
+        rows = np.hstack([rows, np.full((rows.shape[0], 1), float(pad))])
     return rows * signs[idx, np.newaxis]
 
 
-def _point_dots(X, signs, v, fit_intercept):
+def _point_dots(X, signs, v, pad):
     """z_i . v for every i, with v of length n_features (+ 1)."""
     n_features = X.shape[1]
-    intercept = v[n_features] if fit_intercept else 0.0
+    intercept = v[n_features] * float(pad) if pad else 0.0
     return _functional_margins(X, signs, v[:n_features], intercept)
 
 
-def _affine_min_norm(P):
-    """Coefficients mu (sum 1) of the min-norm point of the affine hull of P.
+class _Corral:
+    """The support of Wolfe's algorithm and a QR factorization kept with it.
 
-    Minimising ||P.T mu|| subject to sum(mu) = 1 gives mu proportional to
-    (B B.T)^+ 1 with B = [P, 1]. It is computed as two least-squares problems
-    on B (t = min-norm solution of B t = 1, then B.T mu' = t), which keeps the
-    conditioning of B instead of squaring it as the Gram matrix would.
+    For the support's points P (rows z_i), B = [P / scale, 1] and
+    B.T = Q R. The affine min-norm weights are proportional to
+    (B B.T)^-1 1 = (R.T R)^-1 1: two triangular solves, with the conditioning
+    of B rather than of its Gram matrix. A point enters by Gram-Schmidt
+    against Q (repeated once when it cancels, which makes it as accurate as
+    Householder), a point leaves by a Givens downdate: O(k m) per change of
+    the support instead of a least-squares solve O(k^2 m) at every step.
     """
-    B = np.hstack([P, np.ones((P.shape[0], 1))])
-    t = np.linalg.lstsq(B, np.ones(P.shape[0]), rcond=None)[0]
-    mu = np.linalg.lstsq(B.T, t, rcond=None)[0]
-    total = mu.sum()
-    if not np.isfinite(total) or total <= 0.0:
-        return None
-    return mu / total
+
+    def __init__(self, m, scale):
+        self.m = m
+        self.scale = scale
+        self.k = 0
+        self.support = []
+        self._alloc(16)
+
+    def _alloc(self, capacity):
+        P, Qt = np.empty((capacity, self.m)), np.empty((capacity, self.m + 1))
+        if self.k:
+            P[: self.k] = self._P[: self.k]
+            Qt[: self.k] = self._Qt[: self.k]
+        else:
+            # R is kept at its exact size in Fortran order, the layout the
+            # triangular solves read without a copy.
+            self._R = np.zeros((0, 0), order="F")
+        self._P, self._Qt = P, Qt
+
+    @property
+    def P(self):
+        return self._P[: self.k]
+
+    def add(self, index, z):
+        """Append the point z (row index of X); False, and nothing changes,
+        when z lies numerically in the affine hull of the support."""
+        k = self.k
+        b = np.append(z / self.scale, 1.0)
+        b_norm = float(np.sqrt(b @ b))
+        Qt = self._Qt[:k]
+        r = Qt @ b
+        v = b - Qt.T @ r
+        if np.sqrt(v @ v) < 0.5 * b_norm:
+            correction = Qt @ v
+            v -= Qt.T @ correction
+            r += correction
+        rho = float(np.sqrt(v @ v))
+        if not rho > (self.m + 1) * _EPS * b_norm:
+            return False
+        if k == self._P.shape[0]:
+            self._alloc(2 * k)
+        self._P[k] = z
+        self._Qt[k] = v / rho
+        R = np.zeros((k + 1, k + 1), order="F")
+        R[:k, :k] = self._R
+        R[:k, k] = r
+        R[k, k] = rho
+        self._R = R
+        self.k += 1
+        self.support.append(index)
+        return True
+
+    def remove(self, i):
+        """Drop the i-th point of the support."""
+        k = self.k
+        if k == 1:
+            self._R = np.zeros((0, 0), order="F")
+        else:
+            Q, R = qr_delete(
+                self._Qt[:k].T, self._R, i, which="col", check_finite=False
+            )
+            # A square Q (k = m + 1) is downdated as a full factorization.
+            self._Qt[: k - 1] = Q[:, : k - 1].T
+            self._R = np.asfortranarray(R[: k - 1, : k - 1])
+            self._P[i : k - 1] = self._P[i + 1 : k]
+        del self.support[i]
+        self.k -= 1
+
+    def affine_weights(self):
+        """Weights mu (sum 1) of the min-norm point of the support's affine
+        hull, or None when rounding makes them meaningless."""
+        R = self._R
+        ones = np.ones(self.k)
+        with np.errstate(all="ignore"):
+            t = solve_triangular(R, ones, trans="T", check_finite=False)
+            mu = solve_triangular(R, t, check_finite=False)
+            total = mu.sum()
+        if not np.isfinite(total) or total <= 0.0:
+            return None
+        return mu / total
 
 
-def _min_norm_point(X, signs, fit_intercept, sq_norms, max_iter):
+def _min_norm_point(X, signs, pad, sq_norms, max_iter):
     """Wolfe's algorithm for the point of conv{z_i} nearest to the origin.
 
     Returns (x, support, P): the last iterate x = sum_i lambda_i z_i (lambda
@@ -193,36 +322,37 @@ def _min_norm_point(X, signs, fit_intercept, sq_norms, max_iter):
     (not separable), or when floating point stops making progress.
     """
     scale = np.sqrt(sq_norms.max())
-    m = X.shape[1] + int(fit_intercept)
+    m = X.shape[1] + int(bool(pad))
     # Noise level of a computed dot product z_i . x, relative to ||x||.
     noise = 16.0 * m * _EPS * scale
 
-    support = np.array([np.argmin(sq_norms)])
-    P = _points(X, signs, support, fit_intercept)
+    corral = _Corral(m, scale)
+    first = int(np.argmin(sq_norms))
+    corral.add(first, _points(X, signs, np.array([first]), pad)[0])
     lam = np.ones(1)
-    x = P[0].copy()
+    x = corral.P[0].copy()
     xx = x @ x
+    # The support of the iterate x; the corral may hold a tentative step.
+    support = list(corral.support)
     for _ in range(max_iter):
         norm_x = np.sqrt(xx)
         if norm_x <= noise:
             # The origin is (numerically) in the hull: not separable.
             break
-        dots = _point_dots(X, signs, x, fit_intercept)
+        dots = _point_dots(X, signs, x, pad)
         j = int(np.argmin(dots))
         # Duality gap: min_j z_j.x / ||x|| <= gamma* <= ||x||.
         gap_closed = xx - dots[j] <= norm_x * max(1e-13 * norm_x, noise)
         if gap_closed or j in support:
             break
-        new_support = np.append(support, j)
-        new_P = np.vstack([P, _points(X, signs, np.array([j]), fit_intercept)])
+        if not corral.add(j, _points(X, signs, np.array([j]), pad)[0]):
+            break
         new_lam = np.append(lam, 0.0)
         # Minor cycles: move towards the affine min-norm point, dropping the
         # points whose weight would turn negative. Each cycle drops at least
         # one point, so there are at most len(support) of them.
-        for _ in range(new_support.shape[0]):
-            # mu does not depend on the scale of the points; the affine solve
-            # mixes them with a column of ones, so bring them to unit scale.
-            mu = _affine_min_norm(new_P / scale)
+        for _ in range(corral.k):
+            mu = corral.affine_weights()
             if mu is None:
                 break
             if np.all(mu > 0.0):
@@ -233,35 +363,39 @@ def _min_norm_point(X, signs, fit_intercept, sq_norms, max_iter):
             theta = ratios.min()
             new_lam = new_lam + theta * (mu - new_lam)
             new_lam[neg[np.argmin(ratios)]] = 0.0
-            keep = new_lam > 0.0
-            new_support, new_P, new_lam = (
-                new_support[keep],
-                new_P[keep],
-                new_lam[keep],
-            )
+            drop = np.flatnonzero(~(new_lam > 0.0))
+            for i in drop[::-1]:
+                corral.remove(int(i))
+            new_lam = np.delete(new_lam, drop)
         if new_lam.shape[0] == 0:
             break
         new_lam = np.maximum(new_lam, 0.0)
         new_lam /= new_lam.sum()
-        new_x = new_lam @ new_P
+        new_x = new_lam @ corral.P
         new_xx = new_x @ new_x
         if not new_xx < xx:
             # No progress in floating point: keep the last iterate.
             break
-        support, P, lam, x, xx = new_support, new_P, new_lam, new_x, new_xx
+        support, lam, x, xx = list(corral.support), new_lam, new_x, new_xx
+    support = np.array(support, dtype=np.intp)
+    if support.tolist() == corral.support:
+        P = corral.P.copy()
+    else:
+        P = _points(X, signs, support, pad)
     return x, support, P
 
 
-def _max_margin(X, signs, fit_intercept):
-    """(gamma, coef, intercept) of the max-margin unit vector; validated input."""
+def _max_margin_unit(X, signs, pad):
+    """(gamma, coef, intercept) of the max-margin unit vector for rows
+    [x_i; pad] (no padding for pad = 0); validated input of unit scale."""
     n_samples, n_features = X.shape
-    sq_norms = _squared_norms(X, fit_intercept)
+    sq_norms = _squared_norms(X, pad)
     zero = (0.0, np.zeros(n_features), 0.0)
     if sq_norms.max() == 0.0:
         return zero
-    m = n_features + int(fit_intercept)
+    m = n_features + int(bool(pad))
     x, support, P = _min_norm_point(
-        X, signs, fit_intercept, sq_norms, max_iter=10 * (n_samples + m)
+        X, signs, pad, sq_norms, max_iter=10 * (n_samples + m)
     )
     # Polish: at the optimum the support vectors satisfy z_i . w = 1 for the
     # min-norm solution w of that system (KKT), which least squares finds to
@@ -274,8 +408,8 @@ def _max_margin(X, signs, fit_intercept):
             continue
         v = v / norm
         coef = v[:n_features]
-        intercept = float(v[n_features]) if fit_intercept else 0.0
-        gamma = _margin(X, signs, coef, intercept)
+        intercept = float(v[n_features]) if pad else 0.0
+        gamma = _margin(X, signs, coef, intercept, pad)
         if gamma > best[0]:
             best = (gamma, coef, intercept)
     # A positive margin is a certificate of separability, provided it is above
@@ -288,25 +422,44 @@ def _max_margin(X, signs, fit_intercept):
     lam = np.linalg.lstsq(P.T, polished, rcond=None)[0]
     if np.all(lam >= 0.0) and lam.sum() > 0.0:
         upper = min(upper, float(np.linalg.norm(lam @ P)) / lam.sum())
-    if best[0] > noise:
-        if upper - best[0] > 1e-7 * upper:
+    return best, upper, noise
+
+
+def _scaled_max_margin(X, signs, fit_intercept):
+    """The max-margin problem solved on X / c (c a power of two, see
+    _pow2_scale): the padded rows are [x; 1] = c [x / c; 1 / c], so the unit
+    separator is the same and the margin is c times that of the scaled rows.
+
+    Returns (gamma / c, coef, intercept, X / c, pad, c); gamma is 0 and coef
+    zeros when the data are not separable.
+    """
+    X, pad, c = _unit_scale(X, fit_intercept)
+    (gamma, coef, intercept), upper, noise = _max_margin_unit(X, signs, pad)
+    if gamma > noise:
+        if upper - gamma > 1e-7 * upper:
             warnings.warn(
                 "max_margin did not close its duality gap: the maximum margin "
-                f"lies in [{best[0]:.10g}, {upper:.10g}]; the returned margin is "
-                "the lower end (the data are nearly degenerate for double "
-                "precision).",
+                f"lies in [{gamma * c:.10g}, {upper * c:.10g}]; the returned "
+                "margin is the lower end (the data are nearly degenerate for "
+                "double precision).",
                 ConvergenceWarning,
             )
-        return best
+        return gamma, coef, intercept, X, pad, c
     if upper > noise:
         warnings.warn(
             "max_margin could not decide whether the data are separable: no "
-            f"separator was found and the maximum margin is at most {upper:.3g} "
-            "(the data are nearly degenerate for double precision); reporting "
-            "them as not separable.",
+            "separator was found and the maximum margin is at most "
+            f"{upper * c:.3g} (the data are nearly degenerate for double "
+            "precision); reporting them as not separable.",
             ConvergenceWarning,
         )
-    return zero
+    return 0.0, np.zeros(X.shape[1]), 0.0, X, pad, c
+
+
+def _max_margin(X, signs, fit_intercept):
+    """(gamma, coef, intercept) of the max-margin unit vector; validated input."""
+    gamma, coef, intercept, _, _, c = _scaled_max_margin(X, signs, fit_intercept)
+    return gamma * c, coef, intercept
 
 
 # ----------------------------------------------------------------------------
@@ -349,8 +502,8 @@ def radius(X, *, fit_intercept=False):
     >>> round(radius(X, fit_intercept=True), 4)  # sqrt(26)
     5.099
     """
-    X = _check_X(X)
-    return float(np.sqrt(_squared_norms(X, fit_intercept).max()))
+    X, pad, c = _unit_scale(_check_X(X), fit_intercept)
+    return c * float(np.sqrt(_squared_norms(X, pad).max()))
 
 
 @validate_params(
@@ -418,7 +571,13 @@ def margin(X, y, coef, intercept=0.0):
     X, signs = _check_X_y(X, y)
     coef = _check_coef(coef, X.shape[1])
     intercept = _check_intercept(intercept)
-    return _margin(X, signs, coef, intercept)
+    # The margin does not depend on the scale of (w, b); with both of unit
+    # scale, s (w . x + b) = c s (w . x / c + b / c) for X of any scale.
+    scale = _pow2_scale(coef, intercept)
+    coef, intercept = coef / scale, intercept / scale
+    c = _pow2_scale(X, intercept)
+    pad = 1.0 / c if intercept else 0.0
+    return c * _margin(_divide(X, c), signs, coef, intercept, pad)
 
 
 @validate_params(
@@ -497,11 +656,17 @@ def max_margin(X, y, *, fit_intercept=True):
     told apart from 0 in floating point and are reported as 0 (not
     separable).
 
-    Each iteration costs one product with X plus a least-squares solve of the
-    size of the support; a few thousand samples with tens of features take a
-    fraction of a second. When the data are too degenerate for double
-    precision to settle the question (a margin many orders of magnitude below
-    ``R`` with a nearly flat hull), a
+    Each iteration costs one product with X plus O(k m) for a QR
+    factorization of the ``k`` current support vectors (``m`` features, plus
+    one with an intercept), kept up to date as vectors enter and leave; there
+    are about as many iterations as support vectors, and the memory is
+    O(k m). A few thousand samples with tens of features take a fraction of
+    a second; a separable problem with as many features as samples costs a
+    small multiple of a hard-margin SVM fit. The data are rescaled
+    internally by a power of two, so huge or tiny finite inputs give the
+    same separator and a margin scaled exactly. When the data are too
+    degenerate for double precision to settle the question (a margin many
+    orders of magnitude below ``R`` with a nearly flat hull), a
     :class:`~sklearn.exceptions.ConvergenceWarning` says so.
 
     References
@@ -645,12 +810,15 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
     w0_norm = 0.0
     if coef_init is not None:
         w0 = _check_coef(coef_init, X.shape[1], name="coef_init")
-        w0_norm = float(np.linalg.norm(w0))
-    gamma = _max_margin(X, signs, fit_intercept)[0]
+        w0_norm = _norm(w0)
+    # Computed at unit scale: with R = c r and gamma = c g the bound is
+    # (2 delta / c**2 + r**2 + 2 g ||w0|| / c) / g**2.
+    gamma, _, _, X, pad, c = _scaled_max_margin(X, signs, fit_intercept)
     if gamma <= 0.0:
         return float("inf")
-    r2 = float(_squared_norms(X, fit_intercept).max())
-    bound = (2.0 * delta + r2 + 2.0 * gamma * w0_norm) / gamma**2
+    r2 = float(_squared_norms(X, pad).max())
+    w0_norm /= c
+    bound = (2.0 * (delta / c) / c + r2 + 2.0 * gamma * w0_norm) / gamma**2
     # The other branch of the proof (k gamma <= ||w0||) only matters for a
     # threshold below -R**2 / 2; a count is never negative.
     return float(max(bound, w0_norm / gamma, 0.0))
@@ -793,7 +961,297 @@ def hinge_mistake_bound(X, y, coef, intercept=0.0, *, fit_intercept=True):
             "intercept must be 0 when fit_intercept=False: the perceptron "
             f"without intercept compares with homogeneous vectors; got {intercept}."
         )
-    scores = _functional_margins(X, signs, coef, intercept)
-    r2 = float(_squared_norms(X, fit_intercept).max())
+    # The bound is a minimum over the scale of u~, and the scale of X is
+    # absorbed by it too (x~ = c [x / c; 1 / c]): compute at unit scales.
+    scale = _pow2_scale(coef, intercept)
+    coef, intercept = coef / scale, intercept / scale
+    X, pad, _ = _unit_scale(X, fit_intercept)
+    scores = _functional_margins(X, signs, coef, intercept * pad)
+    r2 = float(_squared_norms(X, pad).max())
     a = r2 * float(coef @ coef + intercept * intercept)
     return _min_hinge_objective(scores, a)
+
+
+# ----------------------------------------------------------------------------
+# The condition measure of a homogeneous system (feasibility solvers)
+# ----------------------------------------------------------------------------
+
+# Beyond this many columns the inradius of an infeasible system's hull is not
+# computed (Qhull's facet count grows exponentially with the dimension).
+_HULL_MAX_FEATURES = 8
+
+
+def condition_measure(A):
+    """The Goffin-Cheung-Cucker condition measure ``rho(A)`` of ``A w > 0``.
+
+    ``rho(A) = max_{||w|| = 1} min_i a_i . w / ||a_i||``: the largest angular
+    margin by which a unit vector can clear every (normalized) row. It is
+    positive if and only if the system ``A @ w > 0`` is feasible, and then
+    equals the sine of the half-aperture of the widest circular cone inside
+    the solution cone. It sets the cost of the solvers of
+    :mod:`sklearn_perceptrons.feasibility`: the perceptron makes at most
+    ``1 / rho**2`` updates, the smooth perceptron fewer than
+    ``2 sqrt(2 log n) / rho`` iterations, the rescaled perceptron
+    ``O(p log(1 / rho))`` rescalings.
+
+    Parameters
+    ----------
+    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
+        The constraint rows. Must be finite, with at least one row and one
+        column.
+
+    Returns
+    -------
+    rho : float
+        In ``[-1, 1]``. ``rho > 0``: feasible, computed exactly (to rounding).
+        ``rho <= 0``: infeasible; then ``-rho`` is the radius of the largest
+        ball around the origin inside the convex hull of the normalized rows
+        (0 when the rows span fewer than ``n_features`` dimensions or the
+        origin is on the hull's boundary).
+
+    See Also
+    --------
+    max_margin : The hard-margin problem this is solved as.
+    sklearn_perceptrons.feasibility.smooth_perceptron : A solver whose
+        iteration bound is stated in terms of ``rho``.
+
+    Notes
+    -----
+    By minimax duality, for a feasible system ``rho(A) = min_{x in simplex}
+    ||sum_i x_i a_i / ||a_i||||``, the distance from the origin to the convex
+    hull of the normalized rows; it is computed by :func:`max_margin` (the
+    hard-margin problem through the origin, Wolfe's exact nearest-point
+    algorithm). Margins below about ``16 (n_features + 1) eps`` cannot be
+    told apart from 0 in double precision and count as infeasible.
+
+    For an infeasible system, ``-rho`` (the inradius of the hull around the
+    origin) is computed exactly from the facets of the hull with Qhull when
+    ``n_features <= 8``. In more dimensions computing it is hard in general
+    (the facet count grows exponentially), so only the sign is returned:
+    ``0.0``.
+
+    An all-zero row satisfies ``a . w > 0`` for no ``w``; it is taken as a row
+    with ``a . w / ||a|| = 0``, so ``rho(A) = min(0, rho(other rows))``.
+
+    References
+    ----------
+    .. [1] J.-L. Goffin, "The relaxation method for solving systems of linear
+       inequalities", Mathematics of Operations Research 5(3), 388-414, 1980.
+    .. [2] D. Cheung and F. Cucker, "A new condition number for linear
+       programming", Mathematical Programming 91, 163-174, 2001.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons.bounds import condition_measure
+    >>> A = np.array([[1.0, 1.0], [1.0, -1.0]])  # a cone of half-angle 45°
+    >>> round(condition_measure(A), 6)
+    0.707107
+    >>> condition_measure([[1.0, 0.0], [-1.0, 0.0]])  # infeasible, flat hull
+    0.0
+    >>> round(condition_measure([[1.0, 0.0], [-1.0, 1.0], [-1.0, -1.0]]), 6)
+    -0.382683
+    """
+    A = check_array(
+        A, accept_sparse="csr", dtype=np.float64, ensure_all_finite=True,
+        input_name="A",
+    )  # fmt: skip
+    n, p = A.shape
+    norms = np.sqrt(row_norms(A, squared=True))
+    if not np.all(np.isfinite(norms)):
+        raise ValueError("The norms of some rows of A overflow; rescale A.")
+    nonzero = norms > 0
+    has_zero_row = not np.all(nonzero)
+    if not np.any(nonzero):
+        return 0.0
+    if sp.issparse(A):
+        U = sp.diags(1.0 / norms[nonzero]) @ A[nonzero]
+        U = sp.csr_matrix(U)
+    else:
+        U = A[nonzero] / norms[nonzero, None]
+    m = U.shape[0]
+    if m == 1:
+        rho = 1.0  # w = the row itself
+    else:
+        # The rows as samples of alternating labels: s_i (s_i u_i) = u_i.
+        signs = np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+        X = sp.diags(signs) @ U if sp.issparse(U) else U * signs[:, None]
+        rho = float(max_margin(X, signs, fit_intercept=False)[0])
+        if rho <= 0:
+            rho = _infeasible_measure(U)
+    return min(rho, 0.0) if has_zero_row else rho
+
+
+def _infeasible_measure(U):
+    """``-inradius`` of the hull of the unit rows ``U`` around the origin
+    (the origin lies in the hull), or 0.0 when it is not computed."""
+    m, p = U.shape
+    if p > _HULL_MAX_FEATURES:
+        return 0.0
+    U = U.toarray() if sp.issparse(U) else np.asarray(U)
+    if p == 1:
+        return -1.0  # rows +1 and -1: the hull is [-1, 1]
+    if np.linalg.matrix_rank(U) < p:
+        return 0.0
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = ConvexHull(U)
+    except QhullError:
+        return 0.0  # flat or degenerate: the origin is on its boundary
+    # Facets are normal . y + offset <= 0 with unit normals: the origin is at
+    # distance -offset from each.
+    return float(min(0.0, np.max(hull.equations[:, -1])))
+
+@validate_params(
+    {
+        "X_mistakes": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "u": ["array-like"],
+        "a": [Interval(numbers.Real, 0, None, closed="neither")],
+        "gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+        "intercept": ["array-like", numbers.Real],
+        "fit_intercept": ["boolean"],
+        "classes": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
+def second_order_mistake_bound(X_mistakes, y, u, a=1.0, gamma=1.0, *,
+                               intercept=0.0, fit_intercept=True, classes=None):
+    """Mistake bound of the second-order perceptron (Theorem 1 of [1]_).
+
+    For the mistakes ``x_1, ..., x_m`` (labels ``s_t``) that a run of the
+    second-order perceptron with parameter ``a`` made, any comparison vector
+    ``u~ = [u; intercept]`` and any ``gamma > 0``, the theorem states
+
+    ``m <= (H + sqrt((a ||u~||² + sum_t (u~ . x~_t)²) * L)) / gamma``
+
+    with the hinge losses ``H = sum_t max(0, gamma - s_t u~ . x~_t)`` and
+    ``L = sum_i ln(1 + l_i / a) = ln det(I + X~ X~^T / a)``, ``l_i`` the
+    eigenvalues of ``X~^T X~`` (both sums over the mistakes only).  This
+    function returns the right-hand side, so that a run can be checked
+    against it: ``clf.n_mistakes_ <= second_order_mistake_bound(...)``.
+
+    Parameters
+    ----------
+    X_mistakes : {array-like, sparse matrix} of shape (m, n_features)
+        The samples on which the run made its mistakes, one row per mistake
+        (a sample mistaken twice appears twice; their order does not matter).
+
+    y : array-like of shape (m,)
+        Their labels: signs in {-1, +1}, or labels among ``classes``.
+
+    u : array-like of shape (n_features,)
+        The comparison vector (any vector; its scale matters through
+        ``gamma``).
+
+    a : float, default=1.0
+        The parameter ``a`` of the run (``SecondOrderPerceptron(a=...)``).
+
+    gamma : float, default=1.0
+        The margin level ``gamma > 0`` against which ``u`` is measured; with
+        ``u`` scaled so that ``s u~ . x~ >= 1`` on separable data,
+        ``gamma=1`` makes ``H = 0``.
+
+    intercept : float, default=0.0
+        The intercept of the comparison vector (only with ``fit_intercept``).
+
+    fit_intercept : bool, default=True
+        Whether the run padded the samples with a constant 1
+        (``SecondOrderPerceptron(fit_intercept=...)``).
+
+    classes : array-like of shape (2,), default=None
+        The two classes of the problem, ``classes[1]`` positive.  Needed when
+        ``y`` holds labels rather than signs (the mistakes of a run may all be
+        of one class).
+
+    Returns
+    -------
+    bound : float
+        The right-hand side of the theorem (0 when there is no mistake).
+
+    See Also
+    --------
+    mistake_bound : Novikoff's bound of the first-order perceptron.
+    hinge_mistake_bound : The first-order bound for non-separable data.
+
+    Notes
+    -----
+    The bound holds for the full algorithm (``diagonal=False``) with unit
+    sample and class weights, on any sequence: several epochs of ``fit`` are
+    one long sequence.  The comparison with Novikoff: with ``||x~_t|| <= R``
+    and a unit ``u~`` of margin ``gamma``, ``sum_t (u~ . x~_t)² <= m R²`` and
+    ``L <= n ln(1 + m R² / (n a))``; the second-order bound is smaller when the
+    mistaken samples spread little along ``u~`` or along most
+    eigen-directions (correlated, badly scaled features).  The proof: with
+    ``A_m = a I + X~^T X~`` and ``v = sum_t s_t x~_t``, every mistake adds at
+    most ``x~^T A^-1 x~ <= ln(det A_t / det A_{t-1})`` to ``v^T A^-1 v``, and
+    ``m gamma - H <= u~ . v <= sqrt(u~^T A_m u~) sqrt(v^T A_m^-1 v)``.
+
+    References
+    ----------
+    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
+       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+
+    Examples
+    --------
+    >>> from sklearn_perceptrons.bounds import second_order_mistake_bound
+    >>> X_mistakes = [[1.0, 0.0], [0.0, 1.0]]
+    >>> y = [1, -1]
+    >>> round(second_order_mistake_bound(X_mistakes, y, [1.0, -1.0],
+    ...                                  fit_intercept=False), 4)
+    2.3548
+    """
+    X = check_array(X_mistakes, accept_sparse="csr", dtype=np.float64,
+                    ensure_all_finite=True, ensure_min_samples=0,
+                    input_name="X_mistakes")
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(X, y)
+    if classes is None:
+        signs = np.asarray(y, dtype=np.float64) if y.dtype.kind in "iufb" else None
+        if signs is None or not np.all(np.isin(signs, (-1.0, 1.0))):
+            raise ValueError(
+                "y must hold signs in {-1, +1} when classes is not given; pass "
+                "classes=[negative, positive] to use labels."
+            )
+    else:
+        classes = np.asarray(classes)
+        if classes.shape != (2,) or classes[0] == classes[1]:
+            raise ValueError(
+                f"classes must hold 2 distinct labels; got {classes.tolist()!r}."
+            )
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(
+                f"y holds labels {np.unique(y[unknown]).tolist()!r} that are not "
+                f"in classes={classes.tolist()!r}."
+            )
+        signs = np.where(y == classes[1], 1.0, -1.0)
+    u = _check_coef(u, X.shape[1], name="u")
+    intercept = _check_intercept(intercept)
+    if not fit_intercept and intercept != 0.0:
+        raise ValueError(
+            "intercept must be 0 when fit_intercept=False; got "
+            f"{intercept}."
+        )
+    m = X.shape[0]
+    if m == 0:
+        return 0.0
+    scores = safe_sparse_dot(X, u, dense_output=True) + intercept
+    hinge = float(np.maximum(0.0, gamma - signs * scores).sum())
+    spread = float(a * (u @ u + intercept * intercept) + scores @ scores)
+    # The non-zero eigenvalues of X~^T X~ are those of the Gram matrix
+    # X~ X~^T: take the smaller of the two.
+    n_dims = X.shape[1] + bool(fit_intercept)
+    if m <= n_dims:
+        gram = safe_sparse_dot(X, X.T, dense_output=True)
+        if fit_intercept:
+            gram = gram + 1.0
+    else:
+        dense = X.toarray() if sp.issparse(X) else X
+        if fit_intercept:
+            dense = np.hstack([dense, np.ones((m, 1))])
+        gram = dense.T @ dense
+    eigenvalues = np.clip(np.linalg.eigvalsh(gram), 0.0, None)
+    log_det = float(np.log1p(eigenvalues / a).sum())
+    return float((hinge + np.sqrt(spread * log_det)) / gamma)

@@ -66,6 +66,7 @@ from ._base import (
     encode_labels,
     keep_state_on_error,
     one_vs_all_table,
+    sum_duplicates,
 )
 from ._linear import (
     LinearState,
@@ -100,7 +101,7 @@ def _load_block(X, y, sample_weight, dtype):
         X, accept_sparse="csr", dtype=dtype, order="C", accept_large_sparse=False,
         ensure_min_samples=0, input_name="X",
     )
-    X = as_csr_int32(X)
+    X = as_csr_int32(sum_duplicates(X))
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     y = column_or_1d(np.asarray(y), warn=True)
@@ -127,10 +128,12 @@ def _load_block(X, y, sample_weight, dtype):
 
 
 def _block_labels(block):
-    """Rows, labels and label counts of one loaded partition."""
-    y = block[1]
+    """Rows, labels, label counts and total sample weight (None without
+    weights) of one loaded partition."""
+    y, sample_weight = block[1], block[2]
     labels, counts = np.unique(y, return_counts=True)
-    return y.shape[0], labels, counts
+    total = None if sample_weight is None else float(np.sum(sample_weight))
+    return y.shape[0], labels, counts, total
 
 
 def _encode_block(block, classes, class_weight, eta):
@@ -182,6 +185,7 @@ def _block_decision(X, coef, intercept):
         X = X.to_numpy()
     X = check_array(X, accept_sparse="csr", dtype=_FLOAT_DTYPES,
                     ensure_min_samples=0, input_name="X")
+    X = sum_duplicates(X)
     scores = safe_sparse_dot(X, coef.T, dense_output=True) + intercept
     return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -678,6 +682,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 sample_weight = _check_sample_weight(
                     sample_weight, X, dtype=np.float64, ensure_non_negative=True
                 )
+            X = sum_duplicates(X)
             runner, blocks = _LocalRunner(), [(as_csr_int32(X), y, sample_weight)]
             dtype = X.dtype
         try:
@@ -697,6 +702,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
             sizes = np.array([s[0] for s in summary])
             classes, counts = _merge_labels(summary)
+            _check_total_weight(summary)
             keep = np.flatnonzero(sizes > 0)
             loaded_kept = [loaded[p] for p in keep]
             class_weight = self._class_weights(base, classes, counts)
@@ -901,6 +907,17 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                       / da.asarray(sample_weight).sum()).compute())
 
 
+def _check_total_weight(summary):
+    """Refuse sample weights that are zero on every partition, as the
+    estimators do: no sample could ever update."""
+    totals = [s[3] for s in summary if s[3] is not None]
+    if totals and not sum(totals) > 0:
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number: with "
+            "every weight 0 no sample can update the model."
+        )
+
+
 def _merge_labels(summary):
     """Sorted classes over all partitions and the count of each."""
     labels = np.concatenate([s[1] for s in summary])
@@ -909,7 +926,7 @@ def _merge_labels(summary):
     check_classification_targets(labels)
     classes, _ = encode_labels(labels)
     counts = np.zeros(classes.shape[0], dtype=np.int64)
-    for _, part_labels, part_counts in summary:
+    for _, part_labels, part_counts, _ in summary:
         np.add.at(counts, np.searchsorted(classes, part_labels), part_counts)
     if classes.shape[0] < 2:
         raise ValueError(

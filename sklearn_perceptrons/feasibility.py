@@ -1,6 +1,26 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Linear inequality systems: the perceptron and the relaxation method.
+"""Linear inequality systems: the perceptron, its faster variants, and the
+relaxation method.
+
+For the homogeneous system ``A @ w > 0``, besides :func:`perceptron_feasibility`:
+
+* :func:`smooth_perceptron` (Soheili and Peña, 2012): fewer than
+  ``2 sqrt(2 log n) / rho(A)`` iterations of two matrix-vector products each,
+  against the perceptron's ``1 / rho(A)**2`` updates;
+* :func:`perceptron_von_neumann` (Soheili and Peña, 2013): the same iteration,
+  which also stops with a Gordan certificate ``x >= 0``, ``sum(x) = 1``,
+  ``||A.T @ x|| <= tol`` when the system is infeasible;
+* :func:`rescaled_perceptron` (the deterministic rescaling of Peña and
+  Soheili, 2016): ``O(p log(1 / rho(A)))`` rescalings, polynomial time on
+  ill-conditioned systems.
+
+``rho(A)`` is the condition measure of
+:func:`sklearn_perceptrons.bounds.condition_measure`. These three share the
+result fields, the status codes and the error rules below; their
+``max_iter`` counts iterations of two products with ``A`` each.
+
+The rest of this page describes the two row-action solvers.
 
 Two row-action solvers that find a point of a polyhedron by looking at one
 inequality at a time, in the compiled loops of ``_feasibility_fast``:
@@ -36,15 +56,18 @@ Orders (``order``)
     For the perceptron, ``r_i = threshold - a_i . w``. Ties go to the lowest
     row index.
 
-Sweeps and ``max_iter``
-    ``max_iter`` counts *sweeps* for every order: a sweep is ``n`` steps
-    (``n`` = number of rows), so at most ``max_iter * n`` steps are taken.
-    For ``"cyclic"`` and ``"permuted"`` a sweep is one pass over the rows; for
-    ``"random"`` it is ``n`` draws; for the greedy ``"max_*"`` orders it is
-    ``n`` updates, each on the most violated row. ``res.nit`` counts updates
-    (rows actually added or projected on), ``res.n_sweeps`` the sweeps begun.
-    A step on a row that is not violated does nothing and is not counted in
-    ``nit``.
+Iterations and ``max_iter``
+    ``max_iter`` counts *iterations*, and an iteration costs about one pass
+    over ``A`` (``O(nnz(A))``) for every order, so that ``max_iter`` bounds
+    the work the same way whatever the order. For the row-action orders an
+    iteration is a *sweep* of ``n`` steps (``n`` = number of rows): one pass
+    over the rows for ``"cyclic"`` and ``"permuted"``, ``n`` draws for
+    ``"random"``. For the greedy ``"max_*"`` orders an iteration is *one*
+    step -- one update on the most violated row -- because finding that row
+    takes a pass over a dense ``A`` (and at most one over a CSR ``A``).
+    ``res.nit`` counts updates (rows actually added or projected on),
+    ``res.n_sweeps`` the iterations begun. A step on a row that is not
+    violated does nothing and is not counted in ``nit``.
 
 Stopping
     ``"cyclic"`` stops as soon as ``n`` consecutive rows (possibly across the
@@ -58,8 +81,10 @@ Stopping
 Status codes (``res.status``)
     * 0 -- success: ``max_i (a_i . x - b_i) <= tol`` (relaxation), or
       ``A @ w > threshold`` (perceptron).
-    * 1 -- iteration limit: ``max_iter`` sweeps ran without reaching a
-      feasible point; the system may be infeasible, or need more sweeps.
+    * 1 -- iteration limit: ``max_iter`` iterations ran without reaching a
+      feasible point; the system may be infeasible, or need more iterations.
+      The default budgets end in seconds on systems of thousands of rows
+      (each iteration being about one pass over ``A``).
     * 2 -- infeasible: a row of ``A`` is all zeros and its inequality cannot
       hold (``0 <= b_i`` fails by more than ``tol``; for the perceptron,
       ``0 > threshold`` fails, i.e. ``threshold >= 0``). Detected before any
@@ -135,6 +160,8 @@ import scipy.sparse as sp
 from scipy.optimize import OptimizeResult
 from sklearn.utils import check_array, check_random_state
 
+from . import _feasibility_smooth as _smooth
+from ._base import sum_duplicates
 from ._feasibility_fast import (
     ORDER_CODES,
     _build_alias,
@@ -145,7 +172,13 @@ from ._feasibility_fast import (
     _row_sqnorms,
 )
 
-__all__ = ["perceptron_feasibility", "relaxation_method"]
+__all__ = [
+    "perceptron_feasibility",
+    "perceptron_von_neumann",
+    "relaxation_method",
+    "rescaled_perceptron",
+    "smooth_perceptron",
+]
 
 _ORDERS = ("cyclic", "permuted", "random", "max_distance", "max_residual")
 
@@ -156,7 +189,7 @@ STATUS_NONFINITE = 3
 
 _MESSAGES = {
     STATUS_MAX_ITER: (
-        "Iteration limit reached: {max_iter} sweep(s) over the rows ended "
+        "Iteration limit reached: {max_iter} iteration(s) ({unit}) ended "
         "without a feasible point; the system may be infeasible, or need more "
         "iterations (increase max_iter)."
     ),
@@ -216,6 +249,8 @@ def _check_matrix(A):
         accept_large_sparse=True,
         input_name="A",
     )
+    # Row norms read the stored values: duplicates must be summed first.
+    A = sum_duplicates(A)
     n, p = A.shape
     if n == 0 or p == 0:
         raise ValueError(
@@ -323,8 +358,8 @@ def _solve(mat, sqnorm, c, x, *, perceptron, eta, tol, order, max_iter,
             eta, tol, code, max_iter, seed, seq, prob, alias,
         )  # fmt: skip
 
-    # Greedy orders: max_iter sweeps of n updates each.
-    max_steps = min(max_iter * n, sys.maxsize)
+    # Greedy orders: an iteration is one step (one pass over a dense A).
+    max_steps = min(max_iter, sys.maxsize)
     with np.errstate(divide="ignore"):
         inv_norm = np.where(sqnorm > 0, 1.0 / np.sqrt(sqnorm), 0.0)
     if dense:
@@ -343,7 +378,13 @@ def _solve(mat, sqnorm, c, x, *, perceptron, eta, tol, order, max_iter,
             data, indices, indptr, At.data, cindices, cindptr, n, c, sqnorm,
             inv_norm, x, perceptron, eta, tol, code, max_steps,
         )  # fmt: skip
-    return status, nit, min(max_iter, nit // n + 1)
+    return status, nit, nit
+
+
+def _unit(order):
+    if order in ("max_distance", "max_residual"):
+        return "greedy steps"
+    return "sweeps over the rows"
 
 
 def _result(x, *, status, nit, n_sweeps, maxcv, message, **extra):
@@ -394,10 +435,11 @@ def perceptron_feasibility(
         threshold ``w = 0`` is already a solution.
 
     max_iter : int, default=10_000
-        Maximum number of sweeps; a sweep is ``n_constraints`` steps (one pass
+        Maximum number of iterations, each about one pass over ``A``: a
+        sweep of ``n_constraints`` steps for the row-action orders (one pass
         over the rows for ``"cyclic"``/``"permuted"``, ``n_constraints``
-        random draws for ``"random"``, ``n_constraints`` updates for the
-        greedy orders). ``0`` only evaluates ``w = 0``.
+        random draws for ``"random"``), one update on the most violated row
+        for the greedy orders. ``0`` only evaluates ``w = 0``.
 
     order : {"cyclic", "permuted", "random", "max_distance", "max_residual"}, \
             default="cyclic"
@@ -428,7 +470,8 @@ def perceptron_feasibility(
         nit : int
             Number of updates ``w <- w + a_i``.
         n_sweeps : int
-            Number of sweeps begun (at most ``max_iter``).
+            Number of iterations begun (at most ``max_iter``): sweeps for
+            the row-action orders, steps for the greedy ones.
         maxcv : float
             Largest violation, ``max(0, max_i (threshold - a_i . x))``. It is
             0 on success, and also when the worst row sits exactly on the
@@ -532,7 +575,9 @@ def perceptron_feasibility(
         status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
     else:
         status = STATUS_MAX_ITER
-        message = _MESSAGES[STATUS_MAX_ITER].format(max_iter=max_iter)
+        message = _MESSAGES[STATUS_MAX_ITER].format(
+            max_iter=max_iter, unit=_unit(order)
+        )
     return _result(
         w, status=status, nit=nit, n_sweeps=n_sweeps, maxcv=maxcv,
         message=message, slack=slack,
@@ -589,10 +634,11 @@ def relaxation_method(
         Starting point; ``None`` means zeros. Not modified.
 
     max_iter : int, default=100_000
-        Maximum number of sweeps; a sweep is ``n_constraints`` steps (one pass
+        Maximum number of iterations, each about one pass over ``A``: a
+        sweep of ``n_constraints`` steps for the row-action orders (one pass
         over the rows for ``"cyclic"``/``"permuted"``, ``n_constraints``
-        random draws for ``"random"``, ``n_constraints`` projections for the
-        greedy orders). ``0`` only evaluates ``x0``.
+        random draws for ``"random"``), one projection on the farthest (most
+        violated) row for the greedy orders. ``0`` only evaluates ``x0``.
 
     tol : float, default=1e-8
         A row is violated when ``a_i . x - b_i > tol``; success when no row
@@ -620,7 +666,8 @@ def relaxation_method(
         nit : int
             Number of updates (projections actually performed).
         n_sweeps : int
-            Number of sweeps begun (at most ``max_iter``).
+            Number of iterations begun (at most ``max_iter``): sweeps for
+            the row-action orders, steps for the greedy ones.
         maxcv : float
             Final largest violation, ``max(0, max_i (a_i . x - b_i))``.
 
@@ -646,7 +693,7 @@ def relaxation_method(
     depends on the geometry, not only on the size, of the system.
 
     On an infeasible system the iterates never settle: the solver stops at
-    ``max_iter`` sweeps with ``status=1``. Only the trivial certificate is
+    ``max_iter`` iterations with ``status=1``. Only the trivial certificate is
     detected up front: an all-zero row with ``b_i < -tol`` (``status=2``). A
     zero row with ``b_i >= -tol`` holds for every ``x`` and is skipped.
 
@@ -738,8 +785,482 @@ def relaxation_method(
         status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
     else:
         status = STATUS_MAX_ITER
-        message = _MESSAGES[STATUS_MAX_ITER].format(max_iter=max_iter)
+        message = _MESSAGES[STATUS_MAX_ITER].format(
+            max_iter=max_iter, unit=_unit(order)
+        )
     return _result(
         x, status=status, nit=nit, n_sweeps=n_sweeps, maxcv=maxcv,
         message=message,
     )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# The smooth, the certifying and the rescaled perceptron
+# ---------------------------------------------------------------------------
+
+
+def _smooth_setup(A, max_iter):
+    """Validate, and find the zero rows (each is an exact Gordan certificate)."""
+    max_iter = _check_max_iter(max_iter)
+    mat = _check_matrix(A)
+    sqnorm = _row_norms(mat)
+    return mat, sqnorm, max_iter, np.flatnonzero(sqnorm == 0)
+
+
+def _zero_row_result(p, zero, **extra):
+    return OptimizeResult(
+        x=np.zeros(p), success=False, status=STATUS_INFEASIBLE, nit=0,
+        maxcv=0.0, slack=0.0,
+        message=(
+            f"Infeasible: row {zero[0]} of A is all zeros, so a . w = 0 > 0 "
+            f"cannot hold ({zero.size} such row(s))."
+        ),
+        **extra,
+    )  # fmt: skip
+
+
+def _verifier(mat, op):
+    """``check(w)``: does the original ``A`` satisfy ``A @ (B w) > 0``, the
+    products accumulated in float64 by the compiled loop?"""
+
+    def check(w):
+        Aw = _matvec_f64(mat, op.original(w))
+        return bool(np.all(Aw > 0))
+
+    return check
+
+
+def _primal_result(mat, w, reason, nit, max_iter, **extra):
+    """The result of a primal solver from its final ``w`` (original space)."""
+    finite = bool(np.all(np.isfinite(w)))
+    n = mat[0].shape[0]
+    Aw = _matvec_f64(mat, w) if finite else np.full(n, np.nan)
+    with np.errstate(invalid="ignore"):
+        slack = float(np.min(Aw))
+        maxcv = float(max(0.0, np.max(-Aw)))
+    if reason == _smooth.PRIMAL:
+        status, message = STATUS_SUCCESS, "Found w with A @ w > 0."
+    elif reason == _smooth.NONFINITE or not finite:
+        status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
+    else:
+        status = STATUS_MAX_ITER
+        message = (
+            f"Iteration limit reached: {max_iter} iteration(s) ended without "
+            "a solution of A @ w > 0; the system may be infeasible, or too "
+            "ill-conditioned for this budget (increase max_iter)."
+        )
+    return OptimizeResult(
+        x=w, success=status == STATUS_SUCCESS, status=status, message=message,
+        nit=nit, maxcv=maxcv, slack=slack, **extra,
+    )  # fmt: skip
+
+
+def smooth_perceptron(A, *, max_iter=10_000):
+    """Find ``w`` with ``A @ w > 0`` by the smooth perceptron.
+
+    The smooth perceptron of Soheili and Peña (2012) is the perceptron
+    accelerated by Nesterov's smoothing. It solves the same homogeneous
+    system as :func:`perceptron_feasibility`, but needs fewer than
+
+        ``2 * sqrt(2 * log(n_constraints)) / rho(A)``
+
+    iterations instead of the perceptron's up to ``1 / rho(A)**2`` updates,
+    where ``rho(A) = max_{||w|| = 1} min_i a_i . w / ||a_i||`` is the
+    Goffin-Cheung-Cucker condition measure (computed by
+    :func:`sklearn_perceptrons.bounds.condition_measure`). Use it when the
+    system is feasible but ill-conditioned (small ``rho``); on a well
+    conditioned system the plain perceptron is as fast and simpler.
+
+    Parameters
+    ----------
+    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
+        The constraint rows ``a_i``; the solver looks for ``a_i . w > 0``.
+        float32 and float64 arrays and CSR matrices are used in place (never
+        copied); other inputs are converted once. Must be finite, with at
+        least one row and one column.
+
+    max_iter : int, default=10_000
+        Maximum number of iterations. An iteration costs one product with
+        ``A`` and one with ``A.T`` (two passes over A) plus ``O(n + p)``.
+        ``0`` only tests the starting point, the mean of the normalized rows.
+
+    Returns
+    -------
+    res : scipy.optimize.OptimizeResult
+        With fields
+
+        x : ndarray of shape (n_features,), float64
+            The final ``w``.
+        success : bool
+            True iff ``A @ x > 0`` holds for every row (checked on the final
+            ``x`` with float64 products).
+        status : int
+            0 success, 1 iteration limit, 2 infeasible (an all-zero row), 3
+            numerical failure.
+        message : str
+            Description of the status.
+        nit : int
+            Number of iterations.
+        maxcv : float
+            Largest violation, ``max(0, max_i (-a_i . x))``.
+        slack : float
+            ``min_i a_i . x``; positive iff success.
+
+    See Also
+    --------
+    perceptron_von_neumann : The same iteration, which also stops with a
+        certificate when the system is infeasible.
+    rescaled_perceptron : Polynomial time, for very small ``rho(A)``.
+    perceptron_feasibility : The classical perceptron.
+
+    Notes
+    -----
+    With ``Â`` the matrix of normalized rows and ``Δ`` the simplex,
+    ``rho(A) = min_{x in Δ} ||Âᵀ x||`` when the system is feasible. The smooth
+    perceptron keeps a primal ``w`` and a dual ``x in Δ`` and maintains
+    Nesterov's excessive gap condition for the entropy-smoothed problem with
+    smoothing parameter ``mu_k = 4 / ((k + 1)(k + 2))`` [1]_. While
+    ``Â w_k > 0`` fails this implies ``||Âᵀ x_k||**2 <= 2 mu_k log n``, which
+    is incompatible with ``||Âᵀ x_k|| >= rho(A)`` once
+    ``k + 1 >= 2 sqrt(2 log n) / rho(A)``: the iteration count is
+    ``O(sqrt(log n) / rho(A))``. Each iteration is two matrix-vector
+    products (BLAS for dense float64, SciPy's CSR kernel for sparse, compiled
+    float64 loops for float32), so the total work is
+    ``O(nnz(A) sqrt(log n) / rho(A))``.
+
+    If the system is infeasible the iteration never succeeds and stops at
+    ``max_iter`` (``status=1``); :func:`perceptron_von_neumann` then returns a
+    certificate instead. An all-zero row makes the system infeasible
+    (``status=2``, no iteration).
+
+    References
+    ----------
+    .. [1] N. Soheili and J. Peña, "A smooth perceptron algorithm", SIAM
+       Journal on Optimization 22(2), 728-737, 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons.feasibility import smooth_perceptron
+    >>> A = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, -0.5]])
+    >>> res = smooth_perceptron(A)
+    >>> res.success, bool(np.all(A @ res.x > 0))
+    (True, True)
+
+    The iteration bound, from the condition measure:
+
+    >>> from sklearn_perceptrons.bounds import condition_measure
+    >>> rho = condition_measure(A)
+    >>> bool(res.nit < 2 * np.sqrt(2 * np.log(A.shape[0])) / rho)
+    True
+    """
+    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+    p = mat[0].shape[1]
+    if zero.size:
+        return _zero_row_result(p, zero)
+    op = _smooth.UnitRows(mat, sqnorm)
+    reason, nit, w, _, _ = _smooth.run(
+        op, max_iter, check_primal=_verifier(mat, op)
+    )
+    return _primal_result(mat, w, reason, nit, max_iter)
+
+
+def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
+    """Solve ``A @ w > 0``, or certify that it has no solution.
+
+    Gordan's alternative: either some ``w`` has ``A @ w > 0``, or some ``x >=
+    0`` with ``sum(x) = 1`` has ``A.T @ x = 0``, never both. The primal-dual
+    smooth perceptron-von Neumann algorithm (Soheili and Peña, 2013) runs the
+    smooth perceptron (:func:`smooth_perceptron`) and watches both sides of
+    the alternative at every iteration: it stops with ``w`` (``status=0``) as
+    soon as ``A @ w > 0``, or with a certificate ``x`` (``status=2``) as soon
+    as ``||A.T @ x|| <= tol``, whichever comes first.
+
+    Use it when you do not know whether the system is feasible and want a
+    proof either way (for example: are two point sets linearly separable?).
+
+    Parameters
+    ----------
+    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
+        The constraint rows. float32 and float64 arrays and CSR matrices are
+        used in place; other inputs are converted once. Must be finite, with
+        at least one row and one column.
+
+    tol : float, default=1e-6
+        The certificate's accuracy: the solver stops with ``x`` once
+        ``||A.T @ x|| <= tol`` (Euclidean norm, in the units of ``A``).
+        Must be >= 0; ``0`` asks for an exact certificate, which is found
+        only when it is exact in floating point (an all-zero row, for
+        example).
+
+    max_iter : int, default=10_000
+        Maximum number of iterations; each costs one product with ``A`` and
+        one with ``A.T``.
+
+    Returns
+    -------
+    res : scipy.optimize.OptimizeResult
+        The fields of :func:`smooth_perceptron`, and
+
+        certificate : ndarray of shape (n_constraints,) or None
+            On ``status=2``: ``x >= 0`` with ``sum(x) = 1`` and
+            ``||A.T @ x|| <= tol`` (verified on the final ``x`` with a fresh
+            float64 product). ``None`` otherwise.
+        certificate_norm : float
+            ``||A.T @ x||`` for the final dual iterate (the certificate when
+            there is one).
+
+        ``status`` is 0 (``w`` found), 1 (iteration limit: neither side
+        reached), 2 (certificate found) or 3 (numerical failure).
+
+    See Also
+    --------
+    smooth_perceptron : The primal side alone.
+    scipy.optimize.linprog : Decides feasibility exactly (an LP).
+
+    Notes
+    -----
+    **What a certificate proves.** If ``x`` is in the simplex and
+    ``||A.T @ x|| <= tol``, then for every unit ``w``, ``min_i a_i . w <=
+    sum_i x_i a_i . w <= tol``: no ``w`` clears every row by more than
+    ``tol ||w||``. With ``tol = 0`` (or in the limit) this is Gordan's
+    certificate that ``A @ w > 0`` is infeasible; with ``tol > 0`` it says the
+    system is infeasible or within ``tol`` of being so (moving each row by at
+    most ``tol`` makes it infeasible). The certificate ``x`` is on the rows
+    of ``A`` as given (not the normalized ones).
+
+    **Iterations.** With ``R = max_i ||a_i||`` and ``rho = rho(A)`` the
+    condition measure (:func:`sklearn_perceptrons.bounds.condition_measure`),
+    the excessive gap condition of the smooth perceptron gives
+    ``||A.T @ x_k|| <= R * 2 sqrt(2 log n) / (k + 1)`` while no ``w`` is
+    found, so the solver stops after fewer than
+
+        ``2 * sqrt(2 * log(n)) / max(rho, tol / R)``
+
+    iterations: ``O(sqrt(log n) / rho)`` on a feasible system, and
+    ``O(R sqrt(log n) / tol)`` on an infeasible one. In practice the dual side
+    converges much faster than this worst case when ``-rho`` is not tiny.
+    A feasible system with ``0 < rho < tol / R`` may end either way.
+
+    An all-zero row ``a_j`` gives the exact certificate ``x = e_j`` at once.
+
+    References
+    ----------
+    .. [1] N. Soheili and J. Peña, "A primal-dual smooth perceptron-von
+       Neumann algorithm", in Discrete Geometry and Optimization, Fields
+       Institute Communications 69, 303-320, 2013.
+    .. [2] P. Gordan, "Über die Auflösung linearer Gleichungen mit reellen
+       Coefficienten", Mathematische Annalen 6, 23-28, 1873.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons.feasibility import perceptron_von_neumann
+    >>> res = perceptron_von_neumann([[1.0, 2.0], [2.0, 1.0], [1.0, -0.5]])
+    >>> res.status, res.certificate is None
+    (0, True)
+
+    Three directions around the origin: no ``w`` has a positive product with
+    all of them, and the certificate weighs them to (almost) cancel.
+
+    >>> A = np.array([[1.0, 0.0], [-0.5, 1.0], [-0.5, -1.0]])
+    >>> res = perceptron_von_neumann(A, tol=1e-8)
+    >>> res.status
+    2
+    >>> x = res.certificate
+    >>> bool(np.all(x >= 0)), bool(np.isclose(x.sum(), 1.0))
+    (True, True)
+    >>> bool(np.linalg.norm(A.T @ x) <= 1e-8)
+    True
+    """
+    tol = _check_real("tol", tol)
+    if tol < 0:
+        raise ValueError(f"tol must be >= 0; got {tol}.")
+    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+    n, p = mat[0].shape
+    if zero.size:
+        x = np.zeros(n)
+        x[zero[0]] = 1.0
+        return _zero_row_result(p, zero, certificate=x, certificate_norm=0.0)
+    op = _smooth.UnitRows(mat, sqnorm)
+    reason, nit, w, xhat, _ = _smooth.run(
+        op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
+    )
+    xa = xhat * op.inv
+    xa /= xa.sum()
+    cert_norm = float(np.linalg.norm(op.AT_dot(xa)))
+    if reason != _smooth.CERTIFICATE:
+        res = _primal_result(
+            mat, w, reason, nit, max_iter, certificate=None,
+            certificate_norm=cert_norm,
+        )  # fmt: skip
+        if res.status == STATUS_MAX_ITER:
+            res.message = (
+                f"Iteration limit reached: {max_iter} iteration(s) found "
+                "neither w with A @ w > 0 nor a certificate with "
+                f"||A.T @ x|| <= tol (best: {cert_norm:.3g}); increase "
+                "max_iter or tol."
+            )
+        return res
+    res = _primal_result(mat, w, reason, nit, max_iter)
+    res.update(
+        status=STATUS_INFEASIBLE, success=False, certificate=xa,
+        certificate_norm=cert_norm,
+        message=(
+            "Infeasible (within tol): x >= 0, sum(x) = 1 with "
+            f"||A.T @ x|| = {cert_norm:.3g} <= tol = {tol:.3g}, so no w has "
+            "min_i a_i . w > tol * ||w||."
+        ),
+    )  # fmt: skip
+    return res
+
+
+def rescaled_perceptron(A, *, max_iter=100_000):
+    """Find ``w`` with ``A @ w > 0`` in polynomial time, by rescaling.
+
+    A deterministic rescaled perceptron in the scheme of Peña and Soheili
+    (2016): phases of the smooth perceptron (:func:`smooth_perceptron`)
+    alternate with rescalings of the space. A phase ends either with a
+    solution, or with a dual point ``x`` in the simplex whose normalized row
+    combination is short compared with its largest weight,
+    ``||Âᵀ x|| <= max_j x_j / sqrt(3 p)``. Then the feasible cone lies in the
+    thin slab ``0 <= â_j . w <= ||w|| / sqrt(3 p)`` around the hyperplane of
+    row ``j = argmax x``, and the change of variables that doubles the
+    direction ``â_j`` multiplies the volume of the cone (within the unit
+    ball) by at least ``2 / sqrt(e) > 1.21``.
+
+    Use it for feasible systems so ill-conditioned that
+    :func:`perceptron_feasibility` (``1 / rho**2`` updates) and even
+    :func:`smooth_perceptron` (``sqrt(log n) / rho`` iterations) run out of
+    ``max_iter``: the cost grows only like ``log(1 / rho)``.
+
+    Parameters
+    ----------
+    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
+        The constraint rows. float32 and float64 arrays and CSR matrices are
+        used in place (A is never copied or rescaled: the change of variables
+        is a ``p x p`` matrix applied to the iterates); other inputs are
+        converted once. Must be finite, with at least one row and one column.
+
+    max_iter : int, default=100_000
+        Maximum number of smooth perceptron iterations, over all phases.
+        Each costs one product with ``A`` and one with ``A.T``, plus
+        ``O(p**2)`` once the space has been rescaled; a rescaling costs one
+        more product with ``A`` and ``O(p**2)``.
+
+    Returns
+    -------
+    res : scipy.optimize.OptimizeResult
+        The fields of :func:`smooth_perceptron` (``x`` is the solution in the
+        original variables), and
+
+        n_rescalings : int
+            Number of rescalings (phases that ended without a solution).
+
+    See Also
+    --------
+    smooth_perceptron : One phase, without rescaling.
+    perceptron_von_neumann : Also certifies infeasibility.
+
+    Notes
+    -----
+    **Bound.** Let ``p`` be the number of features and ``rho = rho(A) > 0``
+    the condition measure (:func:`sklearn_perceptrons.bounds.condition_measure`).
+    The feasible cone contains a ball of radius ``rho`` around a unit vector,
+    so its part in the unit ball has at least ``(rho / 2)**p`` of the ball's
+    volume, and each rescaling multiplies that fraction by at least
+    ``2 / (1 + 1 / p)**(p / 2) >= 2 / sqrt(e)``. Hence at most
+
+        ``p * log(2 / rho) / log(2 / sqrt(e))  (about 5.2 p log(2 / rho))``
+
+    rescalings happen. The first row passes the test within
+    ``2 n sqrt(6 p log n)`` iterations of a phase (the smooth perceptron's
+    dual iterate shrinks like ``1 / k`` and ``max_j x_j >= 1 / n``); the
+    phase then goes on, at most as long again, until ``p`` rows pass it, and
+    rescales along each of them whose slab (widened by the rescalings already
+    made, at most by the factor its row norm shrank) is still thin enough:
+    every rescaling made this way obeys the volume argument. So a phase
+    costs at most ``4 n sqrt(6 p log n)`` iterations, usually far fewer. The total is
+    ``O(n p**1.5 sqrt(log n) log(1 / rho))`` iterations: polynomial, where
+    the perceptron needs ``1 / rho**2``. This is the deterministic rescaling
+    of Peña and Soheili [1]_ (the randomized scheme of Dunagan and Vempala
+    [2]_ has a similar ``O(p log(1 / rho))`` count of rescalings, with high
+    probability).
+
+    On an infeasible system the phases never succeed: the solver stops at
+    ``max_iter`` (``status=1``); use :func:`perceptron_von_neumann` for a
+    certificate. An all-zero row gives ``status=2`` at once.
+
+    References
+    ----------
+    .. [1] J. Peña and N. Soheili, "A deterministic rescaled perceptron
+       algorithm", Mathematical Programming 155, 497-510, 2016.
+    .. [2] J. Dunagan and S. Vempala, "A simple polynomial-time rescaling
+       algorithm for solving linear programs", Mathematical Programming 114,
+       101-114, 2008.
+
+    Examples
+    --------
+    A cone of half-width about ``1e-6``: the perceptron would need on the
+    order of ``10**12`` updates.
+
+    >>> import numpy as np
+    >>> from sklearn_perceptrons.feasibility import rescaled_perceptron
+    >>> rng = np.random.RandomState(0)
+    >>> A = rng.randn(200, 5)
+    >>> A[:, 0] = 1e-6 + np.abs(A[:, 0]) * 1e-6  # a . e_0 > 0, barely
+    >>> res = rescaled_perceptron(A)
+    >>> res.success, bool(np.all(A @ res.x > 0))
+    (True, True)
+    """
+    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+    n, p = mat[0].shape
+    if zero.size:
+        return _zero_row_result(p, zero, n_rescalings=0)
+    op = _smooth.UnitRows(mat, sqnorm)
+    check = _verifier(mat, op)
+    delta = 1.0 / np.sqrt(3.0 * p)
+    nit, n_rescalings = 0, 0
+    degenerate = False
+    while True:
+        # A rescaling counts against the budget too, so that phases which
+        # end at once (possible on an infeasible system) cannot loop forever.
+        reason, nit, w, x, u = _smooth.run(
+            op, max_iter - n_rescalings, check_primal=check,
+            phase_delta=delta, phase_rows=p, start_nit=nit,
+        )  # fmt: skip
+        if reason != _smooth.PHASE:
+            break
+        # Every row j with ||Âᵀx|| / x_j <= delta bounds the cone by a slab;
+        # a rescaling along one row widens the others' slabs by at most the
+        # factor its norm shrank, so several valid rescalings can follow
+        # from one phase (largest x_j first).
+        norm_u = float(np.linalg.norm(u))
+        widen = np.ones(n)
+        for j in np.argsort(-x, kind="stable"):
+            if not norm_u <= delta * x[j]:
+                break  # x is sorted: no later row qualifies
+            if norm_u * widen[j] > delta * x[j]:
+                continue
+            if nit + n_rescalings >= max_iter:
+                reason = _smooth.LIMIT
+                break
+            widen *= op.rescale(op.row(int(j)))
+            n_rescalings += 1
+            if not op.sqnorm.min() > 1e-250:
+                # Rows shrunk by 4**k relative to others: the cone has
+                # collapsed (only when the system is infeasible or flat).
+                degenerate, reason = True, _smooth.LIMIT
+                break
+        if reason != _smooth.PHASE:
+            break
+    res = _primal_result(
+        mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings
+    )
+    if degenerate:
+        res.message = (
+            f"Stopped after {n_rescalings} rescalings: the rescaled rows "
+            "degenerated, which happens only when the system is infeasible "
+            "or has no interior (rho(A) <= 0)."
+        )
+    return res

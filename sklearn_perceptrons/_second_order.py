@@ -1,0 +1,572 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The second-order perceptron (Cesa-Bianchi, Conconi & Gentile, 2005).
+
+:class:`SecondOrderState` holds what the compiled pass updates (weights,
+``A^-1`` or ``diag(A)``, averaging sums) behind ``run_epoch(...)``;
+:class:`SecondOrderPerceptron` owns parameters, labels, stopping rules and
+diagnostics, as every perceptron of the package.
+"""
+
+import numbers
+import os
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+
+from . import _second_order_fast
+from ._base import (
+    StoppingRule,
+    fit_random_state,
+    keep_state_on_error,
+    one_vs_all_table,
+    partial_fit_context,
+    release_random_state,
+    row_accuracy,
+    sign_matrix,
+    validation_split,
+)
+from ._linear import BaseLinearPerceptron, _check_finite_weights, as_csr_int32, row_scores
+
+_EPOCH = {
+    (np.dtype(np.float64), False): _second_order_fast.epoch_dense["double"],
+    (np.dtype(np.float32), False): _second_order_fast.epoch_dense["float"],
+    (np.dtype(np.float64), True): _second_order_fast.epoch_csr["double"],
+    (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
+}
+_UNUSED = np.zeros(1)
+
+
+def _physical_memory():
+    """Bytes of RAM of this machine, or None when the OS does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
+class SecondOrderState:
+    """The state of ``n_rows`` second-order perceptrons, in float64.
+
+    ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
+    padded coordinate; ``inverse`` is ``A^-1`` of every row, shape
+    ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which only
+    the lower triangle is kept up to date (:meth:`inverse_matrix` gives the
+    full matrices) (full mode), or
+    ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``
+    (diagonal mode).  With
+    averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of
+    the iterates over all visits as ``coef - coef_sum / visits`` (Daume's
+    trick).  ``dtype`` is the dtype of the reported model (that of X).
+    """
+
+    def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
+                 average, dtype):
+        p = n_features + bool(fit_intercept)
+        self.coef = np.zeros((n_rows, n_features))
+        self.intercept = np.zeros(n_rows)
+        self.diagonal = bool(diagonal)
+        self.fit_intercept = bool(fit_intercept)
+        if diagonal:
+            self.inverse = None
+            # diag(A) and v, side by side for every row.
+            self.precision = np.zeros((n_rows, 2, p))
+            self.precision[:, 0] = float(a)
+        else:
+            self.inverse = np.zeros((n_rows, p, p))
+            self.inverse[:, np.arange(p), np.arange(p)] = 1.0 / a
+            self.precision = None
+        self.average = bool(average)
+        self.coef_sum = np.zeros((n_rows, n_features) if average else (1, 1))
+        self.intercept_sum = np.zeros(n_rows if average else 1)
+        self.visits = np.zeros(n_rows)
+        # A name, not a np.dtype: skops would list np.dtype as untrusted.
+        self.dtype = np.dtype(dtype).name
+
+    def copy(self):
+        new = SecondOrderState.__new__(SecondOrderState)
+        for name, value in vars(self).items():
+            setattr(new, name, value.copy() if isinstance(value, np.ndarray)
+                    else value)
+        return new
+
+    def copy_rows(self, source, rows):
+        """Set the given rows (boolean mask) to those of ``source``."""
+        for name in ("coef", "intercept", "visits", "inverse", "precision"):
+            target = getattr(self, name)
+            if target is not None:
+                target[rows] = getattr(source, name)[rows]
+        if self.average:
+            self.coef_sum[rows] = source.coef_sum[rows]
+            self.intercept_sum[rows] = source.intercept_sum[rows]
+
+    def inverse_matrix(self):
+        """The symmetric ``A^-1`` of every row (full mode), from the lower
+        triangle the compiled pass keeps."""
+        lower = np.tril(self.inverse)
+        return lower + np.swapaxes(np.tril(self.inverse, -1), 1, 2)
+
+    def restart_average(self):
+        """Forget the averaging sums (a warm-started fit averages anew)."""
+        self.coef_sum[:] = 0.0
+        self.intercept_sum[:] = 0.0
+        self.visits[:] = 0.0
+
+    def model(self, copy=True):
+        """The (coef, intercept) predictions use, in ``dtype``: the average
+        over every visit, or the iterate."""
+        coef, intercept = self.coef, self.intercept
+        if self.average:
+            visits = np.maximum(self.visits, 1.0)
+            coef = coef - self.coef_sum / visits[:, None]
+            intercept = intercept - self.intercept_sum / visits
+        return (coef.astype(self.dtype, copy=copy),
+                intercept.astype(self.dtype, copy=copy))
+
+    def run_epoch(self, X, order, y_class, step, table, active):
+        """One compiled pass over the rows ``order`` of X (float32/64, dense
+        or int32 CSR); returns the updates of every row (int64)."""
+        n_rows = self.coef.shape[0]
+        updates = np.zeros(n_rows, dtype=np.int64)
+        sparse = sp.issparse(X)
+        data = (X.data, X.indices, X.indptr) if sparse else (X,)
+        p = self.coef.shape[1] + self.fit_intercept
+        _EPOCH[X.dtype, sparse](
+            *data, order, y_class, step, *table, self.coef, self.intercept,
+            self.fit_intercept, active, self.diagonal,
+            _UNUSED if self.diagonal else self.inverse.reshape(-1),
+            self.precision.reshape(-1) if self.diagonal else _UNUSED,
+            np.empty(2 * p), self.average, self.coef_sum, self.intercept_sum,
+            self.visits, updates,
+        )
+        return updates
+
+
+class SecondOrderPerceptron(BaseLinearPerceptron):
+    """The second-order perceptron: a perceptron that whitens by the data it erred on.
+
+    Predicts ``sign(v^T (a I + S S^T + x x^T)^-1 x)`` for a sample ``x``,
+    where ``S`` holds the samples mistaken so far (as columns) and ``v`` is
+    the sum of their signed vectors ``s x``; a mistake adds ``x`` to ``S``
+    and ``s x`` to ``v``.  The perceptron updates along ``x``; this one along
+    ``A^-1 x`` with ``A = a I + S S^T``, which undoes correlations and bad
+    scalings of the features that the mistakes reveal.  Since
+    ``(A + x x^T)^-1 x = A^-1 x / (1 + x^T A^-1 x)``, the prediction is the
+    sign of ``w . x`` with ``w = A^-1 v``; ``w`` and ``A^-1`` are kept up to
+    date by Sherman-Morrison, so a visit costs O(d) and a mistake O(d²).
+    ``diagonal=True`` keeps only ``diag(A)``: a mistake then costs O(nnz),
+    for wide sparse data.  More than two classes are learned one-vs-all,
+    every row with its own ``A``, all rows in one compiled pass over X per
+    epoch.
+
+    Parameters
+    ----------
+    a : float, default=1.0
+        The regularization ``a > 0`` of ``A = a I + S S^T``.  Large ``a`` makes
+        the algorithm the first-order perceptron (``A^-1 ~ I / a``); small
+        ``a`` trusts the second-order information of few mistakes more.  A
+        sensible scale is that of ``||x||²``.
+
+    diagonal : bool, default=False
+        If True, replace ``A`` by its diagonal: ``w_j = v_j / A_jj`` with
+        ``A_jj = a + sum of x_j²`` over the mistakes.  A mistake costs O(nnz)
+        and memory O(d) instead of O(d²).  It keeps the per-feature scaling
+        but gives up the correlations between features (and the rotation
+        invariance and mistake bound of the full algorithm).
+
+    fit_intercept : bool, default=True
+        Whether to learn an intercept, as the weight of a constant feature 1
+        appended to every sample (``x~ = [x; 1]``): it enters ``A`` and ``v``
+        like any feature and is regularized by ``a`` like any weight.
+
+    max_iter : int, default=1000
+        Maximum number of epochs (passes over the training data) of ``fit``.
+
+    tol : float or None, default=1e-3
+        Stopping tolerance: when not None, a row stops after
+        ``n_iter_no_change`` consecutive epochs whose number of updates did
+        not fall below ``best - tol * n_samples`` (or, with early stopping,
+        whose validation accuracy did not rise above ``best + tol``).
+
+    n_iter_no_change : int, default=5
+        Number of epochs without improvement before stopping.
+
+    shuffle : bool, default=True
+        Whether to visit the samples in a fresh random order every epoch;
+        otherwise cyclically (row 0, 1, ..., n - 1).
+
+    average : bool, default=False
+        If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
+        every sample visit of training, computed without storing the history.
+
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes; a sample of class ``j`` gets the weight
+        ``c = sample_weight * class_weight[j]`` (see ``fit``).  In the
+        one-vs-all sub-problem of class ``k`` a sample keeps the weight of
+        its own class.
+
+    early_stopping : bool, default=False
+        Whether to hold out ``validation_fraction`` of the training data and
+        stop each row when its validation accuracy stops improving; the
+        state of each row's best validation epoch is kept.
+
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
+
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the state of the previous fit: both
+        ``w`` and ``A`` (the running average, if any, starts anew).
+
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations and of the validation split.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: updates, ``||w||`` and time.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights, in the dtype of the training data.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels; ``classes_[1]`` is the positive class of a
+        binary problem.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+
+    n_iter_ : int
+        Epochs run by the last ``fit`` (the largest number over one-vs-all
+        rows); after ``partial_fit``, the number of passes since the first.
+
+    n_mistakes_ : int
+        Mistakes (updates) of the last ``fit`` over all rows; ``partial_fit``
+        adds to it (the online mistake count).
+
+    mistakes_per_epoch_ : list of int
+        Mistakes of every epoch of the last ``fit``; ``partial_fit`` appends
+        one entry per call.
+
+    converged_ : bool
+        Whether every row of the last ``fit`` ended on an epoch with zero
+        mistakes (after ``partial_fit``: whether its pass made none).
+
+    See Also
+    --------
+    Perceptron : The first-order perceptron: O(d) per mistake.
+    sklearn_perceptrons.bounds.second_order_mistake_bound : Theorem 1 of [1]_.
+
+    Notes
+    -----
+    **The prediction.** Let ``A = a I + S S^T`` over the mistakes so far and
+    ``M = A^-1``.  The paper's prediction on ``x`` uses the matrix that
+    includes ``x``; by Sherman-Morrison
+
+    ``v^T (A + x x^T)^-1 x = v^T M x / (1 + x^T M x)``,
+
+    and ``1 + x^T M x > 0`` because ``M`` is positive definite, so the sign is
+    that of ``v^T M x = w . x`` with ``w = M v`` (``M`` is symmetric).  A
+    visit is therefore one dot product, O(nnz(x)).  A mistake (``s w . x <=
+    0``; a zero score counts as a mistake, as in :class:`Perceptron`) of a
+    sample of weight ``c`` sets ``A <- A + c x x^T`` and ``v <- v + c s x``;
+    with ``z = M x`` and ``q = x^T z``,
+
+    ``M <- M - c z z^T / (1 + c q)``,
+    ``w <- w + c (s - w . x) / (1 + c q) z``,
+
+    O(d·nnz(x) + d²).  Every vector here is padded (``x~ = [x; 1]``) when
+    ``fit_intercept``, and the state is float64 whatever the dtype of X.
+
+    **Weights.** ``c = sample_weight * class_weight[y]`` enters ``A`` as
+    ``c x x^T`` and ``v`` as ``c s x``; a sample of weight 0 never updates
+    and is no mistake.  The weight is not a learning rate: as in the paper,
+    scaling every ``c`` and ``a`` together leaves the predictions unchanged.
+
+    **The bound.** On any sequence, the number ``m`` of mistakes of the full
+    algorithm with unit weights satisfies, for every ``gamma > 0`` and every
+    ``u`` (Theorem 1 of [1]_),
+
+    ``m <= H / gamma + sqrt((a ||u||² + sum_t (u . x_t)²) sum_i ln(1 + l_i / a)) / gamma``
+
+    where the sum over ``t`` and the hinge losses ``H = sum_t max(0, gamma -
+    s_t u . x_t)`` run over the mistaken samples only, and ``l_i`` are the
+    eigenvalues of ``S S^T``.  Where Novikoff's bound pays ``R² ||u||²``, this
+    one pays for the spread of the data along ``u`` and along the
+    eigen-directions actually visited; it is much smaller when the features
+    are correlated or of very different scales.  Several epochs are one long
+    sequence, so ``fit`` obeys it too.  See
+    :func:`sklearn_perceptrons.bounds.second_order_mistake_bound`.
+
+    **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
+    (``fit`` refuses sizes beyond half the machine's memory); use
+    ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
+    per call, so that a failed call leaves the estimator unchanged.
+
+    References
+    ----------
+    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
+       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.normal(size=(2000, 2)) * [1.0, 0.01]  # badly scaled features
+    >>> y = (X[:, 0] + 100 * X[:, 1] > 0).astype(int)
+    >>> second = SecondOrderPerceptron(shuffle=False).partial_fit(X, y, [0, 1])
+    >>> first = Perceptron(shuffle=False).partial_fit(X, y, [0, 1])
+    >>> bool(second.n_mistakes_ < first.n_mistakes_)
+    True
+    >>> second.coef_.shape
+    (1, 2)
+    """
+
+    _state_types = {"_state": SecondOrderState}
+
+    _parameter_constraints = {
+        **BaseLinearPerceptron._parameter_constraints,
+        "a": [Interval(numbers.Real, 0, None, closed="neither")],
+        "diagonal": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        *,
+        a=1.0,
+        diagonal=False,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        average=False,
+        class_weight=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        warm_start=False,
+        random_state=0,
+        verbose=0,
+    ):
+        self.a = a
+        self.diagonal = diagonal
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.average = average
+        self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- state ---------------------------------------------------------------
+
+    def _new_state(self, X, n_rows):
+        n_features = X.shape[1]
+        if not self.diagonal:
+            p = n_features + bool(self.fit_intercept)
+            size = 8 * n_rows * p * p
+            memory = _physical_memory()
+            if memory is not None and size > memory // 2:
+                raise ValueError(
+                    f"SecondOrderPerceptron(diagonal=False) needs {n_rows} "
+                    f"matrices of {p} x {p} float64 ({size / 2**30:.1f} GiB), "
+                    "more than half of this machine's memory. Use "
+                    "diagonal=True for wide data."
+                )
+        return SecondOrderState(
+            n_rows, n_features, a=float(self.a), diagonal=self.diagonal,
+            fit_intercept=self.fit_intercept, average=self.average, dtype=X.dtype,
+        )
+
+    def _initial_state(self, X, n_rows):
+        previous = getattr(self, "_state", None)
+        if (
+            self.warm_start
+            and previous is not None
+            and previous.coef.shape == (n_rows, X.shape[1])
+            and previous.diagonal == bool(self.diagonal)
+            and previous.fit_intercept == bool(self.fit_intercept)
+        ):
+            state = previous.copy()
+            state.average = bool(self.average)
+            state.coef_sum = np.zeros(state.coef.shape if self.average else (1, 1))
+            state.intercept_sum = np.zeros(n_rows if self.average else 1)
+            state.visits = np.zeros(n_rows)
+            state.dtype = X.dtype.name
+            return state
+        return self._new_state(X, n_rows)
+
+    # -- fit -----------------------------------------------------------------
+
+    def _fit(self, X, y, sample_weight):
+        X, classes, y_class, sample_weight = self._validate_fit_data(
+            X, y, sample_weight
+        )
+        X = as_csr_int32(X)
+        n_classes = classes.shape[0]
+        table = one_vs_all_table(n_classes)
+        n_rows = 1 if n_classes == 2 else n_classes
+        class_weight = self._class_weights(classes, y_class)
+        step = sample_weight * class_weight[y_class]
+        state = self._initial_state(X, n_rows)
+        rng = fit_random_state(self.random_state)
+        if self.early_stopping:
+            train_idx, val_idx = validation_split(
+                X.shape[0], self.validation_fraction, rng
+            )
+        else:
+            train_idx, val_idx = np.arange(X.shape[0], dtype=np.int32), None
+        result = self._epochs(X, y_class, step, table, state, train_idx, val_idx,
+                              rng)
+        release_random_state(rng)
+        self._set_fit_result(classes, *result)
+        return self
+
+    def _epochs(self, X, y_class, step, table, state, train_idx, val_idx, rng):
+        """The epoch loop of ``fit`` with the per-row stopping rules."""
+        n_rows = state.coef.shape[0]
+        stopper = StoppingRule(
+            n_rows, tol=self.tol, n_iter_no_change=self.n_iter_no_change,
+            n_samples=train_idx.shape[0], early_stopping=self.early_stopping,
+        )
+        if val_idx is not None:
+            signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
+            best_model = state.model()
+            best_state = state.copy()
+        mistakes_per_epoch = []
+        for epoch in range(1, self.max_iter + 1):
+            start = perf_counter()
+            order = self._epoch_order(train_idx, rng)
+            updates = state.run_epoch(X, order, y_class, step, table,
+                                      stopper.active)
+            _check_finite_weights(state)
+            mistakes_per_epoch.append(int(updates.sum()))
+            val_score = None
+            if val_idx is not None:
+                coef, intercept = state.model()
+                val_score = row_accuracy(
+                    row_scores(X, val_idx, coef, intercept),
+                    y_class[val_idx], signs_of_class,
+                )
+            improved = stopper.update(updates, val_score)
+            if val_idx is not None and improved.any():
+                best_model[0][improved] = coef[improved]
+                best_model[1][improved] = intercept[improved]
+                best_state.copy_rows(state, improved)
+            self._print_epoch(
+                epoch, updates.sum(), float(np.linalg.norm(state.coef)),
+                perf_counter() - start,
+            )
+            if stopper.done:
+                break
+        if val_idx is not None:
+            return best_state, best_model, stopper, mistakes_per_epoch
+        return state, state.model(), stopper, mistakes_per_epoch
+
+    # -- partial_fit ---------------------------------------------------------
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        X, y_class, sample_weight, classes = self._validate_partial_fit_data(
+            X, y, classes, sample_weight
+        )
+        X = as_csr_int32(X)
+        n_classes = classes.shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        table = one_vs_all_table(n_classes)
+        step = (np.ones(X.shape[0]) if sample_weight is None
+                else np.asarray(sample_weight, dtype=np.float64))
+        if self.class_weight is not None:
+            step = step * self._class_weights(classes, partial=True)[y_class]
+        if hasattr(self, "_state"):
+            state = self._state.copy()
+        else:
+            state = self._new_state(X, n_rows)
+        start = perf_counter()
+        updates = state.run_epoch(
+            X, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
+            np.ones(n_rows, dtype=np.uint8),
+        )
+        _check_finite_weights(state)
+        total = int(updates.sum())
+        if self.verbose:
+            self._print_epoch(getattr(self, "n_iter_", 0) + 1, total,
+                              float(np.linalg.norm(state.coef)),
+                              perf_counter() - start)
+        self.classes_ = classes
+        self._state = state
+        self.coef_, self.intercept_ = state.model()
+        if hasattr(self, "mistakes_per_epoch_"):
+            # In place: copying the list would make a long stream quadratic.
+            self.mistakes_per_epoch_.append(total)
+        else:
+            self.mistakes_per_epoch_ = [total]
+        self.n_mistakes_ = getattr(self, "n_mistakes_", 0) + total
+        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
+        self.converged_ = total == 0
+        return self
+
+    # -- public API ----------------------------------------------------------
+
+    @keep_state_on_error
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the second-order perceptron by epochs over the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; float32 and CSR data are used without copies.
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: a sample of weight ``c`` enters ``A`` as
+            ``c x x^T`` and ``v`` as ``c s x`` on a mistake.
+
+        Returns
+        -------
+        self : SecondOrderPerceptron
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight)
+
+    @keep_state_on_error
+    @partial_fit_context
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one pass over the given samples, in the given order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data (never shuffled).
+
+        y : array-like of shape (n_samples,)
+            Target labels of the batch.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the stream; required on the first call.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights (see ``fit``).
+
+        Returns
+        -------
+        self : SecondOrderPerceptron
+            The updated estimator.
+        """
+        return self._partial_fit(X, y, classes, sample_weight)

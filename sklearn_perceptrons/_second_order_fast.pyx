@@ -1,0 +1,369 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The compiled epoch of the second-order perceptron.
+
+One function walks the given rows of X once and applies the second-order
+perceptron rule (Cesa-Bianchi, Conconi & Gentile, 2005) to one or several
+binary sub-problems (rows), chosen by the same class tables as the first-order
+loop (``class_rows_ptr``, ``class_rows``, ``class_signs``).
+
+Every row ``k`` keeps its weights ``w~ = A^-1 v`` (padded: ``[w; b]``) in
+float64 and either the full inverse ``M = A^-1`` (``diagonal=False``, a
+symmetric ``p x p`` matrix, ``p = n_features + fit_intercept``) or the
+diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes ``w~ . x~``,
+O(nnz); a mistake (``s (w~ . x~) <= 0`` with a positive step ``c``) does
+
+* full: ``z = M x~``, ``q = x~ . z``, ``w~ += c (s - w~ . x~) / (1 + c q) z``
+  and ``M -= (c / (1 + c q)) z z^T`` (Sherman-Morrison), O(p^2) by the
+  symmetric BLAS-2 kernels ``dsymv`` and ``dsyr`` on one triangle of ``M``;
+* diagonal: for every stored coordinate ``j`` of ``x~``, ``A_jj += c x_j^2``,
+  ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz).
+
+Dense and CSR rows go through the same source: a row is a pointer to its
+values, a pointer to its column indices (unused for dense rows) and a length.
+The float32 and float64 specialisations of X come from the fused type
+``floating``; the state is float64 in both, because the Sherman-Morrison
+downdates of ``M`` accumulate rounding.  The walk holds no Python objects,
+allocates nothing and runs without the GIL (the BLAS kernels are called
+through scipy's ``cython_blas`` function pointers, which need no GIL).
+"""
+
+from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer
+from cython cimport floating
+
+from scipy.linalg import cython_blas as _cython_blas
+
+# The symmetric BLAS-2 kernels of the BLAS scipy ships, taken from scipy's
+# public Cython API at import time (no build-time dependency on scipy).
+ctypedef void (*dsymv_ptr)(
+    char* uplo, int* n, double* alpha, double* a, int* lda, double* x,
+    int* incx, double* beta, double* y, int* incy) noexcept nogil
+ctypedef void (*dsyr_ptr)(
+    char* uplo, int* n, double* alpha, double* x, int* incx, double* a,
+    int* lda) noexcept nogil
+
+
+cdef void* _blas_function(str name) except NULL:
+    capsule = _cython_blas.__pyx_capi__[name]
+    return PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule))
+
+
+cdef dsymv_ptr _dsymv = <dsymv_ptr>_blas_function("dsymv")
+cdef dsyr_ptr _dsyr = <dsyr_ptr>_blas_function("dsyr")
+
+
+cdef extern from *:
+    """
+    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+    #define SKP_SO_PREFETCH(addr) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(addr)))
+    #elif defined(__GNUC__) || defined(__clang__)
+    #define SKP_SO_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 3)
+    #else
+    #define SKP_SO_PREFETCH(addr) ((void)0)
+    #endif
+    """
+    void SKP_SO_PREFETCH(const void* addr) noexcept nogil
+
+
+cdef inline double _dot(
+    const double* w, const floating* x_values, const int* x_indices,
+    Py_ssize_t nnz, bint sparse,
+) noexcept nogil:
+    """``w . x`` for a dense row (``sparse=False``) or a CSR row."""
+    cdef Py_ssize_t j
+    # Four partial sums hide the latency of the additions; the order is
+    # fixed, so results stay deterministic.
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    if sparse:
+        for j in range(nnz):
+            s0 += w[x_indices[j]] * x_values[j]
+        return s0
+    j = 0
+    while j + 4 <= nnz:
+        s0 += w[j] * x_values[j]
+        s1 += w[j + 1] * x_values[j + 1]
+        s2 += w[j + 2] * x_values[j + 2]
+        s3 += w[j + 3] * x_values[j + 3]
+        j += 4
+    while j < nnz:
+        s0 += w[j] * x_values[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline void _axpy(double* y, double alpha, const double* x,
+                       Py_ssize_t n) noexcept nogil:
+    """``y += alpha * x`` (a plain loop the compiler vectorizes)."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        y[j] += alpha * x[j]
+
+
+cdef void _full_update(
+    double* w, double* b, double* M, double* work, Py_ssize_t n_features,
+    bint fit_intercept, double c, double s, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    bint average, double* w_sum, double* b_sum, double visits,
+) noexcept nogil:
+    """The Sherman-Morrison step of one row on a mistake (see the module).
+
+    ``M`` is symmetric and only its upper triangle in BLAS (column-major)
+    terms is read and written: the lower triangle of the row-major array.
+    """
+    cdef int p = n_features + fit_intercept
+    cdef int one = 1
+    cdef double* x = work
+    cdef double* z = work + p
+    cdef Py_ssize_t j
+    cdef double q, g, alpha, beta = 0.0, unit = 1.0
+    cdef char uplo = b'U'
+    # x~ as a dense float64 vector: O(p), small beside the O(p^2) below.
+    if sparse:
+        for j in range(p):
+            x[j] = 0.0
+        for j in range(nnz):
+            x[x_indices[j]] = x_values[j]
+    else:
+        for j in range(nnz):
+            x[j] = x_values[j]
+    if fit_intercept:
+        x[n_features] = 1.0
+    _dsymv(&uplo, &p, &unit, M, &p, x, &one, &beta, z, &one)
+    q = 0.0
+    for j in range(p):
+        q += x[j] * z[j]
+    # M is positive definite, so q >= 0; rounding may not keep it so.
+    if q < 0.0:
+        q = 0.0
+    g = c * (s - raw) / (1.0 + c * q)
+    _axpy(w, g, z, n_features)
+    if fit_intercept:
+        b[0] += g * z[n_features]
+    if average:
+        # Daume's trick: the sum of the iterates over all visits is
+        # T * w_T - sum over updates of (visits before it) * delta.
+        _axpy(w_sum, g * visits, z, n_features)
+        if fit_intercept:
+            b_sum[0] += g * visits * z[n_features]
+    alpha = -c / (1.0 + c * q)
+    _dsyr(&uplo, &p, &alpha, z, &one, M, &p)
+
+
+cdef void _diagonal_update(
+    double* w, double* b, double* D, double* v, Py_ssize_t n_features,
+    bint fit_intercept, double c, double s,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    bint average, double* w_sum, double* b_sum, double visits,
+) noexcept nogil:
+    """The diagonal step of one row on a mistake: ``A_jj += c x_j^2``,
+    ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` on the coordinates of x~."""
+    cdef Py_ssize_t j, col
+    cdef double x, w_new
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        x = x_values[j]
+        D[col] += c * x * x
+        v[col] += c * s * x
+        w_new = v[col] / D[col]
+        if average:
+            w_sum[col] += visits * (w_new - w[col])
+        w[col] = w_new
+    if fit_intercept:
+        D[n_features] += c
+        v[n_features] += c * s
+        w_new = v[n_features] / D[n_features]
+        if average:
+            b_sum[0] += visits * (w_new - b[0])
+        b[0] = w_new
+
+
+cdef void _epoch(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    double* coef, double* intercept, bint fit_intercept,
+    const unsigned char* active,
+    bint diagonal, double* inverse, double* precision, double* work,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates,
+) noexcept nogil:
+    cdef Py_ssize_t p = n_features + fit_intercept
+    cdef Py_ssize_t t, i, q, k, nnz, off, ahead_i
+    cdef const floating* x_values
+    cdef const int* x_indices = NULL
+    cdef double raw, s, c
+    # Rows visited out of order (shuffle) are prefetched a few visits ahead.
+    cdef Py_ssize_t ahead = 4
+    for t in range(n_visits):
+        i = order[t]
+        if t + ahead < n_visits and order[t + ahead] != i + ahead:
+            ahead_i = order[t + ahead]
+            if sparse:
+                SKP_SO_PREFETCH(X_values + X_indptr[ahead_i])
+                SKP_SO_PREFETCH(X_indices + X_indptr[ahead_i])
+            else:
+                off = 0
+                while off < n_features and off < 256:
+                    SKP_SO_PREFETCH(X_values + ahead_i * n_features + off)
+                    off += 64 // sizeof(floating)
+        if sparse:
+            x_values = X_values + X_indptr[i]
+            x_indices = X_indices + X_indptr[i]
+            nnz = X_indptr[i + 1] - X_indptr[i]
+        else:
+            x_values = X_values + i * n_features
+            nnz = n_features
+        for q in range(class_rows_ptr[y_class[i]], class_rows_ptr[y_class[i] + 1]):
+            k = class_rows[q]
+            if not active[k]:
+                continue
+            raw = _dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+            if fit_intercept:
+                raw += intercept[k]
+            s = class_signs[q]
+            c = step[i]
+            # A sample of weight zero never updates, so it is no mistake either.
+            if s * raw <= 0.0 and c != 0.0:
+                updates[k] += 1
+                if diagonal:
+                    _diagonal_update(
+                        coef + k * n_features, intercept + k,
+                        precision + 2 * k * p, precision + (2 * k + 1) * p,
+                        n_features, fit_intercept, c, s,
+                        x_values, x_indices, nnz, sparse,
+                        average, coef_sum + k * n_features, intercept_sum + k,
+                        visits[k],
+                    )
+                else:
+                    _full_update(
+                        coef + k * n_features, intercept + k, inverse + k * p * p,
+                        work, n_features, fit_intercept, c, s, raw,
+                        x_values, x_indices, nnz, sparse,
+                        average, coef_sum + k * n_features, intercept_sum + k,
+                        visits[k],
+                    )
+            visits[k] += 1.0
+
+
+def epoch_dense(
+    const floating[:, ::1] X,
+    const int[::1] order,
+    const int[::1] y_class,
+    const double[::1] step,
+    const int[::1] class_rows_ptr,
+    const int[::1] class_rows,
+    const signed char[::1] class_signs,
+    double[:, ::1] coef,
+    double[::1] intercept,
+    bint fit_intercept,
+    const unsigned char[::1] active,
+    bint diagonal,
+    double[::1] inverse,
+    double[::1] precision,
+    double[::1] work,
+    bint average,
+    double[:, ::1] coef_sum,
+    double[::1] intercept_sum,
+    double[::1] visits,
+    long long[::1] updates,
+):
+    """Run one pass of the second-order rule over the rows ``order`` of dense X.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), C-contiguous
+        Training data, float32 or float64.
+    order : ndarray of int32
+        Indices of the rows to visit, in visiting order.
+    y_class : ndarray of int32 of shape (n_samples,)
+        Class index of every sample (indexes ``class_rows_ptr``).
+    step : ndarray of float64 of shape (n_samples,)
+        Weight ``c`` of every sample, ``sample_weight * class_weight``.
+    class_rows_ptr, class_rows, class_signs : ndarrays
+        The rows touched by a sample of class ``c`` are
+        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]``, each with the
+        sign (+1 or -1) the sample takes in that row's binary problem.
+    coef : ndarray of float64 of shape (n_rows, n_features)
+        Weights ``w = (A^-1 v)[:n_features]``, updated in place.
+    intercept : ndarray of float64 of shape (n_rows,)
+        The padded coordinate of ``A^-1 v`` (only when ``fit_intercept``).
+    fit_intercept : bool
+        Whether the rows are padded with a constant feature 1.
+    active : ndarray of uint8 of shape (n_rows,)
+        Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
+    diagonal : bool
+        Which state the rows keep: ``precision`` (diag(A) and v) or ``inverse``.
+    inverse : ndarray of float64 of shape (n_rows * p * p,)
+        The symmetric ``A^-1`` of every row, row-major (unused if diagonal).
+    precision : ndarray of float64 of shape (n_rows * 2 * p,)
+        ``diag(A)`` then ``v`` of every row (unused unless diagonal).
+    work : ndarray of float64 of shape (2 * p,)
+        Scratch space for ``x~`` and ``z = A^-1 x~``.
+    average : bool
+        Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
+    coef_sum, intercept_sum : ndarrays of float64
+        Sums ``sum (visits before the update) * delta`` of every row.
+    visits : ndarray of float64 of shape (n_rows,)
+        Number of visits of every row so far; incremented in place.
+    updates : ndarray of int64 of shape (n_rows,)
+        Number of updates of every row; incremented in place.
+    """
+    if order.shape[0] == 0:
+        return
+    with nogil:
+        _epoch(
+            &X[0, 0], NULL, NULL, False, X.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
+            diagonal, &inverse[0], &precision[0], &work[0],
+            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+        )
+
+
+def epoch_csr(
+    const floating[::1] X_data,
+    const int[::1] X_indices,
+    const int[::1] X_indptr,
+    const int[::1] order,
+    const int[::1] y_class,
+    const double[::1] step,
+    const int[::1] class_rows_ptr,
+    const int[::1] class_rows,
+    const signed char[::1] class_signs,
+    double[:, ::1] coef,
+    double[::1] intercept,
+    bint fit_intercept,
+    const unsigned char[::1] active,
+    bint diagonal,
+    double[::1] inverse,
+    double[::1] precision,
+    double[::1] work,
+    bint average,
+    double[:, ::1] coef_sum,
+    double[::1] intercept_sum,
+    double[::1] visits,
+    long long[::1] updates,
+):
+    """Run one pass of the second-order rule over the rows ``order`` of a CSR X.
+
+    ``X_data``, ``X_indices`` and ``X_indptr`` are the CSR arrays (int32
+    indices); every other parameter is as in :func:`epoch_dense`.
+    """
+    # An all-zero CSR matrix has empty data: point at something valid anyway.
+    cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
+    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    if order.shape[0] == 0:
+        return
+    with nogil:
+        _epoch(
+            values, indices, &X_indptr[0], True, coef.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
+            diagonal, &inverse[0], &precision[0], &work[0],
+            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+        )

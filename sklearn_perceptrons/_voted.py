@@ -1,0 +1,680 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The voted perceptron of Freund & Schapire: :class:`VotedPerceptron`.
+
+The Python layer owns the parameters, the validation, the labels, the
+stopping rules and the model (the mistake sequence); the compiled walks of
+``_voted_fast`` own the epochs and the vote.  The training state sits
+behind ``run_epoch(order, active) -> updates``, the interface of an epoch
+driver.
+"""
+
+import numbers
+import warnings
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _voted_fast
+from ._base import (
+    BasePerceptron,
+    StoppingRule,
+    fit_random_state,
+    keep_state_on_error,
+    one_vs_all_table,
+    release_random_state,
+)
+from ._kernel import (
+    _KERNEL_CODES,
+    _Kernel,
+    _parts,
+    _prepare_rows,
+    _take_rows,
+    _variance,
+)
+
+_MB = 2**20
+# Log slots of the first epoch, per sample; the log doubles when full.
+_LOG_PER_SAMPLE = 2
+# Test samples voted together (see ``_voted_fast.vote``): at most _BLOCK,
+# fewer when their kernel values would exceed _BLOCK_BYTES (a mistake then
+# reads a line that is still in cache), but at least 16.
+_BLOCK = 256
+_BLOCK_BYTES = 2**20
+
+
+class _MistakeLog:
+    """The mistakes of a fit in the order they were made: row, sample,
+    signed update and the survival count of the perceptron each one
+    created; ``current[r]`` is the log index of row r's current perceptron
+    (-1: the zero perceptron, which survives nothing: it errs on every
+    sample of positive weight)."""
+
+    def __init__(self, capacity, n_rows):
+        self.row = np.empty(capacity, dtype=np.int32)
+        self.sample = np.empty(capacity, dtype=np.int32)
+        self.coef = np.empty(capacity)
+        self.count = np.empty(capacity)
+        self.current = np.full(n_rows, -1, dtype=np.int64)
+        self.counters = np.zeros(2, dtype=np.int64)
+
+    @property
+    def size(self):
+        return int(self.counters[0])
+
+    def arrays(self):
+        return self.row, self.sample, self.coef, self.count
+
+    def grow(self):
+        size = self.size
+        for name in ("row", "sample", "coef", "count"):
+            old = getattr(self, name)
+            new = np.empty(2 * old.shape[0], dtype=old.dtype)
+            new[:size] = old[:size]
+            setattr(self, name, new)
+
+    def trimmed(self):
+        size = self.size
+        return self.row[:size], self.sample[:size], self.coef[:size], self.count[:size]
+
+
+class _LinearVoteState:
+    """Primal training state: one weight row per sub-problem, updated in
+    place; a visit's score is one dot product."""
+
+    def __init__(self, X, y_class, step, table, n_rows, fit_intercept):
+        self.parts = _parts(X)
+        self.n_features = X.shape[1]
+        self.y_class = y_class
+        self.step = step
+        self.table = table
+        self.fit_intercept = fit_intercept
+        self.n_rows = n_rows
+        self.coef = np.zeros((n_rows, X.shape[1]))
+        self.intercept = np.zeros(n_rows)
+        self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * X.shape[0]), n_rows)
+
+    def run_epoch(self, order, active):
+        """One epoch over ``order``; returns the mistakes of every row."""
+        updates = np.zeros(self.coef.shape[0], dtype=np.int64)
+        start = 0
+        while True:
+            status, start = _voted_fast.linear_epoch(
+                *self.parts, self.n_features, order, start, self.y_class,
+                self.step, *self.table, active, self.coef, self.intercept,
+                self.fit_intercept, *self.log.arrays(), self.log.current,
+                self.log.counters, updates,
+            )
+            if status == _voted_fast.STATUS_DONE:
+                break
+            self.log.grow()
+        if not (np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()):
+            _raise_nonfinite()
+        return updates
+
+    def weight_norm(self):
+        return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
+
+
+class _TrainingKernel(_Kernel):
+    """The kernel of a fit: what it reads about the training rows (their
+    norms) is computed once, not once per kernel row."""
+
+    def __init__(self, kernel, X):
+        self.__dict__.update(vars(kernel))
+        self._X = X
+        self._X_norms = super().norms(X)
+
+    def norms(self, Z):
+        return self._X_norms if Z is self._X else super().norms(Z)
+
+
+class _KernelVoteState:
+    """Dual training state: the scores of every training sample under every
+    row's current perceptron, kept up to date by adding one kernel row per
+    mistake; kernel rows are cached (first in, first out) in ``cache_size``
+    megabytes, and a precomputed Gram matrix is its own cache."""
+
+    def __init__(self, X, y_class, step, table, n_rows, kernel, add, cache_size):
+        n = X.shape[0]
+        self.X = X
+        self.kernel = _TrainingKernel(kernel, X)
+        self.y_class = y_class
+        self.step = step
+        self.table = table
+        self.add = float(add)
+        self.n_rows = n_rows
+        self.scores = np.zeros((n_rows, n))
+        self.alpha = np.zeros((n_rows, n))
+        self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * n), n_rows)
+        if kernel.code == _KERNEL_CODES["precomputed"]:
+            self.cache = np.ascontiguousarray(X, dtype=np.float64)
+            self.line_of_sample = np.arange(n, dtype=np.int32)
+        else:
+            lines = int(min(n, max(1, cache_size * _MB // (8 * n))))
+            self.cache = np.empty((lines, n))
+            self.line_of_sample = np.full(n, -1, dtype=np.int32)
+            self.sample_of_line = np.full(lines, -1, dtype=np.int32)
+            self.next_line = 0
+
+    def _store_row(self, i):
+        """Compute the kernel row of sample i into the oldest cache line."""
+        line = self.next_line % self.cache.shape[0]
+        self.next_line += 1
+        old = self.sample_of_line[line]
+        if old >= 0:
+            self.line_of_sample[old] = -1
+        self.cache[line] = self.kernel.matrix(self.X[i : i + 1], self.X)[0]
+        self.line_of_sample[i] = line
+        self.sample_of_line[line] = i
+
+    def run_epoch(self, order, active):
+        """One epoch over ``order``; returns the mistakes of every row."""
+        updates = np.zeros(self.scores.shape[0], dtype=np.int64)
+        start = 0
+        while True:
+            status, start = _voted_fast.kernel_epoch(
+                order, start, self.y_class, self.step, *self.table, active,
+                self.scores, self.alpha, self.add, self.cache,
+                self.line_of_sample, *self.log.arrays(), self.log.current,
+                self.log.counters, updates,
+            )
+            if status == _voted_fast.STATUS_DONE:
+                break
+            if status == _voted_fast.STATUS_NEED_ROW:
+                self._store_row(int(self.log.counters[1]))
+            else:
+                self.log.grow()
+        if not np.isfinite(self.scores).all():
+            _raise_nonfinite()
+        return updates
+
+    def weight_norm(self):
+        """Norm of the current perceptrons in the (padded) kernel space:
+        ``sum_i alpha_i * score_i``, over all rows."""
+        return float(np.sqrt(max(np.sum(self.alpha * self.scores), 0.0)))
+
+
+def _raise_nonfinite():
+    raise ValueError(
+        "The scores of the training samples became non-finite "
+        "(floating-point overflow). Scale the features or lower gamma / "
+        "degree, or the sample and class weights."
+    )
+
+
+class VotedPerceptron(BasePerceptron):
+    """The voted perceptron (Freund & Schapire): every intermediate
+    perceptron votes, weighted by how long it survived.
+
+    Training is the perceptron rule run for ``max_iter`` epochs; every
+    mistake (``s * w_k(x_i) <= 0``, s = +1 for ``classes_[1]``, -1
+    otherwise) ends the perceptron ``w_k`` and starts ``w_{k+1} = w_k +
+    c * s * phi(x_i)`` (c: the sample's weight times its class weight; phi
+    the feature map of the kernel, padded by a constant 1 with
+    ``fit_intercept``).  The survival count ``c_k`` of ``w_k`` is the total
+    weight of the visits it survived, counting the one that created it (1
+    per visit without weights, as in the paper).  The prediction is the
+    weighted vote ``sign(sum_k c_k sign(w_k(x)))``; more than two classes
+    are learned one-vs-all, one vote per class, and the class with the
+    largest normalized vote wins.
+
+    The model is the sequence of mistakes, never the K perceptrons: the
+    score of ``w_k`` on x is the prefix sum over the first k mistakes of
+    ``coef * (K(x_mistake, x) + 1)``.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "laplacian", "cosine", \
+"precomputed"} or callable, default="linear"
+        The kernel, as in :class:`KernelPerceptron`: ``<a, b>``; ``(gamma
+        <a, b> + coef0) ** degree``; ``exp(-gamma ||a - b||^2)``; ``tanh(gamma
+        <a, b> + coef0)``; ``exp(-gamma ||a - b||_1)``; ``<a, b> / (||a||
+        ||b||)``.  With "precomputed", X is a Gram matrix: (n_samples,
+        n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
+        ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
+        matrix.  "linear" trains in the primal (weights updated in place).
+
+    degree : int, default=3
+        Degree of the "poly" kernel.
+
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
+        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
+        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.
+
+    coef0 : float, default=1.0
+        Independent term of "poly" and "sigmoid".
+
+    kernel_params : dict, default=None
+        Keyword arguments of a callable kernel (ignored by the built-in
+        kernels).
+
+    fit_intercept : bool, default=True
+        Whether to learn an intercept (a constant feature 1, in kernel space
+        for the kernels).
+
+    max_iter : int, default=10
+        Number of epochs (T in the paper); ``fit`` stops earlier only when
+        every sub-problem had an epoch without mistakes.
+
+    shuffle : bool, default=True
+        Whether to visit the samples in a fresh random order every epoch;
+        otherwise cyclically, in the order of X.
+
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes: an update on a sample of class j, and its
+        contribution to a survival count, are scaled by ``class_weight[j]``.
+
+    cache_size : float, default=200
+        Memory (MB) for kernel rows during ``fit`` (the rows of the samples
+        that made mistakes, first in, first out), and the bound of the
+        blocks of kernel values in ``predict`` and ``decision_function``.
+
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: mistakes, the norm of the current
+        perceptrons (in kernel space) and time.
+
+    Attributes
+    ----------
+    support_ : ndarray of shape (n_SV,)
+        Indices in the training set of the samples that made at least one
+        mistake, sorted.
+
+    support_vectors_ : {ndarray, sparse matrix} of shape (n_SV, n_features)
+        Those samples, in the format and dtype of the training data (for
+        "precomputed": their rows of the training Gram matrix).
+
+    mistake_support_ : ndarray of shape (n_mistakes_,)
+        For each mistake, the index in ``support_vectors_`` of its sample.
+        Mistakes are grouped by one-vs-all row (see ``mistake_ptr_``), in
+        training order within a row.
+
+    mistake_coef_ : ndarray of shape (n_mistakes_,)
+        The signed update of each mistake, ``c * s``.
+
+    survival_counts_ : ndarray of shape (n_mistakes_,)
+        The survival count ``c_k`` of the perceptron each mistake created
+        (the zero perceptron that precedes the first mistake of a row
+        survives nothing, and is not stored).
+
+    mistake_ptr_ : ndarray of shape (n_rows + 1,)
+        The mistakes of one-vs-all row r are ``mistake_ptr_[r]`` to
+        ``mistake_ptr_[r + 1]``; one row (the ``classes_[1]`` vs.
+        ``classes_[0]`` problem) for binary problems, else one per class.
+
+    gamma_ : float
+        The kernel coefficient used.
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+
+    n_iter_ : int
+        Epochs run (the largest over one-vs-all rows).
+
+    n_mistakes_ : int
+        Mistakes made over all rows: the number of stored perceptrons.
+
+    mistakes_per_epoch_ : list of int
+        Mistakes of every epoch, over all rows.
+
+    converged_ : bool
+        Whether every row ended on an epoch without mistakes.
+
+    See Also
+    --------
+    Perceptron : ``average=True`` gives the averaged perceptron, the
+        constant-cost approximation of the vote.
+    KernelPerceptron : The kernel perceptron, with averaging and budgets.
+
+    Notes
+    -----
+    Prediction costs O(n_mistakes_ * n_features) per test sample for the
+    kernel values of the support vectors (once per support vector, shared by
+    every row), plus O(n_mistakes_) for the prefix sums and the vote, in
+    compiled code; the kernel values are computed in blocks of rows whose
+    size is bounded by ``cache_size``.  The averaged perceptron
+    (:class:`Perceptron` with ``average=True``) costs O(n_features) per
+    sample: it replaces ``sign(w_k(x))`` by ``w_k(x)``, which makes the sum
+    collapse to one weight vector.  Freund & Schapire found the two equally
+    accurate, both better than the last perceptron, on handwritten digits;
+    the vote is the variant their generalization bound covers.
+
+    Training costs, per epoch, one dot product (linear) or one look-up
+    (kernels, which keep every training sample's score) per visit, plus
+    O(n_features) (linear) or one kernel row of O(n_samples * n_features)
+    per mistake; the model keeps every mistake: O(n_mistakes_) memory
+    beyond the support vectors.
+
+    A perceptron whose score is exactly 0 votes for the negative class, as
+    every perceptron of this package predicts.  Training stops before
+    ``max_iter`` when an epoch has no mistake in any row (on separable
+    data): further epochs would only add to the survival count of the last
+    perceptron.  Otherwise it runs ``max_iter`` epochs and, as every
+    perceptron of this package, warns with a ``ConvergenceWarning``.
+
+    There is no ``n_jobs``: training is one sequential run, and a
+    prediction is a single-threaded compiled loop after the kernel values
+    (BLAS threads, if any, compute those of the linear kernel).
+
+    There is no ``partial_fit``: the vote keeps every perceptron it ever
+    formed, so over a stream both its memory and its prediction cost would
+    grow without bound.  For streams, ``Perceptron(average=True)`` offers
+    ``partial_fit`` at a constant cost per prediction.  There is no
+    ``warm_start`` either: the vote belongs to one run over one training
+    set.
+
+    References
+    ----------
+    .. [1] Y. Freund and R. E. Schapire, "Large margin classification using
+       the perceptron algorithm", Machine Learning 37(3), 277-296, 1999.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_perceptrons import VotedPerceptron
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> y = np.array([0, 1, 1, 0])  # XOR: not linearly separable
+    >>> clf = VotedPerceptron(kernel="rbf", gamma=2.0).fit(X, y)
+    >>> clf.predict(X)
+    array([0, 1, 1, 0])
+    >>> clf.decision_function(X).round(2)
+    array([-0.5 ,  0.83,  0.67, -0.67])
+    """
+
+    _parameter_constraints = {
+        **{
+            name: constraint
+            for name, constraint in BasePerceptron._parameter_constraints.items()
+            if name not in ("tol", "n_iter_no_change", "average", "warm_start")
+        },
+        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
+        "degree": [Interval(numbers.Integral, 0, None, closed="left")],
+        "gamma": [
+            StrOptions({"scale", "auto"}),
+            Interval(numbers.Real, 0, None, closed="left"),
+        ],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "cache_size": [Interval(numbers.Real, 0, None, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        *,
+        kernel="linear",
+        degree=3,
+        gamma="scale",
+        coef0=1.0,
+        kernel_params=None,
+        fit_intercept=True,
+        max_iter=10,
+        shuffle=True,
+        class_weight=None,
+        cache_size=200,
+        random_state=0,
+        verbose=0,
+    ):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.class_weight = class_weight
+        self.cache_size = cache_size
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        return tags
+
+    # -- helpers -------------------------------------------------------------
+
+    def _kernel(self, gamma):
+        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
+                       self.kernel_params)
+
+    def _resolve_gamma(self, X):
+        if isinstance(self.gamma, str):
+            if self.gamma == "auto":
+                return 1.0 / X.shape[1]
+            variance = _variance(X)
+            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
+        return float(self.gamma)
+
+    def _reject_sparse_gram(self, X):
+        if self.kernel == "precomputed" and sp.issparse(X):
+            raise TypeError(
+                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
+                "matrix. Convert it with X.toarray()."
+            )
+
+    def _warn_max_iter(self, n_unconverged):
+        warnings.warn(
+            f"VotedPerceptron ran its max_iter={self.max_iter} epochs with "
+            f"{n_unconverged} binary sub-problem(s) still making mistakes (the "
+            "data may not be separable); the vote of those epochs is the "
+            "model. More epochs add perceptrons to the vote.",
+            ConvergenceWarning,
+        )
+
+    # -- fit -----------------------------------------------------------------
+
+    @keep_state_on_error
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Run the perceptron for ``max_iter`` epochs and keep every
+        intermediate perceptron with its survival count.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_samples)
+            Training data (float32 and CSR data are used without copies), or
+            the Gram matrix for ``kernel="precomputed"``.
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: a sample's weight scales its updates and
+            its contribution to survival counts (weight 0: the sample is
+            ignored, apart from its place in the epoch order).
+
+        Returns
+        -------
+        self : VotedPerceptron
+            The fitted estimator.
+        """
+        self._reject_sparse_gram(X)
+        X, classes, y_class, sample_weight = self._validate_fit_data(
+            X, y, sample_weight
+        )
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"kernel='precomputed' needs a square Gram matrix in fit; got "
+                f"a {X.shape[0]}x{X.shape[1]} matrix."
+            )
+        X = _prepare_rows(X)
+        n, n_classes = X.shape[0], classes.shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        table = one_vs_all_table(n_classes)
+        step = np.ascontiguousarray(
+            sample_weight * self._class_weights(classes, y_class)[y_class],
+            dtype=np.float64,
+        )
+        y_class = np.ascontiguousarray(y_class, dtype=np.int32)
+        gamma = self._resolve_gamma(X)
+        if self.kernel == "linear":
+            state = _LinearVoteState(X, y_class, step, table, n_rows,
+                                     self.fit_intercept)
+        else:
+            state = _KernelVoteState(X, y_class, step, table, n_rows,
+                                     self._kernel(gamma), self.fit_intercept,
+                                     self.cache_size)
+
+        rng = fit_random_state(self.random_state)
+        # The number of epochs is the algorithm's T: no tolerance rule, a row
+        # stops early only on an epoch without mistakes.
+        stopper = StoppingRule(n_rows, tol=None, n_iter_no_change=1,
+                               n_samples=n, early_stopping=False)
+        train_idx = np.arange(n, dtype=np.int32)
+        mistakes_per_epoch = []
+        for epoch in range(1, self.max_iter + 1):
+            start = perf_counter()
+            order = self._epoch_order(train_idx, rng)
+            updates = state.run_epoch(order, stopper.active)
+            mistakes_per_epoch.append(int(updates.sum()))
+            stopper.update(updates)
+            if self.verbose:
+                self._print_epoch(epoch, updates.sum(), state.weight_norm(),
+                                  perf_counter() - start)
+            if stopper.done:
+                break
+        release_random_state(rng)
+        if stopper.active.any():
+            self._warn_max_iter(int(stopper.active.sum()))
+
+        self._set_model(X, state.log, n_rows)
+        self.classes_ = classes
+        self.gamma_ = gamma
+        self.n_iter_ = int(stopper.n_iter.max())
+        self.mistakes_per_epoch_ = mistakes_per_epoch
+        self.n_mistakes_ = int(sum(mistakes_per_epoch))
+        self.converged_ = bool(stopper.converged.all())
+        return self
+
+    def _set_model(self, X, log, n_rows):
+        """The mistake sequence, grouped by row, over the distinct samples."""
+        row, sample, coef, count = log.trimmed()
+        by_row = np.argsort(row, kind="stable")
+        support, mistake_support = np.unique(sample[by_row], return_inverse=True)
+        self.support_ = support.astype(np.intp)
+        self.support_vectors_ = _take_rows(X, support)
+        self.mistake_support_ = mistake_support.astype(np.int32)
+        self.mistake_coef_ = coef[by_row]
+        self.survival_counts_ = count[by_row]
+        self.mistake_ptr_ = np.concatenate(
+            [[0], np.cumsum(np.bincount(row, minlength=n_rows))]
+        ).astype(np.int64)
+
+    # -- prediction ----------------------------------------------------------
+
+    def _gram_t(self, X, kernel, support_vectors):
+        """Kernel values between the support vectors and the rows of X,
+        (n_SV, n_samples), float64, C-ordered."""
+        if self.kernel == "precomputed":
+            return np.ascontiguousarray(X[:, self.support_].T, dtype=np.float64)
+        if self.kernel == "linear":
+            return np.ascontiguousarray(
+                safe_sparse_dot(support_vectors, X.T, dense_output=True),
+                dtype=np.float64,
+            )
+        return kernel.matrix(support_vectors, X)
+
+    def _votes(self, X):
+        """Unnormalized votes ``sum_k c_k sign(w_k(x))``, (n_samples, n_rows)."""
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            self._reject_sparse_gram(X)
+            X = validate_data(self, X, dtype=[np.float64, np.float32],
+                              order="C", reset=False)
+        else:
+            X = _prepare_rows(self._validate_predict_data(X))
+        n_rows = self.mistake_ptr_.shape[0] - 1
+        support_vectors = self.support_vectors_
+        if self.kernel == "linear":
+            # Dot products in double, as in training (blocks of X are cast
+            # one at a time).
+            support_vectors = support_vectors.astype(np.float64)
+        kernel = self._kernel(self.gamma_)
+        n_sv = max(self.support_.shape[0], 1)
+        # Blocks of test samples whose kernel values fit in cache_size, and
+        # at most _BLOCK of them, so the running scores stay in cache.
+        chunk = min(_BLOCK, max(_BLOCK_BYTES // (8 * n_sv), 16))
+        chunk = max(1, min(chunk, int(self.cache_size * _MB // (8 * n_sv))))
+        votes = np.empty((n_rows, X.shape[0]))
+        score = np.empty((1, chunk))
+        for start in range(0, X.shape[0], chunk):
+            block = X[start : start + chunk]
+            if self.kernel == "linear":
+                block = block.astype(np.float64, copy=False)
+            out = np.empty((n_rows, block.shape[0]))
+            _voted_fast.vote(
+                self._gram_t(block, kernel, support_vectors),
+                self.mistake_support_, self.mistake_coef_,
+                self.survival_counts_, self.mistake_ptr_,
+                float(self.fit_intercept), score, out,
+            )
+            votes[:, start : start + chunk] = out
+        return votes.T
+
+    def decision_function(self, X):
+        """The normalized vote of every sample: ``sum_k c_k sign(w_k(x)) /
+        sum_k c_k``, in [-1, 1].
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_train)
+            The samples, or their kernel with the training samples for
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For binary problems, the vote for ``classes_[1]``; otherwise the
+            vote of each class against the rest.
+        """
+        votes = self._votes(X)
+        n_rows = self.mistake_ptr_.shape[0] - 1
+        totals = np.bincount(
+            np.repeat(np.arange(n_rows), np.diff(self.mistake_ptr_)),
+            weights=self.survival_counts_, minlength=n_rows,
+        )
+        votes = np.divide(votes, totals, out=np.zeros_like(votes),
+                          where=totals > 0)
+        return votes.ravel() if votes.shape[1] == 1 else votes
+
+    def predict(self, X):
+        """Predict the class of every sample by the weighted vote.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_train)
+            The samples (Gram matrix with the training samples for
+            ``kernel="precomputed"``).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the vote is > 0 and ``classes_[0]``
+            otherwise (binary), or the class of the largest normalized vote
+            (ties go to the lowest class index).
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]

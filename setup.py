@@ -130,11 +130,10 @@ class build_py(_build_py):
 class sdist(_sdist):
     """Leave the generated C files out of the source distribution."""
 
-    def prune_file_list(self):
-        super().prune_file_list()
+    def make_release_tree(self, base_dir, files):
         generated = _generated_c_files()
-        self.filelist.files = [f for f in self.filelist.files
-                               if os.path.normpath(f) not in generated]
+        super().make_release_tree(
+            base_dir, [f for f in files if os.path.normpath(f) not in generated])
 
 
 setup(

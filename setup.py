@@ -65,7 +65,13 @@ for path in sorted(glob(os.path.join(PACKAGE, "_*.pyx"))):
             continue
         args.append("-mavx2")
     extensions.append(
-        Extension("sklearn_perceptrons." + name, [path], extra_compile_args=args)
+        Extension(
+            "sklearn_perceptrons." + name,
+            [path],
+            extra_compile_args=args,
+            # The C headers beside the .pyx files (rebuild when they change).
+            depends=glob(os.path.join("sklearn_perceptrons", "*.h")),
+        )
     )
 
 

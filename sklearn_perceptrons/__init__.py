@@ -4,7 +4,8 @@
 
 from . import bounds, feasibility
 from ._kernel import KernelPerceptron
-from ._linear import MarginPerceptron, Perceptron
+from ._linear import Perceptron
+from ._margin import MarginPerceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
 from ._second_order import SecondOrderPerceptron
 from ._version import __version__

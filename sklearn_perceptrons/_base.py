@@ -2,25 +2,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What every perceptron of the package shares.
 
-Parameter tables, input and label validation (with a lean path for the
-one-row calls of streaming), the row tables that map classes to binary
-sub-problems, the per-row stopping rules, the verbose lines and the
-all-or-nothing update of a fitted estimator.
+Parameter tables, input and label validation (with one lean path for the
+one-row calls of streaming, shared by every estimator and meta-estimator:
+:func:`validate_rows`), class weights, the prediction rule
+(:func:`predict_from_decision`) and the all-or-nothing update of a fitted
+estimator (:func:`keep_state_on_error`).
 """
 
 import functools
 import math
 import numbers
-import threading
-import warnings
-import weakref
-from math import ceil
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -31,19 +27,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._shuffle import shuffle_indices
-
-# Update rules of the compiled epoch; mirrored by the enum of _linear_fast.pyx.
-RULE_THRESHOLD = 0
-RULE_MARGIN = 1
+from ._rows import as_csr_int32
+from ._training import MistakesLog
 
 _FLOAT_DTYPES = (np.float64, np.float32)
-# The constructor's parameter names of every estimator class (read once:
-# ``_get_param_names`` inspects the signature at every call).
-_PARAM_NAMES = {}
-# The parameter values that passed validation, by estimator (outside the
-# estimator: they are no fitted state, and stay out of its pickles).
-_VALIDATED_PARAMS = weakref.WeakKeyDictionary()
 
 
 def _is_float_matrix(X):
@@ -77,45 +64,6 @@ def sum_duplicates(X):
         X = X.copy()
         X.sum_duplicates()
     return X
-
-
-class _PooledRandomState(np.random.RandomState):
-    """A RandomState of the pool of :func:`fit_random_state`."""
-
-
-class _RandomStatePool(threading.local):
-    """Free RandomState objects, one list per thread."""
-
-    def __init__(self):
-        self.free = []
-
-
-_RANDOM_STATES = _RandomStatePool()
-
-
-def fit_random_state(random_state):
-    """``check_random_state(random_state)`` for one fit.
-
-    An integer seed gets a RandomState from a per-thread pool, seeded again:
-    ``seed(n)`` gives the very state of ``RandomState(n)``, whose
-    constructor first seeds a new generator from the operating system's
-    entropy (about 150 microseconds, as much as an epoch of a small fit).
-    Give it back with :func:`release_random_state` when the fit no longer
-    needs it (a fit that raises simply does not: the pool makes another).
-    """
-    if isinstance(random_state, numbers.Integral):
-        free = _RANDOM_STATES.free
-        rng = free.pop() if free else _PooledRandomState()
-        rng.seed(random_state)
-        return rng
-    return check_random_state(random_state)
-
-
-def release_random_state(rng):
-    """Return a RandomState of :func:`fit_random_state` to the pool (a
-    RandomState the user passed is left alone)."""
-    if type(rng) is _PooledRandomState:
-        _RANDOM_STATES.free.append(rng)
 
 
 def partial_fit_context(method):
@@ -156,90 +104,6 @@ def keep_state_on_error(method):
             raise
 
     return wrapper
-
-
-@functools.lru_cache(maxsize=64)
-def one_vs_all_table(n_classes):
-    """Rows touched by each class, and signs, for one-vs-all sub-problems.
-
-    Binary problems have one row, in which ``classes_[1]`` is the positive
-    class; otherwise row ``k`` is "class k vs. the rest".
-
-    Returns
-    -------
-    rows_ptr, rows, signs : ndarrays of int32, int32, int8
-        The rows touched by a sample of class ``c`` are
-        ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` with signs at the same places.
-    """
-    if n_classes == 2:
-        return _read_only(
-            np.array([0, 1, 2], dtype=np.int32),
-            np.array([0, 0], dtype=np.int32),
-            np.array([-1, 1], dtype=np.int8),
-        )
-    rows = np.tile(np.arange(n_classes, dtype=np.int32), n_classes)
-    signs = np.where(
-        rows.reshape(n_classes, n_classes) == np.arange(n_classes)[:, None], 1, -1
-    ).astype(np.int8)
-    rows_ptr = np.arange(0, n_classes * n_classes + 1, n_classes, dtype=np.int32)
-    return _read_only(rows_ptr, rows, signs.ravel())
-
-
-def _read_only(*arrays):
-    """Freeze the arrays of a cached table, so no caller can corrupt it."""
-    for array in arrays:
-        array.flags.writeable = False
-    return arrays
-
-
-@functools.lru_cache(maxsize=64)
-def one_vs_one_table(n_classes):
-    """Rows touched by each class, and signs, for one-vs-one sub-problems.
-
-    Row ``p`` is the pair ``(i, j)``, ``i < j``, in lexicographic order, with
-    class ``j`` positive (as scikit-learn's ``OneVsOneClassifier``).  A sample
-    of class ``c`` touches only the ``n_classes - 1`` pairs that involve ``c``.
-    """
-    pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-    rows, signs, rows_ptr = [], [], [0]
-    for c in range(n_classes):
-        for p, (i, j) in enumerate(pairs):
-            if c in (i, j):
-                rows.append(p)
-                signs.append(1 if c == j else -1)
-        rows_ptr.append(len(rows))
-    return _read_only(
-        np.asarray(rows_ptr, dtype=np.int32),
-        np.asarray(rows, dtype=np.int32),
-        np.asarray(signs, dtype=np.int8),
-    )
-
-
-def sign_matrix(table, n_classes, n_rows):
-    """Dense (n_classes, n_rows) matrix of the sign of each class in each row.
-
-    Zero where a class does not take part in a row's binary problem.
-    """
-    rows_ptr, rows, signs = table
-    matrix = np.zeros((n_classes, n_rows), dtype=np.int8)
-    for c in range(n_classes):
-        span = slice(rows_ptr[c], rows_ptr[c + 1])
-        matrix[c, rows[span]] = signs[span]
-    return matrix
-
-
-def row_accuracy(scores, y_class, signs_of_class):
-    """Accuracy of every row's binary classifier on the given samples.
-
-    A row predicts the positive class iff its score is > 0, as ``predict``
-    does.  Rows with no sample of their classes get accuracy 0.
-    """
-    signs = signs_of_class[y_class]
-    correct = np.where(signs > 0, scores > 0, scores <= 0) & (signs != 0)
-    counts = (signs != 0).sum(axis=0)
-    return np.divide(
-        correct.sum(axis=0), counts, out=np.zeros(scores.shape[1]), where=counts > 0
-    )
 
 
 def encode_labels(y):
@@ -378,97 +242,112 @@ def class_indices(classes, y):
     return y_class.astype(np.int32)
 
 
-class StoppingRule:
-    """The per-row stopping rules of ``fit``, shared by every perceptron.
-
-    Each binary sub-problem (row) stops on its own: (1) after an epoch with
-    zero updates (converged); (2) if ``tol`` is not None, after
-    ``n_iter_no_change`` consecutive epochs whose number of updates did not
-    fall below ``best - tol * n_samples`` or, with early stopping, whose
-    validation accuracy did not rise above ``best + tol``.  Rows still going
-    at ``max_iter`` stop there unconverged.  ``n_samples`` may be an array
-    with each row's own number of training samples (one-vs-one pairs).
-    """
-
-    def __init__(self, n_rows, *, tol, n_iter_no_change, n_samples, early_stopping):
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.n_samples = n_samples
-        self.early_stopping = early_stopping
-        self.active = np.ones(n_rows, dtype=np.uint8)
-        self.converged = np.zeros(n_rows, dtype=bool)
-        self.n_iter = np.zeros(n_rows, dtype=np.int64)
-        self.best_updates = np.full(n_rows, np.inf)
-        self.best_score = np.full(n_rows, -np.inf)
-        self.no_improvement = np.zeros(n_rows, dtype=np.int64)
-        self._all_false = np.zeros(n_rows, dtype=bool)
-
-    def update(self, updates, val_score=None):
-        """Record one epoch of the active rows.
-
-        Returns the boolean mask of the rows whose validation score is the best
-        so far (their coefficients should be kept); all False without early
-        stopping (a shared array: read it, do not change it).
-        """
-        # In place and with few operations: this runs after every epoch,
-        # when the epoch has left the caches cold.
-        active = self.active.astype(bool)
-        self.n_iter += active
-        improved = self._all_false
-        if self.early_stopping:
-            improved = active & (val_score > self.best_score)
-            if self.tol is not None:
-                stalled = val_score < self.best_score + self.tol
-            np.copyto(self.best_score, val_score, where=improved)
-        elif self.tol is not None:
-            stalled = updates > self.best_updates - self.tol * self.n_samples
-            np.minimum(self.best_updates, updates, out=self.best_updates,
-                       where=active)
-        if self.tol is not None:
-            # +1 where active and stalled, else back to 0.
-            stalled &= active
-            self.no_improvement += stalled
-            self.no_improvement *= stalled
-            stopped = self.no_improvement >= self.n_iter_no_change
-        else:
-            stopped = self._all_false.copy()
-        # Rows with no update in the epoch converged.
-        converged = updates == 0
-        converged &= active
-        self.converged |= converged
-        stopped |= converged
-        self.active[stopped] = 0
-        return improved
-
-    @property
-    def done(self):
-        return not self.active.any()
+def is_lean_input(estimator, X):
+    """Whether X may skip ``validate_data`` for a fitted ``estimator``: a 2-d
+    float C-ordered ndarray, and an estimator fitted without feature names
+    (so there are no names to compare)."""
+    return _is_float_matrix(X) and not hasattr(estimator, "feature_names_in_")
 
 
-def validation_split(n_samples, validation_fraction, random_state):
-    """Split sample indices into a training and a validation part.
-
-    The split does not look at the labels, so that in a one-vs-all problem
-    every row sees the split its own binary problem would see (a stratified
-    split would depend on all K classes).
-    """
-    n_val = int(ceil(validation_fraction * n_samples))
-    n_train = n_samples - n_val
-    if n_val < 1 or n_train < 1:
+def lean_check(estimator, X, y=None):
+    """The checks of ``validate_data`` that can fail on a float C-ordered
+    ndarray X of a fitted estimator: number of features, at least one sample,
+    finite values (and y: 1-d, as many labels as rows).  Same messages."""
+    if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
-            f"early_stopping=True with validation_fraction={validation_fraction} "
-            f"leaves {n_train} training and {n_val} validation samples out of "
-            f"{n_samples}; both must be at least 1. Use more samples or another "
-            "validation_fraction."
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} "
+            f"is expecting {estimator.n_features_in_} features as input."
         )
-    permutation = random_state.permutation(n_samples)
-    return (
-        np.sort(permutation[n_val:]).astype(np.int32),
-        np.sort(permutation[:n_val]).astype(np.int32),
+    if X.shape[0] == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
+            "of 1 is required."
+        )
+    check_finite(X, "X")
+    if y is None:
+        return None
+    y = np.asarray(y)
+    if y.ndim != 1:
+        # A column vector is raveled with a DataConversionWarning.
+        y = column_or_1d(y, warn=True)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: "
+            f"[{X.shape[0]}, {y.shape[0]}]"
+        )
+    return y
+
+
+def validate_rows(estimator, X, y="no_validation", *, reset):
+    """Validate X (and y) for the compiled code of the package.
+
+    X becomes a float64 or float32 C-ordered ndarray or an int32-indexed CSR
+    matrix without duplicate entries, as scikit-learn's ``validate_data`` (which sets or checks
+    ``n_features_in_`` and ``feature_names_in_``).  The one lean path of the
+    package: when ``reset`` is False and X is already a float C-ordered
+    ndarray of an estimator fitted without feature names, only what can fail
+    is checked (:func:`lean_check`), so that a one-row ``partial_fit`` or
+    ``predict`` stays cheap.  Used by every estimator and by the fast path of
+    the meta-estimators (any ``estimator`` with ``n_features_in_``).
+
+    Returns X, or (X, y) when y is given.
+    """
+    no_y = isinstance(y, str) and y == "no_validation"
+    if not reset and is_lean_input(estimator, X):
+        y = lean_check(estimator, X, None if no_y else y)
+        return X if no_y else (X, y)
+    out = validate_data(
+        estimator, X, y, accept_sparse="csr", dtype=list(_FLOAT_DTYPES),
+        order="C", accept_large_sparse=False, reset=reset,
     )
+    if no_y:
+        return as_csr_int32(sum_duplicates(out))
+    return as_csr_int32(sum_duplicates(out[0])), out[1]
 
 
-class BasePerceptron(ClassifierMixin, BaseEstimator):
+def class_weights(estimator, classes):
+    """Weight of every class of ``classes`` from a perceptron's
+    ``class_weight`` (a dict or None; "balanced" needs the labels)."""
+    return estimator._class_weights(classes)
+
+
+def decision_shape(scores):
+    """The decision of a classifier: 1-d for one column (binary), else 2-d."""
+    return scores.ravel() if scores.shape[1] == 1 else scores
+
+
+def predict_from_decision(scores, classes):
+    """The prediction rule of every estimator of the package: ``classes[1]``
+    where a 1-d decision is > 0 (``classes[0]`` otherwise), or the class of
+    largest decision (ties go to the lowest class index)."""
+    if scores.ndim == 1:
+        return classes[(scores > 0).astype(np.intp)]
+    return classes[scores.argmax(axis=1)]
+
+
+class PredictMixin:
+    """The ``predict`` of every classifier of the package, from its
+    ``decision_function`` (:func:`predict_from_decision`)."""
+
+    def predict(self, X):
+        """Predict the class of every sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples, as ``decision_function`` takes them.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            ``classes_[1]`` where the decision is > 0 and ``classes_[0]``
+            otherwise (binary), or the class of largest decision (ties go to
+            the lowest class index).
+        """
+        return predict_from_decision(self.decision_function(X), self.classes_)
+
+
+class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
     """Parameters, validation, labels and diagnostics of every perceptron."""
 
     _parameter_constraints = {
@@ -496,6 +375,10 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         for name in self._state_types:
             if state.get(name) is not None:
                 state[name] = dict(vars(state[name]))
+        if "_mistakes_log" in state:
+            # Only this estimator's entries of a possibly shared buffer.
+            buffer, length = state["_mistakes_log"]
+            state["_mistakes_log"] = (buffer[:length], length)
         return state
 
     def __setstate__(self, state):
@@ -516,40 +399,13 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
 
     # -- validation ------------------------------------------------------
 
-    def _validate_params(self):
-        """scikit-learn's parameter validation, skipped when every parameter
-        is the very object that passed it at the previous call.  The
-        constraints test types, intervals and options, and the values they
-        bound (numbers, strings, booleans) are immutable, so an object that
-        passed once passes again; repeated fits (cross-validation, grid
-        search, benchmarks) then skip about a hundred microseconds."""
-        names = _PARAM_NAMES.get(type(self))
-        if names is None:
-            names = _PARAM_NAMES[type(self)] = tuple(self._get_param_names())
-        values = tuple(getattr(self, name) for name in names)
-        passed = _VALIDATED_PARAMS.get(self)
-        if passed is not None and len(passed) == len(values) and all(
-            a is b for a, b in zip(passed, values)
-        ):
-            return
-        super()._validate_params()
-        _VALIDATED_PARAMS[self] = values
-
     def _validate_fit_data(self, X, y, sample_weight):
         """Validate X, y and sample_weight for ``fit`` (resets feature info).
 
-        A 2-d float C-ordered ndarray X with 1-d integer or boolean labels
-        takes a lean path: the checks of ``validate_data`` that can fail on
-        such input (sizes, finiteness), without its conversions, which would
-        change nothing, and its inspection of dataframe types.  Any other
-        input, or a failed check, goes through ``validate_data`` and gets its
-        errors."""
-        if self._is_lean_fit_input(X, y):
-            self.n_features_in_ = X.shape[1]
-            if hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-        else:
-            X, y = self._validate_X_y(X, y, reset=True)
+        Returns X, the sorted classes, the class index of every sample and
+        the sample weights (float64, ones when not given).
+        """
+        X, y = validate_rows(self, X, y, reset=True)
         classes, y_class = encode_labels(y)
         if classes.shape[0] < 2:
             raise ValueError(
@@ -563,92 +419,21 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         """Validate a ``partial_fit`` batch; the first call sets ``classes_``.
 
         Returns the validated X, the class index of every sample, the sample
-        weights (None when not given) and the classes.  After the first call,
-        a float ndarray X takes a lean path (a shape and finiteness check instead of
-        ``validate_data``), so that a one-row call stays cheap.
+        weights (None when not given) and the classes.  After the first call
+        a float ndarray X takes the lean path of :func:`validate_rows`.
         """
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
-        if first_call or not self._is_lean_input(X):
-            X, y = self._validate_X_y(X, y, reset=first_call)
-        else:
-            y = self._lean_check_X(X, y)
+        X, y = validate_rows(self, X, y, reset=first_call)
         y_class = class_indices(classes, y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         return X, y_class, sample_weight, classes
 
-    def _is_lean_input(self, X):
-        """Whether X may skip ``validate_data``: a 2-d float C-ordered ndarray
-        and an estimator fitted without feature names."""
-        return _is_float_matrix(X) and not hasattr(self, "feature_names_in_")
-
-    def _validate_X_y(self, X, y="no_validation", *, reset):
-        """scikit-learn's ``validate_data``: X in float64 or float32,
-        C-ordered, dense or CSR; (X, y), or X alone without y."""
-        checked = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=list(_FLOAT_DTYPES),
-            order="C",
-            accept_large_sparse=False,
-            reset=reset,
-        )
-        if isinstance(checked, tuple):
-            return sum_duplicates(checked[0]), checked[1]
-        return sum_duplicates(checked)
-
-    @staticmethod
-    def _is_lean_fit_input(X, y):
-        """Whether ``fit`` may skip ``validate_data``: X a non-empty 2-d
-        float C-ordered ndarray of finite values, y a 1-d ndarray of integer
-        or boolean labels of the same length."""
-        return (
-            _is_float_matrix(X)
-            and X.shape[0] > 0
-            and X.shape[1] > 0
-            and type(y) is np.ndarray
-            and y.ndim == 1
-            and y.dtype.kind in "iub"
-            and y.shape[0] == X.shape[0]
-            and math.isfinite(np.add.reduce(X, axis=None))
-        )
-
-    def _lean_check_X(self, X, y=None):
-        """The checks of ``validate_data`` that matter for a float ndarray."""
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} "
-                f"is expecting {self.n_features_in_} features as input."
-            )
-        if X.shape[0] == 0:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
-                "of 1 is required."
-            )
-        check_finite(X, "X")
-        if y is None:
-            return None
-        y = np.asarray(y)
-        if y.ndim != 1:
-            # A column vector is raveled with a DataConversionWarning.
-            y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"Found input variables with inconsistent numbers of samples: "
-                f"[{X.shape[0]}, {y.shape[0]}]"
-            )
-        return y
-
     def _validate_predict_data(self, X):
-        """Validate X for prediction, with a lean path for float ndarrays."""
+        """Validate X for prediction (the lean path for float ndarrays)."""
         check_is_fitted(self)
-        if self._is_lean_input(X):
-            self._lean_check_X(X)
-            return X
-        return self._validate_X_y(X, reset=False)
+        return validate_rows(self, X, reset=False)
 
     def _class_weights(self, classes, y_class=None, *, partial=False):
         """Weight of every class index, from ``class_weight``."""
@@ -676,30 +461,3 @@ class BasePerceptron(ClassifierMixin, BaseEstimator):
         return check_class_weights(
             compute_class_weight(self.class_weight, classes=classes, y=y), classes
         )
-
-    # -- diagnostics ------------------------------------------------------
-
-    def _print_epoch(self, epoch, updates, weight_norm, elapsed):
-        if self.verbose:
-            print(
-                f"-- Epoch {epoch}: updates {int(updates)}, "
-                f"norm(w) {weight_norm:.6g}, time {elapsed:.4f} s",
-                flush=True,
-            )
-
-    def _warn_max_iter(self, n_unconverged):
-        warnings.warn(
-            f"{type(self).__name__} reached max_iter={self.max_iter} with "
-            f"{n_unconverged} binary sub-problem(s) still making updates; "
-            "the data may not be separable. Increase max_iter, set tol, or "
-            "accept the current solution.",
-            ConvergenceWarning,
-        )
-
-    def _epoch_order(self, train_idx, rng):
-        """Indices of the next epoch: a fresh permutation when ``shuffle``."""
-        if self.shuffle:
-            order = train_idx.copy()
-            shuffle_indices(order, int(rng.randint(0, 2**63 - 1, dtype=np.int64)))
-            return order
-        return train_idx

@@ -1,14 +1,16 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Pick the build of the compiled epoch that suits this CPU.
+"""Pick the builds of the compiled loops that suit this CPU.
 
-``_linear_fast_avx2`` is the same source as ``_linear_fast`` compiled with
-AVX2, which doubles the width of the dot products (it matters most for the
-one-vs-all epoch, which computes K dot products per row).  Both builds round
-alike (no fused multiply-add), so the choice changes speed, never results.
-Set ``SKLEARN_PERCEPTRONS_NO_AVX2=1`` to force the baseline build.
+``_linear_fast_avx2`` and ``_kernel_fast_avx2`` are the same sources as
+``_linear_fast`` and ``_kernel_fast`` compiled with AVX2, which doubles the
+width of the dot products (and of the kernel perceptron's exponentials).
+Both builds round alike (no fused multiply-add), so the choice changes speed,
+never results.  Set ``SKLEARN_PERCEPTRONS_NO_AVX2=1`` to force the baseline
+builds.
 """
 
+import importlib
 import os
 
 
@@ -23,17 +25,15 @@ def _cpu_has_avx2():
     return bool(__cpu_features__.get("AVX2", False))
 
 
-def _select_linear_fast():
+def _select(name):
+    """The module ``name``, or its AVX2 twin where the CPU allows."""
     if os.environ.get("SKLEARN_PERCEPTRONS_NO_AVX2", "0") != "1" and _cpu_has_avx2():
         try:
-            from . import _linear_fast_avx2
-
-            return _linear_fast_avx2
+            return importlib.import_module(f"{__package__}.{name}_avx2")
         except ImportError:  # not built on this platform
             pass
-    from . import _linear_fast
-
-    return _linear_fast
+    return importlib.import_module(f"{__package__}.{name}")
 
 
-linear_fast = _select_linear_fast()
+linear_fast = _select("_linear_fast")
+kernel_fast = _select("_kernel_fast")

@@ -33,16 +33,11 @@ from libc.math cimport isfinite, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.exc cimport PyErr_CheckSignals
 
+from ._random cimport randint as _randint, uniform as _uniform
+
 import numpy as np
 
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define SKP_PREFETCH(addr) __builtin_prefetch((const void *)(addr))
-    #else
-    #define SKP_PREFETCH(addr) ((void)0)
-    #endif
-    """
+cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
 
 ctypedef fused index_t:
@@ -83,27 +78,6 @@ ORDER_CODES = {
 # --------------------------------------------------------------------------
 # Pseudo-random numbers: splitmix64 (Steele, Lea & Flood 2014).
 # --------------------------------------------------------------------------
-
-cdef inline uint64_t _next_u64(uint64_t* state) noexcept nogil:
-    cdef uint64_t z
-    state[0] += <uint64_t>0x9E3779B97F4A7C15ULL
-    z = state[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
-cdef inline double _uniform(uint64_t* state) noexcept nogil:
-    """A double uniform on [0, 1) with 53 random bits."""
-    return <double>(_next_u64(state) >> 11) * (1.0 / 9007199254740992.0)
-
-
-cdef inline Py_ssize_t _randint(uint64_t* state, Py_ssize_t m) noexcept nogil:
-    """An integer uniform on {0, ..., m - 1} (bias below 2**-53 * m)."""
-    cdef Py_ssize_t k = <Py_ssize_t>(_uniform(state) * m)
-    # The product can round up to m; clip rather than redraw.
-    return k if k < m else m - 1
-
 
 cdef inline Py_ssize_t _alias_draw(uint64_t* state, const double* prob,
                                    const Py_ssize_t* alias,

@@ -144,7 +144,8 @@ def run(op, max_iter, *, check_primal, cert_tol=None, phase_delta=None,
     ``x_A`` the certificate on the rows of A (verified on a fresh product);
     ``||Âᵀ x|| <= phase_delta * max(x)`` (the rescaled perceptron's phase
     test; once it holds, the phase goes on until the ``phase_rows``-th
-    largest weight passes it too, or the phase has doubled in length); ``max_iter`` iterations in all (``start_nit`` already spent).
+    largest weight passes it too, or the phase has doubled in length);
+    ``max_iter`` iterations in all (``start_nit`` already spent).
 
     Returns ``(reason, nit, w, x, u)`` with ``u = Âᵀ x``; ``nit`` counts
     iterations since ``start_nit`` plus ``start_nit``.

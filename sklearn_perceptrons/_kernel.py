@@ -3,14 +3,15 @@
 """The kernelized (dual) perceptron: :class:`KernelPerceptron`.
 
 The Python layer owns the parameters, the validation, the labels, the support
-set between calls and the stopping rules; the compiled walk of
-``_kernel_fast`` owns the epoch (see its module docstring for the algorithm
-and the column cache).
+set between calls and the stopping rules; the compiled walk
+(``_kernel_core.pxi``, built as ``_kernel_fast`` and its AVX2 twin) owns the
+epoch: see its docstring for the algorithm and the column cache.
 """
 
 import copy
+import functools
 import numbers
-from time import perf_counter
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,16 +21,16 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _kernel_fast
-from ._base import (
-    BasePerceptron,
+from . import _kernel_budget
+from ._cpu import kernel_fast as _kernel_fast
+from ._base import BasePerceptron, keep_state_on_error, partial_fit_context
+from ._rows import as_csr_int32, one_vs_all_table
+from ._training import (
     StoppingRule,
-    fit_random_state,
-    keep_state_on_error,
-    one_vs_all_table,
-    release_random_state,
+    record_partial_pass,
+    set_fit_results,
+    train,
 )
-from ._linear import as_csr_int32
 
 # Mirrors of the enums of _kernel_fast.pyx.
 _KERNEL_CODES = {
@@ -43,10 +44,17 @@ _KERNEL_CODES = {
 }
 _PRECOMPUTED = 6
 _CALLABLE = 7
-# The exponential kernels: their kernel values in fit are single-precision
-# (see "Training precision" in ``_kernel_fast``), their cache lines float32.
+# The exponential kernels: a fit keeps their kernel values in float32 cache
+# lines, computed in single precision (see ``_kernel_fast``).
 _SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
-_STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2}
+# The projection strategies reach this walk with a budget that cannot bind
+# (see ``_kernel_budget.applies``), or with a "precomputed" or callable
+# kernel, whose budget removes as the Forgetron does (documented).
+# Update rules of the walk (mirrors of ``_kernel_core.pxi``), by
+# ``(multi_class, update)``; "ovr" is the one-vs-all table.
+_RULE_CODES = {("crammer_singer", "max"): 1, ("crammer_singer", "uniform"): 2}
+_STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 0,
+                   "local_projection": 0}
 _STATUS_DONE = 0
 _STATUS_NEED_COLUMN = 1
 _STATUS_NONFINITE_KERNEL = 2
@@ -60,22 +68,8 @@ _C_LINES_USED = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
 _DUMMY_DOUBLE = np.zeros(1)
 _MB = 2**20
-# Updates left pending by the compiled walk when the cache holds every
-# column, whose new columns are then computed together (see
-# ``_kernel_fast._walk_blocked``); 0 turns it off (one column at a time, the
-# dot products summed in another order).  Digits (P7), medians of 60 fits
-# alternated: 16 is 2-4% faster than 32 with the exact float32 pass (two
-# whole panels of eight), and as fast with the float64 one; 8-12, 20-64 are
-# slower.
-_BLOCK = 16
-# Whether the blocked walk may take the exact float32 variant of its passes
-# (see ``_DualWalk._exact_values``); False makes it use float64 throughout.
-_EXACT_FLOAT32 = True
-# Whether that variant's several-probe passes read a transposed copy of Z
-# in 16-bit integers when the CPU allows
-# (``_kernel_fast.transposed_available``): the same values, faster; False
-# keeps the row-major float32 passes.
-_TRANSPOSED_INT16 = True
+# The largest cache_size (MB) accepted: a petabyte.
+_MAX_CACHE_MB = 1e9
 
 
 # -- rows and kernels --------------------------------------------------------
@@ -144,6 +138,38 @@ def _variance(X):
     return _kernel_fast.variance(X.reshape(-1))
 
 
+def _scale_gamma(X):
+    """``1 / (n_features * X.var())`` (1.0 for a constant X, as SVC), exact
+    also where the variance underflows or overflows: it is then computed on
+    X / max|X|."""
+    variance = _variance(X)
+    if 1e-290 < variance < 1e290:
+        return 1.0 / (X.shape[1] * variance)
+    values = X.data if sp.issparse(X) else X
+    top = float(np.abs(values).max()) if values.size else 0.0
+    if top == 0.0:
+        return 1.0
+    variance = _variance(X / top if sp.issparse(X) else np.ascontiguousarray(X / top))
+    if variance == 0.0:
+        return 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        return 1.0 / (X.shape[1] * variance) / top / top
+
+
+@functools.lru_cache(maxsize=64)
+def _class_rows_table(n_classes):
+    """Every row (one per class) for every class, +1 on the class's own row:
+    the rows a Crammer-Singer visit reads (for two classes too)."""
+    if n_classes > 2:
+        return one_vs_all_table(n_classes)
+    rows_ptr = np.array([0, 2, 4], dtype=np.int32)
+    rows = np.array([0, 1, 0, 1], dtype=np.int32)
+    signs = np.array([1, -1, -1, 1], dtype=np.int8)
+    for array in (rows_ptr, rows, signs):
+        array.flags.writeable = False
+    return rows_ptr, rows, signs
+
+
 class _Kernel:
     """A resolved kernel: its code, parameters and (for a callable) function."""
 
@@ -154,10 +180,6 @@ class _Kernel:
         self.degree = float(degree)
         self.coef0 = float(coef0)
         self.params = kernel_params or {}
-
-    @property
-    def args(self):
-        return self.code, self.gamma, self.coef0, self.degree
 
     def norms(self, Z):
         """What the compiled kernels read about the rows of Z: their norms
@@ -173,14 +195,21 @@ class _Kernel:
             return out
         if self.code == _KERNEL_CODES["rbf"] and not sparse and Z.shape[1] != 2:
             out = np.empty(Z.shape[0])
-            _kernel_fast.dense_sq_norms(values, Z.shape[0], Z.shape[1], out,
-                                        np.empty(Z.shape[1]))
+            _kernel_fast.dense_sq_norms(values, Z.shape[0], Z.shape[1], out)
+            if not np.isfinite(out).all():
+                _raise_nonfinite_kernel(self)
             return out
         return _DUMMY_DOUBLE
 
     def call(self, A, B):
         """The callable kernel on (A, B), with its result checked."""
-        K = np.asarray(self.function(A, B, **self.params), dtype=np.float64)
+        K = np.asarray(self.function(A, B, **self.params))
+        if np.iscomplexobj(K):
+            raise ValueError(
+                "The kernel callable returned complex values; a kernel must be "
+                "real-valued."
+            )
+        K = K.astype(np.float64, copy=False)
         expected = (A.shape[0], B.shape[0])
         if K.shape != expected:
             raise ValueError(
@@ -200,10 +229,9 @@ class _Kernel:
             return np.asarray(X, dtype=np.float64)
         X, Z = _common_dtype(X, Z)
         out = np.zeros((X.shape[0], Z.shape[0]))
-        work = np.zeros(max(X.shape[1], 1))
         bad = _kernel_fast.kernel_rows(
             *_parts(X), X.shape[0], *_parts(Z), Z.shape[0], X.shape[1],
-            self.norms(Z), *self.args, out, work,
+            self.norms(Z), self, out,
         )
         if bad:
             _raise_nonfinite_kernel(self)
@@ -220,10 +248,25 @@ def _common_dtype(X, Z):
 
 
 def _raise_nonfinite_kernel(kernel):
+    """A clear error for kernel values that overflowed, naming the values of
+    the parameters that entered them."""
+    if kernel.code == _KERNEL_CODES["poly"]:
+        where = (f"(gamma * <a, b> + coef0) ** degree with gamma_={kernel.gamma:g}, "
+                 f"coef0={kernel.coef0:g}, degree={kernel.degree:g}")
+        advice = "Scale the features, or lower degree, gamma or coef0."
+    elif kernel.code == _KERNEL_CODES["sigmoid"]:
+        where = f"tanh(gamma * <a, b> + coef0) with gamma_={kernel.gamma:g}"
+        advice = "Scale the features."
+    elif kernel.code == _PRECOMPUTED:
+        where = "the precomputed Gram matrix"
+        advice = "Pass a finite Gram matrix."
+    else:
+        where = "the dot products or squared norms of the samples"
+        advice = "Scale the features."
     raise ValueError(
-        "The kernel produced non-finite values (floating-point overflow, e.g. "
-        "a large degree or gamma with kernel='poly'). Scale the features or "
-        "lower gamma / degree / coef0."
+        f"The kernel produced non-finite values: floating-point overflow in "
+        f"{where}. "
+        f"{advice}"
     )
 
 
@@ -254,9 +297,8 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False):
     X, sv = _common_dtype(X, sv)
     out = np.empty((n, n_rows))
     bad = _kernel_fast.decision(
-        *_parts(X), n, *_parts(sv), n_sv, X.shape[1], kernel.norms(sv),
-        *kernel.args, coef, out, np.zeros(max(X.shape[1], 1)), np.empty(n_sv),
-        single,
+        *_parts(X), n, *_parts(sv), n_sv, X.shape[1], kernel.norms(sv), kernel,
+        coef, out, single,
     )
     if bad:
         _raise_nonfinite_kernel(kernel)
@@ -324,27 +366,34 @@ class _DualWalk:
     """The arrays of one fit (or one ``partial_fit`` call) of the compiled walk.
 
     Z is the matrix of all rows the walk knows: the support vectors carried
-    over from earlier calls (rows ``< n_ext``), then the training rows.
+    over from earlier calls (rows ``< n_ext``), then the training rows.  The
+    arrays are grouped as ``_kernel_fast.Walker`` reads them (``rows``,
+    ``samples``, ``dual``, ``cache``) and updated in place by the walk.
     """
 
     def __init__(self, Z, y_class, step, table, n_rows, kernel, *, add, threshold,
-                 average, budget, strategy, track_from, cache_size, passes):
+                 average, budget, strategy, track_from, cache_size, passes,
+                 rule=0):
         n_z = Z.shape[0]
         self.Z = Z
-        self.parts = _parts(Z)
-        self.n_features = Z.shape[1]
         self.kernel = kernel
-        self.znorm = kernel.norms(Z)
         self.add = add
-        self.y_class = np.ascontiguousarray(y_class, dtype=np.int32)
-        self.step = np.ascontiguousarray(step, dtype=np.float64)
-        self.table = table
-        self.threshold = float(threshold)
-        self.average = average
-        self.budget = -1 if budget is None else int(budget)
-        self.strategy = _STRATEGY_CODES[strategy]
         self.track_from = track_from
-        # (n_z, n_rows) in Fortran order: the walk gets its transpose, one
+        self.average = average
+        values, indices, indptr, sparse = _parts(Z)
+        self.rows = SimpleNamespace(
+            values=values, indices=indices, indptr=indptr, sparse=sparse,
+            n_features=Z.shape[1], n_z=n_z, track_from=track_from,
+            znorm=kernel.norms(Z),
+        )
+        rows_ptr, rows, signs = table
+        self.y_class = np.ascontiguousarray(y_class, dtype=np.int32)
+        self.samples = SimpleNamespace(
+            y_class=self.y_class, step=np.ascontiguousarray(step, dtype=np.float64),
+            rows_ptr=rows_ptr, rows=rows, signs=signs, threshold=float(threshold),
+            add=float(add), rule=rule,
+        )
+        # (n_z, n_rows) in Fortran order: the walk reads its transpose, one
         # contiguous line of scores per sub-problem.
         self.scores = np.zeros((n_z, n_rows), order="F")
         self.alpha = np.zeros((n_z, n_rows))
@@ -352,100 +401,60 @@ class _DualWalk:
         self.visits = np.zeros(n_rows)
         self.in_support = np.zeros(n_z, dtype=np.uint8)
         self.sv_list = np.zeros(n_z, dtype=np.int32)
-        self.sv_pos = np.full(n_z, -1, dtype=np.int32)
         self.last_time = np.zeros(n_z, dtype=np.int64)
         self.counters = np.zeros(5, dtype=np.int64)
         self.forget = np.zeros((2, n_rows))
         self.rng = np.zeros(1, dtype=np.uint64)
-        self.work = np.zeros(max(self.n_features, 1))
-        self.upd_rows = np.zeros(n_rows, dtype=np.int32)
-        self.upd_delta = np.zeros(n_rows)
-        self._init_cache(cache_size, passes)
-        self.values32 = self._exact_values()
-        self.values16_t = None
-        if (self.values32 is not None and _TRANSPOSED_INT16
-                and _kernel_fast.transposed_available()):
-            self.values16_t = _kernel_fast.transposed_copy(
-                self.values32, self.Z.shape[0], self.n_features)
+        # A budget of at least n_z is never reached.
+        budget = -1 if budget is None else min(int(budget), n_z)
+        self.dual = SimpleNamespace(
+            scores=self.scores.T, alpha=self.alpha, average=average,
+            alpha_sum=self.alpha_sum, visits=self.visits,
+            in_support=self.in_support, sv_list=self.sv_list,
+            sv_pos=np.full(n_z, -1, dtype=np.int32), last_time=self.last_time,
+            counters=self.counters, budget=budget,
+            strategy=_STRATEGY_CODES[strategy], forget=self.forget, rng=self.rng,
+        )
+        self.cache = self._make_cache(cache_size, passes)
         self._compiled = None
 
-    def _init_cache(self, cache_size, passes):
+    def _make_cache(self, cache_size, passes):
         n_z = self.Z.shape[0]
         n_track = n_z - self.track_from
-        cache_bytes = cache_size * _MB
+        cache_bytes = float(cache_size) * _MB
         # The exponential kernels keep their lines in single precision.
         self.single = self.kernel.code in _SINGLE_PRECISION
-        value_bytes = 4 if self.single else 8
+        line_bytes = (4 if self.single else 8) * max(n_track, 1)
         if self.kernel.code == _PRECOMPUTED:
             # Columns are read from the Gram matrix X itself.
             capacity = 0
         else:
-            capacity = min(int(cache_bytes // (value_bytes * max(n_track, 1))),
-                           n_z)
+            capacity = int(min(cache_bytes // line_bytes, n_z))
             if self.kernel.code == _CALLABLE:
                 # A visit may need two columns at once, both from the LRU lines.
                 capacity = max(capacity, 2)
-        # A column enters the cache on its first use when the samples will be
-        # visited again (several epochs), else on its second use (a budget's
-        # removal): in a single pass most columns are used once, and storing
-        # them would only cost memory traffic.
-        self.admit_first = passes > 1
-        # The blocked walk needs a line for every column (nothing evicted),
-        # dense rows and a kernel computed in compiled code, and no budget.
-        blockable = (
-            capacity >= n_z and not self.parts[3] and self.budget < 0
-            and self.kernel.code < _PRECOMPUTED
+        # ``capacity`` LRU lines, then two scratch lines; in single precision,
+        # one double line where a column's exponent arguments are computed.
+        shape = (capacity + 2, max(n_track, 1))
+        cache = SimpleNamespace(
+            lines=np.empty((1, shape[1]) if self.single else shape),
+            lines32=np.empty(shape, dtype=np.float32) if self.single else None,
+            line_of_row=np.full(n_z, -1, dtype=np.int32),
+            row_of_line=np.full(max(capacity, 1), -1, dtype=np.int32),
+            line_used=np.zeros(max(capacity, 1), dtype=np.int64),
+            seen=np.zeros(n_z, dtype=np.uint8),
+            # A column enters the cache on its first use when the samples will
+            # be visited again (several epochs), else on its second use.
+            admit_first=passes > 1,
         )
-        self.block = _BLOCK if blockable else 0
-        self.seen = np.zeros(n_z, dtype=np.uint8)
-        # ``capacity`` LRU lines, then two scratch lines; in single
-        # precision, the double lines where columns are computed first.
-        lines = (capacity + 2, max(n_track, 1))
-        self.cache32 = None
-        if self.single:
-            self.cache32 = np.empty(lines, dtype=np.float32)
-            lines = (max(self.block, 1), lines[1])
-        self.cache = np.empty(lines)
-        self.line_of_row = np.full(n_z, -1, dtype=np.int32)
-        self.row_of_line = np.full(max(capacity, 1), -1, dtype=np.int32)
-        self.line_used = np.zeros(max(capacity, 1), dtype=np.int64)
         if (self.kernel.code == _CALLABLE and capacity >= n_z
-                and 8 * n_z * n_track <= cache_bytes):
+                and 8.0 * n_z * n_track <= cache_bytes):
             # The Gram matrix fits: one call of the callable fills the cache.
-            gram = self.kernel.call(self.Z[self.track_from:], self.Z)
-            self.cache[:n_z] = gram.T + self.add
-            self.line_of_row[:] = np.arange(n_z, dtype=np.int32)
-            self.row_of_line[:n_z] = np.arange(n_z, dtype=np.int32)
+            cache.lines[:n_z] = self.kernel.call(self.Z[self.track_from:], self.Z).T
+            cache.line_of_row[:] = np.arange(n_z, dtype=np.int32)
+            cache.row_of_line[:n_z] = np.arange(n_z, dtype=np.int32)
             self.counters[_C_LINES_USED] = n_z
-
-    def _exact_values(self):
-        """Z in float32 for the exact variant of the blocked walk's passes,
-        or None.  When every value of Z is an integer and every row's
-        squared norm is at most 2**24 (pixel intensities, counts,
-        indicators), every dot product of two rows is exact in float32, and
-        the passes compute the same kernel values twice as fast there.  A
-        float32 Z is used as is; a float64 one is copied (half its size,
-        next to a cache of at least n_samples**2 doubles)."""
-        # The laplacian kernel takes no dot products, and two features have
-        # a loop of their own in the passes.
-        uses_tiles = (self.kernel.code != _KERNEL_CODES["laplacian"]
-                      and self.n_features > 2)
-        if not (_EXACT_FLOAT32 and self.block and uses_tiles):
-            return None
-        values = self.parts[0]
-        if self.kernel.code == _KERNEL_CODES["rbf"]:
-            sq_norms = self.znorm
-        else:
-            sq_norms = np.empty(self.Z.shape[0])
-            _kernel_fast.dense_sq_norms(values, self.Z.shape[0],
-                                        self.n_features, sq_norms,
-                                        np.empty(self.n_features))
-        # A float64 Z is checked and copied in one pass.
-        copy = None if values.dtype == np.float32 else np.empty(
-            values.shape[0], dtype=np.float32)
-        if not _kernel_fast.exact_in_float32(values, sq_norms, copy):
-            return None
-        return values if copy is None else copy
+        return cache
 
     def load(self, state, rows, *, keep_average):
         """Start from the iterate ``state`` whose support vectors are the Z
@@ -464,29 +473,17 @@ class _DualWalk:
         self.in_support[rows] = 1
         listed = rows[state.sv_order]
         self.sv_list[:m] = listed
-        self.sv_pos[listed] = np.arange(m, dtype=np.int32)
+        self.dual.sv_pos[listed] = np.arange(m, dtype=np.int32)
         self.last_time[rows] = state.sv_time
         self.counters[_C_N_SV] = m
         self.counters[_C_MAX_SV] = m
 
     def _walker(self):
         """The compiled walker over these arrays, made on the first pass
-        (after ``load``) and kept: the arrays are taken once per fit, not
-        once per epoch."""
+        (after ``load``) and kept for the next ones."""
         if self._compiled is None:
             self._compiled = _kernel_fast.Walker(
-                *self.parts, self.n_features, self.Z.shape[0], self.znorm,
-                *self.kernel.args, self.add, self.y_class, self.step,
-                *self.table, self.threshold, self.scores.T, self.track_from,
-                self.alpha, self.average, self.alpha_sum, self.visits,
-                self.in_support, self.sv_list, self.sv_pos, self.last_time,
-                self.counters, self.budget, self.strategy, self.forget,
-                self.rng, self.cache, self.line_of_row, self.row_of_line,
-                self.line_used, self.admit_first, self.seen, self.work,
-                self.upd_rows, self.upd_delta, self.block,
-                values32=self.values32, values16_t=self.values16_t,
-                cache32=self.cache32,
-            )
+                self.rows, self.kernel, self.samples, self.dual, self.cache)
         return self._compiled
 
     def run(self, order, active):
@@ -513,11 +510,8 @@ class _DualWalk:
 
     def _store_callable_column(self, row):
         column = self.kernel.call(self.Z[self.track_from:], self.Z[row : row + 1])
-        column = np.ascontiguousarray(column[:, 0] + self.add)
-        _kernel_fast.cache_store(
-            column, row, self.cache, self.line_of_row, self.row_of_line,
-            self.line_used, self.counters,
-        )
+        _kernel_fast.cache_store(np.ascontiguousarray(column[:, 0]), row,
+                                 self.cache, self.counters)
 
     def weight_norm(self):
         """||f||, over all rows, in the (padded) kernel space: sum over the
@@ -565,6 +559,30 @@ class _DualWalk:
 # -- the estimator -------------------------------------------------------------
 
 
+class _WalkTrainer:
+    """The dual walk as a trainer of :func:`sklearn_perceptrons._training.train`.
+
+    With a budget and several rows, a removal takes a support vector away
+    from every row, so the rows share one stopping rule (``coupled``): the
+    driver then sees one row, the total of the updates.
+    """
+
+    def __init__(self, walk, n_rows, coupled):
+        self.walk = walk
+        self.coupled = coupled
+        self.n_rows = 1 if coupled else n_rows
+        self._repeat = n_rows
+
+    def run_epoch(self, order, active):
+        if self.coupled:
+            return self.walk.run(order, np.repeat(active, self._repeat)).sum(
+                keepdims=True)
+        return self.walk.run(order, active)
+
+    def weight_norm(self):
+        return self.walk.weight_norm()
+
+
 def _not_precomputed(estimator):
     """``partial_fit`` exists unless the kernel is precomputed: the kernel
     between a new sample and earlier support vectors would be unknown."""
@@ -577,20 +595,85 @@ def _not_precomputed(estimator):
     return True
 
 
-class KernelPerceptron(BasePerceptron):
-    """The kernelized (dual) perceptron, with averaging and budgets.
+class KernelMixin:
+    """What the estimators with a kernel share: the constraints of the kernel
+    parameters (``kernel``, ``degree``, ``gamma``, ``coef0``,
+    ``kernel_params``, ``cache_size``; merge them into
+    ``_parameter_constraints``), the tags of a precomputed kernel, the value
+    of ``gamma``, and the resolved :class:`_Kernel`.  Put it before the base
+    estimator in the bases."""
+
+    kernel_parameter_constraints = {
+        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
+        "degree": [Interval(numbers.Integral, 0, np.iinfo(np.int32).max,
+                            closed="both")],
+        "gamma": [
+            StrOptions({"scale", "auto"}),
+            Interval(numbers.Real, 0, None, closed="left"),
+        ],
+        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
+        "kernel_params": [dict, None],
+        "cache_size": [Interval(numbers.Real, 0, _MAX_CACHE_MB, closed="right")],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        return tags
+
+    def _kernel(self, gamma):
+        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
+                       self.kernel_params)
+
+    def _resolve_gamma(self, X):
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        gamma = _scale_gamma(X)
+        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+            limit = "below" if gamma == np.inf else "above"
+            raise ValueError(
+                f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
+                f"in float64: the variance of X is {limit} the range of float64. "
+                "Scale the features, or pass gamma as a float."
+            )
+        return gamma
+
+    def _reject_sparse_gram(self, X):
+        if self.kernel == "precomputed" and sp.issparse(X):
+            raise TypeError(
+                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
+                "matrix. Convert it with X.toarray()."
+            )
+
+
+class KernelPerceptron(KernelMixin, BasePerceptron):
+    """The kernel perceptron: a perceptron in the feature space of a kernel.
 
     Learns ``f(x) = sum_j dual_coef_[j] * K(support_vectors_[j], x) +
-    intercept_`` by the perceptron rule in its dual form: on a mistake
-    (``s * f(x_i) <= threshold``, s = +1 for ``classes_[1]``, -1 otherwise)
-    at training sample i, the coefficient of x_i grows by ``c * s`` (c: the
-    sample's weight times its class weight) and, with ``fit_intercept``, the
-    intercept by ``c * s`` -- the same as padding a constant feature in kernel
-    space, so ``intercept_ = dual_coef_.sum(axis=1)``.  The scores of all
-    training samples are kept up to date: an epoch costs one score look-up
-    per sample plus one kernel column, O(n_samples * n_features), per
-    update.  More than two classes are learned one-vs-all, all K rows over
-    one shared set of support vectors, in one compiled pass per epoch.
+    intercept_`` by the perceptron rule in its dual form: when a training
+    sample is misclassified (``s * f(x_i) <= threshold``, with s = +1 for
+    ``classes_[1]`` and -1 otherwise), it becomes a support vector, or its
+    coefficient grows by ``s`` times its weight.  Like :class:`~sklearn.svm.SVC`
+    it learns non-linear boundaries (rbf, polynomial, ... kernels), but it
+    makes a few passes over the data instead of solving a quadratic program,
+    and it can learn online (``partial_fit``) and on a fixed budget of
+    support vectors.  More than two classes are learned one-vs-all over one
+    shared set of support vectors.
+
+    **Cost.**  ``fit`` keeps every training sample's score up to date: an
+    epoch costs one look-up per sample plus, per mistake, one kernel column
+    (O(n_samples * n_features)).  Columns are cached (``cache_size``); the
+    whole n x n Gram matrix is formed only when it fits there.  ``predict``
+    costs O(n_support * n_features) per sample, in bounded memory.
+
+    **When to use it.**  For non-linear problems of up to some tens of
+    thousands of samples, where SVC is too slow or a model that can keep
+    learning is needed; ``average=True`` gives accuracy close to SVC's.  For
+    large data, set ``budget``; for linear problems, :class:`Perceptron` is
+    faster.
 
     Parameters
     ----------
@@ -602,7 +685,7 @@ class KernelPerceptron(BasePerceptron):
         row), as :func:`sklearn.metrics.pairwise.pairwise_kernels` computes
         them.  With "precomputed", X is a Gram matrix: (n_samples, n_samples)
         in ``fit``, (n_test, n_train) in ``predict``.  A callable ``k(A, B,
-        **kernel_params)`` must return the (n_A, n_B) kernel matrix.
+        **kernel_params)`` must return the real (n_A, n_B) kernel matrix.
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -617,8 +700,7 @@ class KernelPerceptron(BasePerceptron):
         Independent term of "poly" and "sigmoid".
 
     kernel_params : dict, default=None
-        Keyword arguments of a callable kernel (ignored by the built-in
-        kernels).
+        Keyword arguments of a callable kernel.
 
     threshold : float, default=0.0
         A sample triggers an update when its margin ``s * f(x)`` is
@@ -631,60 +713,122 @@ class KernelPerceptron(BasePerceptron):
         Maximum number of epochs of ``fit``.
 
     tol : float or None, default=1e-3
-        When not None, a row stops after ``n_iter_no_change`` consecutive
-        epochs whose number of updates did not fall below
+        When not None, stop after ``n_iter_no_change`` consecutive epochs
+        whose number of updates did not fall below
         ``best - tol * n_samples``.
 
     n_iter_no_change : int, default=5
         Number of epochs without improvement before stopping.
 
     shuffle : bool, default=True
-        Whether to visit the samples in a fresh random order every epoch;
-        otherwise cyclically.
+        Whether to visit the samples in a fresh random order every epoch.
 
     average : bool, default=False
-        If True, the averaged kernel perceptron: ``dual_coef_`` is the average
-        of the dual coefficients over every sample visit of training,
-        computed without storing the history (the updates are still decided
-        by the current, non-averaged, scores).
+        If True, the averaged kernel perceptron: ``dual_coef_`` is the
+        average of the coefficients over every visit of training (the
+        updates are still decided by the current ones).  Usually more
+        accurate on data that are not separable.
 
     budget : int, default=None
         If set, at most ``budget`` support vectors at any time, in ``fit`` and
         in ``partial_fit``: before a new support vector enters a full set, one
-        leaves it (and takes its contribution out of the scores, and, with
-        ``average=True``, out of the average).
+        leaves it (see ``budget_strategy``).  What a budget B costs and buys,
+        with the built-in kernels other than "precomputed": memory O(B *
+        (n_features + n_classes)) beside X (no per-sample scores; B**2 more
+        for "projection"); a visit computes its scores from the B support
+        vectors, so an epoch costs O(n_samples * B * n_features) (CSR:
+        O(nnz * B)) instead of O(n_samples) per update: with B much smaller
+        than the unbudgeted number of support vectors, ``fit`` on a million
+        rows takes a few passes over X; ``predict`` costs O(B * n_features)
+        per sample.  Accuracy: with the default strategy, a budget of half
+        the unbudgeted number of support vectors loses at most about 0.01
+        of test accuracy on the benchmarks (moons, circles, digits, a
+        10-class problem); far smaller budgets lose more (see the user's
+        guide).  A budget at least the number of training rows changes
+        nothing.  "precomputed" and callable kernels keep the unbudgeted
+        walk, whose removals are those of "forgetron", "random" or "oldest"
+        (the projection strategies act as "forgetron" there), and whose
+        average loses a removed vector's share.
 
-    budget_strategy : {"forgetron", "random", "oldest"}, default="forgetron"
-        Which support vector leaves: "forgetron", the self-tuned Forgetron
-        (Dekel, Shalev-Shwartz & Singer): shrink every coefficient by the
-        largest factor that keeps the cumulative damage of removals below
-        15/32 of the number of mistakes so far (per one-vs-all row), then
-        remove the oldest; "random", the randomized budget perceptron
-        (Cavallanti, Cesa-Bianchi & Gentile): a uniformly random one;
-        "oldest": the oldest, without shrinking.  "Oldest" means the least
-        recently updated: a support vector that is updated again keeps its
-        slot and becomes the youngest.
+    budget_strategy : {"local_projection", "projection", "forgetron", \
+"random", "oldest"}, default="local_projection"
+        Which support vector leaves a full set, and what happens to its
+        coefficients:
+
+        - "local_projection" (default): the vector of smallest contribution
+          (``||dual coefficients||^2 * K(v, v)``) leaves, and its current
+          and averaged coefficients are carried onto the span of its 8
+          nearest kept vectors in kernel space, by projection (a ridge
+          least-squares fit in kernel space, as the Projectron of Orabona,
+          Keshet & Caputo does over all vectors).  O(B * n_features) per
+          removal.  The right choice by default: the most accurate
+          per unit of time in the benchmarks, and the averaged model works.
+        - "projection": the Projectron's projection onto the span of all
+          kept vectors, keeping the inverse of their Gram matrix up to date
+          in O(B**2) per update (B**2 doubles of memory); the vector whose
+          projection loses the least leaves.  As accurate as
+          "local_projection" or slightly more on high-dimensional data, but
+          each update costs O(B**2): for moderate B and data sets.
+        - "forgetron": the self-tuned Forgetron (Dekel, Shalev-Shwartz &
+          Singer): shrink every coefficient by the largest factor that
+          keeps the cumulative damage of removals below 15/32 of the number
+          of mistakes so far (per one-vs-all row), then remove the oldest;
+          its mistake bound holds for ``budget >= 84`` with a kernel bounded
+          by 1 and unit sample weights.
+        - "random": the randomized budget perceptron (Cavallanti,
+          Cesa-Bianchi & Gentile): a uniformly random one; it tracks a
+          drifting target (shifting bounds).
+        - "oldest": the oldest, without shrinking.
+
+        For these three the current iterate follows the published algorithm
+        (the removed coefficients are dropped, as their bounds analyse), and
+        with ``average=True`` only the removed vector's share of the average
+        is carried, by projection onto its 8 nearest kept vectors (with a
+        budget far below what the data need, that share is mostly its
+        constant part, and the average can predict worse than the last
+        iterate).  They are
+        for online use (``partial_fit``) where their guarantees matter; on
+        batch problems with a budget well below the natural number of
+        support vectors, their last iterate predicts far worse than the
+        projection strategies (multiclass problems especially).  "Oldest"
+        means the least recently updated: a support vector that is updated
+        again keeps its slot and becomes the youngest.
 
     class_weight : dict, "balanced" or None, default=None
-        Weights of the classes: an update on a sample of class j is scaled by
-        ``class_weight[j]`` (in every one-vs-all row, the weight of the
-        sample's own class).
+        Weights of the classes: an update on a sample of class j is scaled
+        by ``class_weight[j]``. Weights must be finite and >= 0.
+
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        How the classes are learned.  "ovr": one-vs-all, one binary
+        perceptron per class (one row for two classes).  "crammer_singer":
+        the multiclass perceptron (Crammer & Singer, 2003), one row per class
+        (two rows for two classes) over the shared support vectors, the
+        prediction the class of highest score; visiting sample i of class
+        c is a mistake when another row r scores ``f_c(x_i) - f_r(x_i) <=
+        threshold``: row c then gains ``c_i * K(x_i, .)`` and the rows that
+        scored too high lose it (see ``update``).  A mistake counts once in
+        ``n_mistakes_`` however many rows it moves; the rows stop together
+        (one stopping rule on the mistakes).  Not available with a budget.
+
+    update : {"max", "uniform"}, default="max"
+        The rows a Crammer-Singer mistake moves away: "max", only the
+        highest-scoring violating row (ties: the lowest class index), which
+        is the Kesler construction's binary perceptron (Collins'
+        multiclass perceptron); "uniform", every violating row, by an equal
+        share (Crammer & Singer's ultraconservative uniform update).
+        Ignored with ``multi_class="ovr"``.
 
     cache_size : float, default=200
-        Memory (MB) for kernel columns.  Columns of the samples that update
-        are kept in an LRU cache of that size (in float32 for "rbf" and
-        "laplacian", in float64 otherwise; see Notes); when the n x n Gram
-        matrix fits, it is formed lazily, column by column.  Also bounds
-        the blocks of a callable or precomputed kernel in ``predict``.
+        Memory (MB) for kernel columns during training (and the bound of the
+        blocks of a callable or precomputed kernel in ``predict``).  It
+        changes speed, never results.
 
     warm_start : bool, default=False
-        If True, ``fit`` starts from the last iterate of the previous fit (its
-        support vectors and coefficients; the running average starts anew).
-        Previous support vectors that are the rows of the new X at their
-        ``support_`` indices are merged with those rows.
+        If True, ``fit`` starts from the last iterate of the previous fit
+        (its support vectors and coefficients; averaging starts anew).
 
     random_state : int, RandomState instance or None, default=0
-        Seed of the epoch permutations and of the "random" budget strategy.
+        Seed of the epoch orders and of the "random" budget strategy.
 
     verbose : int, default=0
         If > 0, print one line per epoch: updates, ``||f||`` in kernel space
@@ -693,17 +837,17 @@ class KernelPerceptron(BasePerceptron):
     Attributes
     ----------
     support_ : ndarray of shape (n_SV,)
-        Indices of the support vectors in the training set of ``fit`` (-1 for
-        support vectors carried over by ``warm_start`` that are not rows of
-        it).  Not set by ``partial_fit``.
+        Indices of the support vectors in the training set of ``fit`` (-1
+        for support vectors carried over by ``warm_start`` that are not rows
+        of it).  Not set by ``partial_fit``.
 
     support_vectors_ : {ndarray, sparse matrix} of shape (n_SV, n_features)
         The support vectors, in the format and dtype of the training data
-        (for "precomputed": the rows of the training Gram matrix).
+        (for "precomputed": rows of the training Gram matrix).
 
     dual_coef_ : ndarray of shape (1, n_SV) or (n_classes, n_SV)
-        Signed dual coefficients (float64), of ``classes_[1]`` for binary
-        problems and of each class vs. the rest otherwise.
+        Signed dual coefficients, of ``classes_[1]`` for binary problems and
+        of each class vs. the rest otherwise.
 
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts: ``dual_coef_.sum(axis=1)`` with ``fit_intercept``, else 0.
@@ -724,20 +868,19 @@ class KernelPerceptron(BasePerceptron):
         Names of the features, when X has string column names.
 
     n_iter_ : int
-        Epochs run by the last ``fit`` (the largest over one-vs-all rows);
-        after ``partial_fit``, the number of passes since the first.
+        Epochs run by the last ``fit``; after ``partial_fit``, the number of
+        calls since the first.
 
     n_mistakes_ : int
-        Updates made by the last ``fit`` over all rows; ``partial_fit`` adds
-        to it.
+        Updates made by the last ``fit``; ``partial_fit`` adds to it.
 
     mistakes_per_epoch_ : list of int
         Updates of every epoch of the last ``fit``; ``partial_fit`` appends
         one entry per call.
 
     converged_ : bool
-        Whether every row of the last ``fit`` ended on an epoch with zero
-        updates (after ``partial_fit``: whether its pass made no update).
+        Whether the last ``fit`` ended on an epoch without updates (after
+        ``partial_fit``: whether its pass made none).
 
     See Also
     --------
@@ -747,72 +890,26 @@ class KernelPerceptron(BasePerceptron):
 
     Notes
     -----
-    With ``kernel="linear"``, ``shuffle=False`` (or the same
-    ``random_state``) the decision function equals :class:`Perceptron`'s
-    with the same parameters, up to floating-point rounding: the two are the
-    primal and dual forms of one algorithm.
+    With ``kernel="linear"`` and ``shuffle=False`` the decision function
+    equals :class:`Perceptron`'s with the same parameters, up to rounding:
+    the two are the primal and dual forms of one algorithm.
 
-    As in :class:`Perceptron`, each one-vs-all row stops on its own rule (a
-    stopped row no longer updates nor accumulates its average), except with a
-    budget: a removal takes a support vector away from every row, so there
-    the rows stop together, on the rule applied to their total number of
-    updates.
+    Each one-vs-all row stops on its own rule, as in :class:`Perceptron`,
+    except with a budget, where a removal changes every row: there they stop
+    together.
 
-    With a budget and ``average=True``, the average keeps only the support
-    vectors alive at the end, each weighted by its lifetime over all visits;
-    over many epochs with a small budget (SVs that live less than an epoch)
-    this can predict much worse than the last iterate (``average=False``).
+    During training the kernel values of "rbf" and "laplacian" are computed
+    in single precision (relative error below 1.2e-7), as SVC's kernel cache
+    stores them; ``decision_function`` uses double precision.
 
-    During ``fit`` and ``partial_fit``, the exponential kernels ("rbf",
-    "laplacian") take their values in single precision, as the float32
-    kernel cache of LIBSVM (:class:`~sklearn.svm.SVC`) does: the argument
-    of the exponential is computed in double, the exponential in float32
-    (relative error below 1.2e-7 for values of at least 1.2e-38, absolute
-    error below 7.7e-8), and the cache stores those float32 values; the
-    scores are still summed in double.  That halves the memory and memory
-    traffic of the columns, and the exponential costs half as much; on the
-    two-feature, 15,000-sample problems of the benchmarks a fit takes about
-    two thirds of the time.  ``decision_function`` and ``predict``
-    compute the kernel values in double, so a score near zero during
-    training can differ in sign from the decision function, as with any
-    rounding.  A ``gamma`` so small that ``gamma * ||a - b||^2`` stays
-    below about 1e-7 makes every kernel value of a fit 1.0 (in double, such
-    a kernel is nearly constant too, and only the perceptron's invariance
-    to scale lets it learn from the last digits): ``gamma="scale"`` avoids
-    it.  The other kernels, and callables, keep double precision
-    throughout.
-
-    Kernel values of the exponential kernels below 2.2e-308 (the smallest
-    normal double) are returned as 2.2e-308 by ``decision_function`` (in
-    ``fit``, those below 1.2e-38 are 0 or float32 subnormals).  For dense X
-    with more than two features, "rbf" computes ``||a - b||^2`` as
-    ``||a||^2 + ||b||^2 - 2 <a, b>`` (clipped at 0), as scikit-learn's
-    ``euclidean_distances`` does: it costs half the floating-point work, but
-    like it, it loses precision on features with a large common offset
-    (center them first).
-
-    When the cache holds every column (the Gram matrix fits in
-    ``cache_size``) of a dense X, with no budget and a built-in kernel, the
-    columns of new support vectors are computed several at a time, in one
-    pass over X, and an entry between two support vectors is copied from
-    the column computed first (the kernel matrix is exactly symmetric); the
-    kernel values a visit needs in between are computed for its sample
-    alone.  Those dot products are summed in another order than one column
-    at a time (chunks of 32 features, eight support vectors per read of a
-    row), so a fit whose Gram matrix no longer fits in ``cache_size`` can
-    differ in the last bits of the scores, hence, rarely, in a decision
-    near a tie; on features whose dot products are exact (small integers,
-    say) the two agree bit for bit (tested).  On integer features whose
-    squared row norms are at most 2**24 (pixel intensities, counts,
-    indicators) every dot product is exact in float32, and that pass runs
-    in float32, eight support vectors to a vector, on a float32 copy of X
-    (none for a float32 X): the same kernel values, twice the products per
-    instruction; it computes the entries between support vectors rather
-    than copy them.
-
-    The Forgetron's mistake bound
-    holds for ``budget >= 84`` with a kernel bounded by 1 and unit sample
-    weights.
+    With a budget and a kernel computed from the features, ``fit`` and
+    ``partial_fit`` take another walk (``_kernel_budget``): the scores of a
+    visited sample are computed from the support vectors themselves, the
+    kernel values in double precision, and the support vectors are kept in
+    a dense buffer of B rows (CSR input: the fitted ``support_vectors_``
+    are CSR again).  A removal's carried coefficients keep the intercept
+    consistent: the projections are taken with the padded kernel ``K + 1``
+    when ``fit_intercept``.
 
     References
     ----------
@@ -826,6 +923,11 @@ class KernelPerceptron(BasePerceptron):
        2008.
     .. [4] G. Cavallanti, N. Cesa-Bianchi and C. Gentile, "Tracking the best
        hyperplane with a simple budget perceptron", Machine Learning 69, 2007.
+    .. [5] F. Orabona, J. Keshet and B. Caputo, "Bounded kernel-based online
+       learning", Journal of Machine Learning Research 10, 2009.
+    .. [6] Z. Wang, K. Crammer and S. Vucetic, "Breaking the curse of
+       kernelization: budgeted stochastic gradient descent for large-scale
+       SVM training", Journal of Machine Learning Research 13, 2012.
 
     Examples
     --------
@@ -836,26 +938,33 @@ class KernelPerceptron(BasePerceptron):
     >>> clf = KernelPerceptron(kernel="rbf", gamma=2.0).fit(X, y)
     >>> clf.predict(X)
     array([0, 1, 1, 0])
-    >>> clf.converged_
-    True
     >>> clf.dual_coef_.shape
     (1, 4)
+
+    On a larger, noisy problem: the averaged model, and a model of at most
+    100 support vectors:
+
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(2000, noise=0.2, random_state=0)
+    >>> averaged = KernelPerceptron(average=True).fit(X[:1500], y[:1500])
+    >>> round(averaged.score(X[1500:], y[1500:]), 2)
+    0.97
+    >>> small = KernelPerceptron(budget=100).fit(X[:1500], y[:1500])
+    >>> small.support_vectors_.shape[0]
+    100
     """
 
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
-        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
-        "degree": [Interval(numbers.Integral, 0, None, closed="left")],
-        "gamma": [
-            StrOptions({"scale", "auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-        ],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "kernel_params": [dict, None],
+        **KernelMixin.kernel_parameter_constraints,
         "threshold": [Interval(numbers.Real, 0, None, closed="left")],
-        "budget": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "budget_strategy": [StrOptions(set(_STRATEGY_CODES))],
-        "cache_size": [Interval(numbers.Real, 0, None, closed="neither")],
+        "budget": [
+            Interval(numbers.Integral, 1, np.iinfo(np.int64).max, closed="both"),
+            None,
+        ],
+        "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
+        "update": [StrOptions({"max", "uniform"})],
     }
 
     def __init__(
@@ -874,13 +983,17 @@ class KernelPerceptron(BasePerceptron):
         shuffle=True,
         average=False,
         budget=None,
-        budget_strategy="forgetron",
+        budget_strategy="local_projection",
         class_weight=None,
+        multi_class="ovr",
+        update="max",
         cache_size=200,
         warm_start=False,
         random_state=0,
         verbose=0,
     ):
+        self.multi_class = multi_class
+        self.update = update
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -901,32 +1014,21 @@ class KernelPerceptron(BasePerceptron):
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = self.kernel != "precomputed"
-        return tags
-
-    # -- helpers -------------------------------------------------------------
-
-    def _kernel(self, gamma):
-        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
-                       self.kernel_params)
-
-    def _resolve_gamma(self, X):
-        if isinstance(self.gamma, str):
-            if self.gamma == "auto":
-                return 1.0 / X.shape[1]
-            variance = _variance(X)
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
-        return float(self.gamma)
-
-    def _reject_sparse_gram(self, X):
-        if self.kernel == "precomputed" and sp.issparse(X):
-            raise TypeError(
-                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
-                "matrix. Convert it with X.toarray()."
+    def _rows_and_rule(self, n_classes):
+        """(n_rows, table, rule code) of the training walk: one-vs-all, or
+        Crammer-Singer's one row per class (two rows for two classes), where
+        every row of the table is visited and the scores decide the rows
+        that move."""
+        if self.multi_class == "ovr":
+            return (1 if n_classes == 2 else n_classes,
+                    one_vs_all_table(n_classes), 0)
+        if self.budget is not None:
+            raise ValueError(
+                "multi_class='crammer_singer' does not support a budget: use "
+                "budget=None, or multi_class='ovr' with a budget."
             )
+        return (n_classes, _class_rows_table(n_classes),
+                _RULE_CODES[(self.multi_class, self.update)])
 
     def _random_seed(self, rng):
         """Seed of the "random" budget strategy, drawn from a copy of ``rng``
@@ -1020,18 +1122,32 @@ or (n_samples, n_samples)
             )
         X = _prepare_rows(X)
         n, n_classes = X.shape[0], classes.shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        table = one_vs_all_table(n_classes)
+        n_rows, table, rule = self._rows_and_rule(n_classes)
         step = sample_weight * self._class_weights(classes, y_class)[y_class]
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
-        rng = fit_random_state(self.random_state)
+        rng = check_random_state(self.random_state)
 
         state, matched = None, None
         if self.warm_start and hasattr(self, "_state"):
             state, matched = self._warm_start_rows(X, classes)
+        # -- budgeted walk: its own module (see _kernel_budget) --
+        n_possible = n if state is None or matched is not None else (
+            n + state.sv.shape[0])
+        if _kernel_budget.applies(self, kernel, n_possible):
+            return _kernel_budget.fit(self, X, classes, y_class, step, kernel,
+                                      rng, state, matched)
+        # -- end of the budgeted walk --
+        if state is not None and state.alpha.shape[1] != n_rows:
+            raise ValueError(
+                f"warm_start=True needs the multi_class of the previous fit; "
+                f"it learned {state.alpha.shape[1]} row(s), multi_class="
+                f"{self.multi_class!r} learns {n_rows}."
+            )
         if state is not None and matched is None:
-            # Support vectors from other data: extra rows in front of X.
+            # Support vectors from other data: extra rows in front of X, in a
+            # dtype that does not round them.
+            X = X.astype(np.result_type(X.dtype, state.sv.dtype), copy=False)
             Z = _stack_rows(state.sv, X)
             n_ext = state.sv.shape[0]
             y_class = np.concatenate([state.sv_class, y_class])
@@ -1045,7 +1161,7 @@ or (n_samples, n_samples)
             add=float(self.fit_intercept), threshold=self.threshold,
             average=self.average, budget=self.budget,
             strategy=self.budget_strategy, track_from=0,
-            cache_size=self.cache_size, passes=self.max_iter,
+            cache_size=self.cache_size, passes=self.max_iter, rule=rule,
         )
         seed = self._random_seed(rng)
         if state is not None:
@@ -1057,38 +1173,25 @@ or (n_samples, n_samples)
         # with a budget: a removal takes a support vector away from every row,
         # which would change a stopped row that can no longer correct itself,
         # so the rows share one rule on their total number of updates.
-        coupled = self.budget is not None and n_rows > 1
+        # Crammer-Singer's rows move together by construction: one rule too.
+        coupled = (self.budget is not None or rule != 0) and n_rows > 1
         stopper = StoppingRule(
             1 if coupled else n_rows, tol=self.tol,
             n_iter_no_change=self.n_iter_no_change, n_samples=n,
             early_stopping=False,
         )
         train_idx = np.arange(n_ext, n_ext + n, dtype=np.int32)
-        mistakes_per_epoch = []
-        for epoch in range(1, self.max_iter + 1):
-            start = perf_counter()
-            order = self._epoch_order(train_idx, rng)
-            active = np.repeat(stopper.active, n_rows) if coupled else stopper.active
-            updates = walk.run(order, active)
-            mistakes_per_epoch.append(int(updates.sum()))
-            stopper.update(updates.sum(keepdims=True) if coupled else updates)
-            if self.verbose:
-                self._print_epoch(epoch, updates.sum(), walk.weight_norm(),
-                                  perf_counter() - start)
-            if stopper.done:
-                break
-        release_random_state(rng)
-        if stopper.active.any():
-            self._warn_max_iter(int(stopper.active.sum()))
+        record = train(
+            _WalkTrainer(walk, n_rows, coupled), train_idx=train_idx, rng=rng,
+            shuffle=self.shuffle, max_iter=self.max_iter, stopper=stopper,
+            verbose=self.verbose,
+        )
+        set_fit_results(self, record)
 
         new_state = walk.result(n_ext, training_rows=True)
         self._set_model(new_state, classes)
         self.gamma_ = gamma
         self.support_ = new_state.sv_index
-        self.n_iter_ = int(stopper.n_iter.max())
-        self.mistakes_per_epoch_ = mistakes_per_epoch
-        self.n_mistakes_ = int(sum(mistakes_per_epoch))
-        self.converged_ = bool(stopper.converged.all())
         self._max_support_seen = walk.max_support_seen
         return self
 
@@ -1115,7 +1218,7 @@ or (n_samples, n_samples)
 
     @available_if(_not_precomputed)
     @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one online pass over the given samples, in the given order.
 
@@ -1146,18 +1249,31 @@ or (n_samples, n_samples)
         )
         X = _prepare_rows(X)
         n_classes = classes.shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        table = one_vs_all_table(n_classes)
+        n_rows, table, rule = self._rows_and_rule(n_classes)
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         step = sample_weight * self._class_weights(classes, partial=True)[y_class]
         if hasattr(self, "_state"):
             state, gamma = _DualState(**self._state), self.gamma_
+            if state.alpha.shape[1] != n_rows:
+                raise ValueError(
+                    f"partial_fit needs the multi_class of the first call; the "
+                    f"model has {state.alpha.shape[1]} row(s), multi_class="
+                    f"{self.multi_class!r} learns {n_rows}."
+                )
+            # The support vectors keep the dtype of the first fit; a batch of
+            # the other float type is cast to it (a copy of this batch only).
+            X = X.astype(state.sv.dtype, copy=False)
         else:
             gamma = self._resolve_gamma(X)
             rng = check_random_state(self.random_state)
             state = _DualState.empty(X, n_rows, self._random_seed(rng))
         kernel = self._kernel(gamma)
+        # -- budgeted walk: its own module (see _kernel_budget) --
+        if _kernel_budget.applies(self, kernel):
+            return _kernel_budget.partial_fit(self, X, classes, y_class, step,
+                                              kernel, state)
+        # -- end of the budgeted walk --
 
         n_ext = state.sv.shape[0]
         Z = _stack_rows(state.sv, X)
@@ -1172,7 +1288,7 @@ or (n_samples, n_samples)
             average=self.average, budget=self.budget,
             strategy=self.budget_strategy,
             track_from=0 if budgeted_forgetron else n_ext,
-            cache_size=self.cache_size, passes=1,
+            cache_size=self.cache_size, passes=1, rule=rule,
         )
         sv_rows = np.arange(n_ext, dtype=np.int32)
         walk.load(state, sv_rows, keep_average=True)
@@ -1185,10 +1301,7 @@ or (n_samples, n_samples)
         self._set_model(walk.result(n_ext, training_rows=False), classes)
         self.gamma_ = gamma
         self.__dict__.pop("support_", None)
-        self.mistakes_per_epoch_ = [*getattr(self, "mistakes_per_epoch_", []), total]
-        self.n_mistakes_ = getattr(self, "n_mistakes_", 0) + total
-        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
-        self.converged_ = total == 0
+        record_partial_pass(self, total)
         self._max_support_seen = max(getattr(self, "_max_support_seen", 0),
                                      walk.max_support_seen)
         return self
@@ -1232,29 +1345,10 @@ or (n_samples, n_train)
             getattr(self, "support_", None), coef, self.cache_size,
         )
         scores += self.intercept_
+        if scores.shape[1] == 2 and self.classes_.shape[0] == 2:
+            # Crammer-Singer on two classes: one row per class.
+            return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict the class of every sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-or (n_samples, n_train)
-            The samples (Gram matrix with the training samples for
-            ``kernel="precomputed"``).
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``classes_[1]`` where the decision is > 0 and ``classes_[0]``
-            otherwise (binary), or the class of largest decision (ties go to
-            the lowest class index).
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
 
     @property
     def coef_(self):
@@ -1268,3 +1362,16 @@ or (n_samples, n_train)
         coef = np.asarray(coef, dtype=np.float64)
         coef.flags.writeable = False
         return coef
+
+
+# ---------------------------------------------------------------------------
+# What other estimators of the package use (VotedPerceptron): the kernels and
+# the row helpers, under names that are not private to this module.
+# ---------------------------------------------------------------------------
+
+KERNEL_CODES = _KERNEL_CODES
+Kernel = _Kernel
+parts = _parts
+prepare_rows = _prepare_rows
+take_rows = _take_rows
+variance = _variance

@@ -33,27 +33,15 @@ The walk holds no Python objects and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport sqrt
+from libc.math cimport isfinite, isnan, sqrt
 
-# Update rules, mirrored as ints in ``_base.py``.
+# Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
     RULE_THRESHOLD = 0
     RULE_MARGIN = 1
 
 
-cdef extern from *:
-    """
-    /* On x86 the prefetch is an asm statement: GCC 12 deleted every
-       __builtin_prefetch of the epoch as dead code (checked in the
-       disassembly), which made shuffled epochs latency-bound. */
-    #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
-    #define SKP_PREFETCH(addr) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(addr)))
-    #elif defined(__GNUC__) || defined(__clang__)
-    #define SKP_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 3)
-    #else
-    #define SKP_PREFETCH(addr) ((void)0)
-    #endif
-    """
+cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
 
 
@@ -151,7 +139,7 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
     return (s0 + s1) + (s2 + s3)
 
 
-cdef void _epoch(
+cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -164,6 +152,8 @@ cdef void _epoch(
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates,
 ) noexcept nogil:
+    """The pass; returns True, at once, on a margin that is not a number
+    (``w . x`` overflowed: inf - inf), which no rule can compare."""
     cdef Py_ssize_t t, i, p, k, nnz
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -205,6 +195,8 @@ cdef void _epoch(
             if fit_intercept:
                 raw += intercept[k]
             m = class_signs[p] * raw
+            if isnan(m):
+                return True
             if rule == RULE_THRESHOLD:
                 update = m <= threshold[k]
             else:
@@ -229,8 +221,11 @@ cdef void _epoch(
                     sq_norm_x = _row_sq_norm(x_values, nnz) + fit_intercept
                     new_sq_norm = (norm[k] * norm[k] + 2.0 * scale * raw
                                    + scale * scale * sq_norm_x)
+                    if not isfinite(new_sq_norm):
+                        return True
                     norm[k] = sqrt(new_sq_norm) if new_sq_norm > 0.0 else 0.0
             visits[k] += 1.0
+    return False
 
 
 cdef void _scores(
@@ -259,7 +254,7 @@ cdef void _scores(
             )
 
 
-def _margin_norms(floating[:, ::1] coef, floating[::1] intercept,
+def margin_norms(floating[:, ::1] coef, floating[::1] intercept,
                   bint fit_intercept, double[::1] norm):
     """Write ``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row to ``norm``.
 
@@ -340,9 +335,17 @@ def epoch_dense(
         Number of visits of every row so far; incremented in place.
     updates : ndarray of int64 of shape (n_rows,)
         Number of updates of every row; incremented in place.
+
+    Returns
+    -------
+    overflow : bool
+        True when the pass stopped early on a margin ``w . x`` that
+        overflowed the floating-point range (the weights are then left
+        mid-pass).
     """
+    cdef bint overflow
     with nogil:
-        _epoch(
+        overflow = _epoch(
             &X[0, 0], NULL, NULL, False, X.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
@@ -350,6 +353,7 @@ def epoch_dense(
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
         )
+    return overflow
 
 
 def epoch_csr(
@@ -384,8 +388,9 @@ def epoch_csr(
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    cdef bint overflow
     with nogil:
-        _epoch(
+        overflow = _epoch(
             values, indices, &X_indptr[0], True, coef.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
@@ -393,6 +398,7 @@ def epoch_csr(
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
         )
+    return overflow
 
 
 def scores_dense(const floating[:, ::1] X, const int[::1] rows,

@@ -22,7 +22,6 @@ import inspect
 import numbers
 from itertools import combinations
 from operator import attrgetter
-from time import perf_counter
 
 import numpy as np
 from sklearn.base import (
@@ -50,16 +49,29 @@ from sklearn.utils.validation import (
 from . import _linear
 from ._base import (
     BasePerceptron,
-    StoppingRule,
     class_indices,
     encode_labels,
     keep_state_on_error,
+    partial_fit_classes,
+    PredictMixin,
+    validate_rows,
+)
+from ._linear import Perceptron
+from ._margin import MarginPerceptron
+from ._rows import (
+    LinearState,
+    LinearTrainer,
+    check_finite_weights,
     one_vs_all_table,
     one_vs_one_table,
-    partial_fit_classes,
-    sum_duplicates,
+    run_epoch,
 )
-from ._linear import LinearState, _check_finite_weights, as_csr_int32, run_epoch
+from ._training import (
+    StoppingRule,
+    record_partial_pass,
+    set_fit_results,
+    train,
+)
 
 _FLOAT_DTYPES = [np.float64, np.float32]
 
@@ -73,15 +85,10 @@ _BINARY_CLASSES = np.array([0, 1])
 # ---------------------------------------------------------------------------
 
 
-def _shared_pass_types():
-    """The linear perceptrons whose sub-problems can share one compiled pass.
-
-    Looked up at call time so that estimators added to ``_linear`` later
-    (``MarginPerceptron``) are picked up.  Exact types only: a subclass may
-    override ``fit`` with something the shared pass does not reproduce.
-    """
-    names = ("Perceptron", "MarginPerceptron")
-    return tuple(getattr(_linear, name) for name in names if hasattr(_linear, name))
+# The linear perceptrons whose sub-problems can share one compiled pass.
+# Exact types only: a subclass may override ``fit`` with something the shared
+# pass does not reproduce.
+_SHARED_PASS_TYPES = (Perceptron, MarginPerceptron)
 
 
 def _shared_pass_supported(estimator, *, partial=False):
@@ -98,7 +105,7 @@ def _shared_pass_supported(estimator, *, partial=False):
     * ``margin="auto"`` of the margin perceptron: its certified search runs
       per binary problem, on that problem's radius.
     """
-    if type(estimator) not in _shared_pass_types():
+    if type(estimator) not in _SHARED_PASS_TYPES:
         return False
     if estimator.class_weight is not None:
         return False
@@ -190,159 +197,47 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
-def _stack_states(estimators, n_features, dtype, average):
-    """One :class:`LinearState` holding the current rows of every estimator.
+def _shared_fit(base, X, y_class, sample_weight, table, row_counts):
+    """Every epoch of ``fit`` for every row at once, through the driver.
 
-    Estimators that have not been trained yet contribute zero rows.
+    ``row_counts`` is the number of samples of every row's binary problem:
+    the ``n_samples`` of its tol rule, as the generic path's binary
+    estimator of a pair sees only that pair's samples.  Returns the final
+    state and the training record.
     """
-    rows = [getattr(est, "_state", None) for est in estimators]
-    if all(row is not None for row in rows):
-        state = LinearState(
-            np.vstack([row.coef for row in rows]).astype(dtype, copy=False),
-            np.concatenate([row.intercept for row in rows]).astype(dtype, copy=False),
-            average,
-        )
-        state.visits = np.concatenate([row.visits for row in rows])
-        if average and all(row.average for row in rows):
-            state.coef_sum = np.vstack([row.coef_sum for row in rows])
-            state.intercept_sum = np.concatenate([row.intercept_sum for row in rows])
-        return state
-    state = LinearState(
-        np.zeros((len(rows), n_features), dtype=dtype),
-        np.zeros(len(rows), dtype=dtype),
-        average,
+    n_rows = row_counts.shape[0]
+    state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
+    trainer = LinearTrainer(
+        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
+        fit_intercept=base.fit_intercept,
+        rule=_linear.update_rule(base, X, n_rows),
     )
-    for k, row in enumerate(rows):
-        if row is None:
-            continue
-        state.coef[k] = row.coef[0]
-        state.intercept[k] = row.intercept[0]
-        state.visits[k] = row.visits[0]
-        if average and row.average:
-            state.coef_sum[k] = row.coef_sum[0]
-            state.intercept_sum[k] = row.intercept_sum[0]
-    return state
-
-
-def _row_state(state, k):
-    """Row ``k`` of a stacked state, as the state of a binary estimator."""
-    row = LinearState(
-        state.coef[k : k + 1].copy(), state.intercept[k : k + 1].copy(), state.average
+    stopper = StoppingRule(
+        n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
+        n_samples=row_counts.astype(np.float64), early_stopping=False,
     )
-    row.visits = state.visits[k : k + 1].copy()
-    if state.average:
-        row.coef_sum = state.coef_sum[k : k + 1].copy()
-        row.intercept_sum = state.intercept_sum[k : k + 1].copy()
-    return row
+    record = train(
+        trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
+        rng=check_random_state(base.random_state), shuffle=base.shuffle,
+        max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
+    )
+    return trainer.state, record
 
 
-def _set_binary_fit(estimator, state, k, n_features):
-    """Make ``estimator`` a fitted binary estimator holding row ``k``."""
-    row = _row_state(state, k)
-    estimator.classes_ = _BINARY_CLASSES.copy()
-    estimator.n_features_in_ = n_features
-    estimator._state = row
-    estimator.coef_, estimator.intercept_ = row.model()
-    return estimator
-
-
-def _set_margin_attributes(estimator, X, rows):
-    """``margin_`` and ``gamma_`` of a margin perceptron built by the fast path.
-
-    ``margin_`` is the smallest signed distance of the row's training samples
-    (``rows()`` returns their indices and +1/-1 signs) to its hyperplane, as
-    the margin perceptron's own ``fit`` reports it.
-    """
-    margin_type = getattr(_linear, "MarginPerceptron", None)
-    if margin_type is None or not isinstance(estimator, margin_type):
-        return
-    indices, signs = rows()
-    coef, intercept = estimator.coef_, estimator.intercept_
-    scores = _linear.row_scores(X, indices, coef, intercept).ravel()
-    sq_norm = np.einsum("ij,ij->i", coef, coef, dtype=np.float64)[0]
-    if estimator.fit_intercept:
-        sq_norm += float(intercept[0]) ** 2
-    norm = np.sqrt(sq_norm)
-    estimator.margin_ = float((signs * scores).min() / norm) if norm > 0 else 0.0
-    estimator.gamma_ = float(estimator.margin)
-    # What the margin perceptron's own fit leaves for a float margin: no
-    # margin search in progress.
-    estimator._search_state = None
-
-
-class _SharedPass:
-    """The sub-problems of a reduction as rows of one compiled epoch.
-
-    Parameters
-    ----------
-    table : tuple of ndarrays
-        The rows touched by each class (see ``one_vs_all_table``).
-    row_counts : ndarray of shape (n_rows,)
-        Number of samples of every row's binary problem (the ``n_samples`` of
-        its ``tol`` rule).
-    """
-
-    def __init__(self, table, row_counts):
-        self.table = table
-        self.row_counts = row_counts
-        self.n_rows = row_counts.shape[0]
-
-    def fit(self, base, X, y_class, sample_weight):
-        """Every epoch of ``fit``, with the stopping rule of every row.
-
-        Returns the final state, the stopping rule and the updates of every
-        epoch and row, of shape (n_epochs, n_rows).
-        """
-        n_samples, n_features = X.shape
-        step = base._learning_rate() * sample_weight
-        state = LinearState(
-            np.zeros((self.n_rows, n_features), dtype=X.dtype),
-            np.zeros(self.n_rows, dtype=X.dtype),
-            base.average,
-        )
-        rule, threshold, kappa = base._rule_parameters(X, self.n_rows)
-        # Each row counts its own samples: the generic path's binary
-        # estimator of a pair sees only that pair's samples.
-        stopper = StoppingRule(
-            self.n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
-            n_samples=self.row_counts.astype(np.float64), early_stopping=False,
-        )
-        rng = check_random_state(base.random_state)
-        all_samples = np.arange(n_samples, dtype=np.int32)
-        history = []
-        for epoch in range(1, base.max_iter + 1):
-            start = perf_counter()
-            order = base._epoch_order(all_samples, rng)
-            updates = run_epoch(
-                X, state, order, y_class, step, self.table,
-                fit_intercept=base.fit_intercept, active=stopper.active,
-                rule=rule, threshold=threshold, kappa=kappa,
-            )
-            _check_finite_weights(state)
-            history.append(updates)
-            stopper.update(updates)
-            base._print_epoch(
-                epoch, updates.sum(), float(np.linalg.norm(state.coef)),
-                perf_counter() - start,
-            )
-            if stopper.done:
-                break
-        return state, stopper, np.array(history)
-
-    def partial_fit(self, reference, state, X, y_class, sample_weight):
-        """One pass over the batch in the given order; returns updates per row."""
-        step = reference._learning_rate() * sample_weight
-        # The rule of the binary estimators' own pass (the fast path takes
-        # only rules without an online search, see _shared_pass_supported).
-        rule, threshold, kappa = reference._rule_parameters(X, self.n_rows)
-        updates = run_epoch(
-            X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step,
-            self.table, fit_intercept=reference.fit_intercept,
-            active=np.ones(self.n_rows, dtype=np.uint8),
-            rule=rule, threshold=threshold, kappa=kappa,
-        )
-        _check_finite_weights(state)
-        return updates
+def _shared_partial_fit(reference, state, X, y_class, sample_weight, table):
+    """One pass over the batch in the given order; returns updates per row."""
+    n_rows = state.coef.shape[0]
+    # The rule of the binary estimators' own pass (the fast path takes only
+    # rules without an online search, see _shared_pass_supported).
+    updates = run_epoch(
+        X, state, np.arange(X.shape[0], dtype=np.int32), y_class,
+        _linear.learning_rate(reference) * sample_weight, table,
+        fit_intercept=reference.fit_intercept,
+        active=np.ones(n_rows, dtype=np.uint8),
+        rule=_linear.update_rule(reference, X, n_rows),
+    )
+    check_finite_weights(state)
+    return updates
 
 
 # ---------------------------------------------------------------------------
@@ -367,7 +262,8 @@ def _estimators_have(attr):
     return check
 
 
-class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
+                     BaseEstimator):
     """Validation, fitting paths and tags shared by both reductions.
 
     Subclasses define the binary problems: ``_rows(n_classes)`` (the class
@@ -385,7 +281,7 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _base_estimator(self):
-        return _linear.Perceptron() if self.estimator is None else self.estimator
+        return Perceptron() if self.estimator is None else self.estimator
 
     @property
     def n_classes_(self):
@@ -400,6 +296,69 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = base_tags.input_tags.allow_nan
         return tags
 
+    # -- public API ----------------------------------------------------------
+
+    @_fit_context(
+        # The base estimator's parameters are validated by its own fit.
+        prefer_skip_nested_validation=False
+    )
+    @keep_state_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary estimator per sub-problem.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (a square Gram matrix for a base estimator with a
+            precomputed kernel).
+
+        y : array-like of shape (n_samples,)
+            Target labels.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed to every binary estimator's ``fit``, restricted to
+            the samples of its sub-problem (the base must accept
+            ``sample_weight``).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight)
+
+    @available_if(_estimators_have("partial_fit"))
+    @_fit_context(prefer_skip_nested_validation=False)
+    @keep_state_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Make one ``partial_fit`` pass of every binary estimator over its
+        samples of a batch.
+
+        A one-vs-one pair with no sample of its two classes in the batch is
+        not updated.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+
+        y : array-like of shape (n_samples,)
+            Target labels of the batch; classes may be absent from it.
+
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the stream; required on the first call.
+
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights passed, restricted to the samples of its sub-problem, to
+            every binary estimator's ``partial_fit``.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        return self._partial_fit(X, y, classes, sample_weight)
+
     # -- validation ------------------------------------------------------
 
     def _validate_X_y(self, X, y, *, shared, reset, labels_known=False):
@@ -410,17 +369,10 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         checked and its values are left to the base estimator (NaN passes
         through to a base that accepts it).
         """
-        if shared and not reset and BasePerceptron._is_lean_input(self, X):
-            # The lean path of this package's perceptrons (a float C-ordered
-            # ndarray, no feature names): a shape and finiteness check, so
-            # that streaming one row at a time stays cheap.
-            y = BasePerceptron._lean_check_X(self, X, y)
-        elif shared:
-            X, y = validate_data(
-                self, X, y, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-                accept_large_sparse=False, reset=reset,
-            )
-            X = as_csr_int32(sum_duplicates(X))
+        if shared:
+            # This package's perceptrons' validation, with its lean path for
+            # streaming one row at a time.
+            X, y = validate_rows(self, X, y, reset=reset)
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse=["csr", "csc"], dtype=None,
@@ -436,15 +388,8 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _validate_X(self, X):
         """Validate X for prediction with the settings of the last fit."""
         check_is_fitted(self)
-        shared = getattr(self, "_shared_input", False)
-        if shared and BasePerceptron._is_lean_input(self, X):
-            BasePerceptron._lean_check_X(self, X)
-            return X
-        if shared:
-            return sum_duplicates(validate_data(
-                self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-                accept_large_sparse=False, reset=False,
-            ))
+        if getattr(self, "_shared_input", False):
+            return validate_rows(self, X, reset=False)
         return validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,
@@ -508,24 +453,18 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         row_counts = np.array([
             X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
         ])
-        shared = _SharedPass(self._table(n_classes), row_counts)
         # A clone, so that a RandomState given to the base is not advanced.
-        state, stopper, history = shared.fit(clone(base), X, y_class, sample_weight)
+        state, record = _shared_fit(clone(base), X, y_class, sample_weight,
+                                    self._table(n_classes), row_counts)
         template = clone(base)
         estimators = []
         for k, (i, j) in enumerate(rows):
-            est = _set_binary_fit(copy.deepcopy(template), state, k, X.shape[1])
-            n_iter = int(stopper.n_iter[k])
-            est.n_iter_ = n_iter
-            est.mistakes_per_epoch_ = [int(u) for u in history[:n_iter, k]]
-            est.n_mistakes_ = int(sum(est.mistakes_per_epoch_))
-            est.converged_ = bool(stopper.converged[k])
-            if stopper.active[k]:
-                # The warning the binary estimator's own fit would emit.
-                est._warn_max_iter(1)
-            _set_margin_attributes(
-                est, X, lambda i=i, j=j: self._row_samples(y_class, i, j)
+            est = _linear.set_binary_fit(
+                copy.deepcopy(template), state.row(k), X.shape[1], X,
+                lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
+            # The diagnostics (and warning) of the binary estimator's own fit.
+            set_fit_results(est, record.row(k))
             estimators.append(est)
         return estimators
 
@@ -579,31 +518,27 @@ class _BaseReduction(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         reference = estimators[0]
+        states = [_linear.binary_state(e) for e in estimators]
+        trained = [state for state in states if state is not None]
         # Rows keep the dtype they were trained in.
-        trained = [e._state for e in estimators if hasattr(e, "_state")]
         if trained and trained[0].coef.dtype != X.dtype:
             X = X.astype(trained[0].coef.dtype)
-        state = _stack_states(estimators, X.shape[1], X.dtype, reference.average)
+        state = LinearState.stack(states, X.shape[1], X.dtype, reference.average)
         counts = np.bincount(y_class, minlength=n_classes)
         row_counts = np.array([
             X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
         ])
-        updates = _SharedPass(self._table(n_classes), row_counts).partial_fit(
-            reference, state, X, y_class, sample_weight
-        )
+        updates = _shared_partial_fit(reference, state, X, y_class, sample_weight,
+                                      self._table(n_classes))
         # Nothing can fail from here on: the estimators are updated in place.
         for k, (i, j) in enumerate(rows):
             if row_counts[k] == 0:
                 continue
-            est = _set_binary_fit(estimators[k], state, k, X.shape[1])
-            total = int(updates[k])
-            est.mistakes_per_epoch_ = [*getattr(est, "mistakes_per_epoch_", []), total]
-            est.n_mistakes_ = getattr(est, "n_mistakes_", 0) + total
-            est.n_iter_ = getattr(est, "n_iter_", 0) + 1
-            est.converged_ = total == 0
-            _set_margin_attributes(
-                est, X, lambda i=i, j=j: self._row_samples(y_class, i, j)
+            est = _linear.set_binary_fit(
+                estimators[k], state.row(k), X.shape[1], X,
+                lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
+            record_partial_pass(est, int(updates[k]))
         return estimators
 
     @staticmethod
@@ -725,67 +660,13 @@ class OneVsAllPerceptron(_BaseReduction):
             for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
         )
 
-    @_fit_context(
-        # The base estimator's parameters are validated by its own fit.
-        prefer_skip_nested_validation=False
-    )
-    @keep_state_on_error
-    def fit(self, X, y, sample_weight=None):
-        """Fit one binary estimator per class.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-
-        y : array-like of shape (n_samples,)
-            Target labels.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights passed to every binary estimator's ``fit`` (the base must
-            accept ``sample_weight``).
-
-        Returns
-        -------
-        self : OneVsAllPerceptron
-            The fitted estimator.
-        """
-        return self._fit(X, y, sample_weight)
-
-    @available_if(_estimators_have("partial_fit"))
-    @_fit_context(prefer_skip_nested_validation=False)
-    @keep_state_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one ``partial_fit`` pass of every binary estimator over a batch.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : array-like of shape (n_samples,)
-            Target labels of the batch; classes may be absent from it.
-
-        classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights passed to every binary estimator's ``partial_fit``.
-
-        Returns
-        -------
-        self : OneVsAllPerceptron
-            The updated estimator.
-        """
-        return self._partial_fit(X, y, classes, sample_weight)
-
     def decision_function(self, X):
         """Decision of every binary estimator.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples, checked as the base estimator checks them.
 
         Returns
         -------
@@ -801,24 +682,6 @@ class OneVsAllPerceptron(_BaseReduction):
             [np.ravel(est.decision_function(X)) for est in self.estimators_]
         )
 
-    def predict(self, X):
-        """Predict the class of largest decision.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            ``argmax_k decision_k`` (ties go to the lowest class index); for a
-            binary problem, ``classes_[1]`` where the decision is > 0.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
 
 
 class OneVsOnePerceptron(_BaseReduction):
@@ -961,71 +824,14 @@ class OneVsOnePerceptron(_BaseReduction):
         self.pairwise_indices_ = None
         return super()._partial_fit(X, y, classes, sample_weight)
 
-    @_fit_context(
-        # The base estimator's parameters are validated by its own fit.
-        prefer_skip_nested_validation=False
-    )
-    @keep_state_on_error
-    def fit(self, X, y, sample_weight=None):
-        """Fit one binary estimator per pair of classes.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data (a square Gram matrix for a base estimator with a
-            precomputed kernel).
-
-        y : array-like of shape (n_samples,)
-            Target labels.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights passed, restricted to the pair's samples, to every binary
-            estimator's ``fit`` (the base must accept ``sample_weight``).
-
-        Returns
-        -------
-        self : OneVsOnePerceptron
-            The fitted estimator.
-        """
-        return self._fit(X, y, sample_weight)
-
-    @available_if(_estimators_have("partial_fit"))
-    @_fit_context(prefer_skip_nested_validation=False)
-    @keep_state_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one ``partial_fit`` pass of every pair over its samples of a batch.
-
-        A pair with no sample of its two classes in the batch is not updated.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data.
-
-        y : array-like of shape (n_samples,)
-            Target labels of the batch; classes may be absent from it.
-
-        classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights passed, restricted to the pair's samples, to every binary
-            estimator's ``partial_fit``.
-
-        Returns
-        -------
-        self : OneVsOnePerceptron
-            The updated estimator.
-        """
-        return self._partial_fit(X, y, classes, sample_weight)
-
     def decision_function(self, X):
         """Votes plus normalized confidences of every class.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples (for a base estimator with a precomputed kernel,
+            their kernel with the training samples).
 
         Returns
         -------
@@ -1056,21 +862,3 @@ class OneVsOnePerceptron(_BaseReduction):
         decision = votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
         return decision[:, 1] if n_classes == 2 else decision
 
-    def predict(self, X):
-        """Predict the class with the most votes (ties: the most confident).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            The class of largest ``decision_function`` (remaining exact ties
-            go to the lowest class index).
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]

@@ -3,9 +3,12 @@
 """The second-order perceptron (Cesa-Bianchi, Conconi & Gentile, 2005).
 
 :class:`SecondOrderState` holds what the compiled pass updates (weights,
-``A^-1`` or ``diag(A)``, averaging sums) behind ``run_epoch(...)``;
-:class:`SecondOrderPerceptron` owns parameters, labels, stopping rules and
-diagnostics, as every perceptron of the package.
+``A^-1`` or ``diag(A)`` and ``v``, averaging sums) behind ``run_epoch(...)``;
+:class:`SecondOrderTrainer` plugs it into the package's epoch driver
+(:mod:`sklearn_perceptrons._training`), which owns the order, the stopping
+rules, early stopping, verbose lines and diagnostics; and
+:class:`SecondOrderPerceptron` owns parameters and labels through the
+hooks of :class:`~sklearn_perceptrons._linear.BaseLinearPerceptron`.
 """
 
 import numbers
@@ -18,18 +21,10 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
 from . import _second_order_fast
-from ._base import (
-    StoppingRule,
-    fit_random_state,
-    keep_state_on_error,
-    one_vs_all_table,
-    partial_fit_context,
-    release_random_state,
-    row_accuracy,
-    sign_matrix,
-    validation_split,
-)
-from ._linear import BaseLinearPerceptron, _check_finite_weights, as_csr_int32, row_scores
+from ._base import keep_state_on_error, partial_fit_context
+from ._linear import BaseLinearPerceptron
+from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
+from ._training import print_epoch, record_partial_pass
 
 _EPOCH = {
     (np.dtype(np.float64), False): _second_order_fast.epoch_dense["double"],
@@ -38,6 +33,25 @@ _EPOCH = {
     (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
 _UNUSED = np.zeros(1)
+_PENDING = _second_order_fast.pending_rows()
+_BLAS_CONTROLLER = []
+
+
+def _one_blas_thread():
+    """A context that keeps BLAS on one thread.
+
+    The full mode calls BLAS once per mistake on a d x d matrix: calls far too
+    small to share between threads, and OpenBLAS's thread hand-offs made a
+    fit up to 60 times slower on a busy 2-core machine.  The controller
+    (threadpoolctl, a dependency of scikit-learn) is made once, after
+    ``scipy.linalg.cython_blas`` is loaded, since finding the libraries costs
+    about a millisecond.
+    """
+    if not _BLAS_CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def _physical_memory():
@@ -52,15 +66,14 @@ class SecondOrderState:
     """The state of ``n_rows`` second-order perceptrons, in float64.
 
     ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
-    padded coordinate; ``inverse`` is ``A^-1`` of every row, shape
-    ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which only
-    the lower triangle is kept up to date (:meth:`inverse_matrix` gives the
-    full matrices) (full mode), or
-    ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``
-    (diagonal mode).  With
-    averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of
-    the iterates over all visits as ``coef - coef_sum / visits`` (Daume's
-    trick).  ``dtype`` is the dtype of the reported model (that of X).
+    padded coordinate.  Full mode: ``inverse`` is ``A^-1`` of every row,
+    shape ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which
+    only the lower triangle is kept up to date (:meth:`inverse_matrix` gives
+    the full matrices).  Diagonal mode: ``precision`` holds ``diag(A)`` and
+    ``v``, shape ``(n_rows, 2, p)``.  With averaging,
+    ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of the
+    iterates over all visits as ``coef - coef_sum / visits`` (Daume's trick).
+    ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
     def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
@@ -134,14 +147,40 @@ class SecondOrderState:
         sparse = sp.issparse(X)
         data = (X.data, X.indices, X.indptr) if sparse else (X,)
         p = self.coef.shape[1] + self.fit_intercept
-        _EPOCH[X.dtype, sparse](
+        args = (
             *data, order, y_class, step, *table, self.coef, self.intercept,
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            np.empty(2 * p), self.average, self.coef_sum, self.intercept_sum,
-            self.visits, updates,
+            np.empty(2 * p + _PENDING),
+            _UNUSED if self.diagonal else np.empty(n_rows * _PENDING * p),
+            np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
+            self.intercept_sum, self.visits, updates,
         )
+        if self.diagonal:
+            overflow = _EPOCH[X.dtype, sparse](*args)
+        else:
+            with _one_blas_thread():
+                overflow = _EPOCH[X.dtype, sparse](*args)
+        if overflow:
+            raise ValueError(
+                "A score w . x or an update overflowed to a non-finite value "
+                "(values of X, or of X times the weights, near the largest "
+                "float). Scale the features (e.g. with StandardScaler), raise "
+                "a or lower sample_weight."
+            )
+        return updates
+
+
+class SecondOrderTrainer(StateTrainer):
+    """A :class:`SecondOrderState` trained on one data set: the trainer of
+    :mod:`sklearn_perceptrons._training` (what it shares with the linear
+    trainer comes from :class:`~sklearn_perceptrons._rows.StateTrainer`)."""
+
+    def run_epoch(self, order, active):
+        updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
+                                       self.table, active)
+        check_finite_weights(self.state)
         return updates
 
 
@@ -295,7 +334,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     algorithm with unit weights satisfies, for every ``gamma > 0`` and every
     ``u`` (Theorem 1 of [1]_),
 
-    ``m <= H / gamma + sqrt((a ||u||² + sum_t (u . x_t)²) sum_i ln(1 + l_i / a)) / gamma``
+    ``m <= (H + sqrt((a ||u||² + sum_t (u . x_t)²) sum_i ln(1 + l_i / a))) / gamma``
 
     where the sum over ``t`` and the hinge losses ``H = sum_t max(0, gamma -
     s_t u . x_t)`` run over the mistaken samples only, and ``l_i`` are the
@@ -307,8 +346,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     :func:`sklearn_perceptrons.bounds.second_order_mistake_bound`.
 
     **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
-    (``fit`` refuses sizes beyond half the machine's memory); use
-    ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
+    (``fit`` refuses sizes beyond half the machine's memory); a mistake
+    costs about one pass over one of them (BLAS, kept on one thread during
+    the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
     per call, so that a failed call leaves the estimator unchanged.
 
     References
@@ -392,15 +432,19 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             fit_intercept=self.fit_intercept, average=self.average, dtype=X.dtype,
         )
 
-    def _initial_state(self, X, n_rows):
+    def _initial_state(self, X, n_rows, coef_init=None, intercept_init=None):
+        # The driver's hook; there is no coef_init: A and w start together.
         previous = getattr(self, "_state", None)
-        if (
-            self.warm_start
-            and previous is not None
-            and previous.coef.shape == (n_rows, X.shape[1])
-            and previous.diagonal == bool(self.diagonal)
-            and previous.fit_intercept == bool(self.fit_intercept)
-        ):
+        if self.warm_start and previous is not None:
+            self._check_warm_start_shape(n_rows, X.shape[1])
+            for name in ("diagonal", "fit_intercept"):
+                if getattr(previous, name) != bool(getattr(self, name)):
+                    raise ValueError(
+                        f"warm_start=True continues the previous fit, which had "
+                        f"{name}={getattr(previous, name)}; {name} cannot change "
+                        "between warm-started fits: set warm_start=False to "
+                        "fit a new model."
+                    )
             state = previous.copy()
             state.average = bool(self.average)
             state.coef_sum = np.zeros(state.coef.shape if self.average else (1, 1))
@@ -410,113 +454,35 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             return state
         return self._new_state(X, n_rows)
 
-    # -- fit -----------------------------------------------------------------
-
-    def _fit(self, X, y, sample_weight):
-        X, classes, y_class, sample_weight = self._validate_fit_data(
-            X, y, sample_weight
-        )
-        X = as_csr_int32(X)
-        n_classes = classes.shape[0]
-        table = one_vs_all_table(n_classes)
-        n_rows = 1 if n_classes == 2 else n_classes
-        class_weight = self._class_weights(classes, y_class)
-        step = sample_weight * class_weight[y_class]
-        state = self._initial_state(X, n_rows)
-        rng = fit_random_state(self.random_state)
-        if self.early_stopping:
-            train_idx, val_idx = validation_split(
-                X.shape[0], self.validation_fraction, rng
-            )
-        else:
-            train_idx, val_idx = np.arange(X.shape[0], dtype=np.int32), None
-        result = self._epochs(X, y_class, step, table, state, train_idx, val_idx,
-                              rng)
-        release_random_state(rng)
-        self._set_fit_result(classes, *result)
-        return self
-
-    def _epochs(self, X, y_class, step, table, state, train_idx, val_idx, rng):
-        """The epoch loop of ``fit`` with the per-row stopping rules."""
-        n_rows = state.coef.shape[0]
-        stopper = StoppingRule(
-            n_rows, tol=self.tol, n_iter_no_change=self.n_iter_no_change,
-            n_samples=train_idx.shape[0], early_stopping=self.early_stopping,
-        )
-        if val_idx is not None:
-            signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
-            best_model = state.model()
-            best_state = state.copy()
-        mistakes_per_epoch = []
-        for epoch in range(1, self.max_iter + 1):
-            start = perf_counter()
-            order = self._epoch_order(train_idx, rng)
-            updates = state.run_epoch(X, order, y_class, step, table,
-                                      stopper.active)
-            _check_finite_weights(state)
-            mistakes_per_epoch.append(int(updates.sum()))
-            val_score = None
-            if val_idx is not None:
-                coef, intercept = state.model()
-                val_score = row_accuracy(
-                    row_scores(X, val_idx, coef, intercept),
-                    y_class[val_idx], signs_of_class,
-                )
-            improved = stopper.update(updates, val_score)
-            if val_idx is not None and improved.any():
-                best_model[0][improved] = coef[improved]
-                best_model[1][improved] = intercept[improved]
-                best_state.copy_rows(state, improved)
-            self._print_epoch(
-                epoch, updates.sum(), float(np.linalg.norm(state.coef)),
-                perf_counter() - start,
-            )
-            if stopper.done:
-                break
-        if val_idx is not None:
-            return best_state, best_model, stopper, mistakes_per_epoch
-        return state, state.model(), stopper, mistakes_per_epoch
-
-    # -- partial_fit ---------------------------------------------------------
+    def _trainer(self, X, y_class, step, table, state, train_idx):
+        # The driver's hook: fit trains through SecondOrderTrainer.
+        return SecondOrderTrainer(X, y_class, step, table, state)
 
     def _partial_fit(self, X, y, classes, sample_weight):
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
-        X = as_csr_int32(X)
         n_classes = classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
-        step = (np.ones(X.shape[0]) if sample_weight is None
-                else np.asarray(sample_weight, dtype=np.float64))
-        if self.class_weight is not None:
-            step = step * self._class_weights(classes, partial=True)[y_class]
+        step = self._partial_fit_steps(classes, y_class, sample_weight)
+        # The state is float64 whatever X is: a batch of the other float
+        # type is read as it is, never cast.
         if hasattr(self, "_state"):
             state = self._state.copy()
         else:
             state = self._new_state(X, n_rows)
         start = perf_counter()
-        updates = state.run_epoch(
-            X, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
-            np.ones(n_rows, dtype=np.uint8),
-        )
-        _check_finite_weights(state)
-        total = int(updates.sum())
+        trainer = SecondOrderTrainer(X, y_class, step, table, state)
+        total = int(trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
+                                      np.ones(n_rows, dtype=np.uint8)).sum())
         if self.verbose:
-            self._print_epoch(getattr(self, "n_iter_", 0) + 1, total,
-                              float(np.linalg.norm(state.coef)),
-                              perf_counter() - start)
+            print_epoch(getattr(self, "n_iter_", 0) + 1, total,
+                        trainer.weight_norm(), perf_counter() - start)
         self.classes_ = classes
         self._state = state
         self.coef_, self.intercept_ = state.model()
-        if hasattr(self, "mistakes_per_epoch_"):
-            # In place: copying the list would make a long stream quadratic.
-            self.mistakes_per_epoch_.append(total)
-        else:
-            self.mistakes_per_epoch_ = [total]
-        self.n_mistakes_ = getattr(self, "n_mistakes_", 0) + total
-        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
-        self.converged_ = total == 0
+        record_partial_pass(self, total)
         return self
 
     # -- public API ----------------------------------------------------------
@@ -543,7 +509,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         self : SecondOrderPerceptron
             The fitted estimator.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, None, None, sample_weight)
 
     @keep_state_on_error
     @partial_fit_context

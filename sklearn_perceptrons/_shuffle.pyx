@@ -11,27 +11,7 @@ drawn in Python per epoch), so it stays deterministic.
 
 from libc.stdint cimport uint32_t, uint64_t
 
-
-cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
-    cdef uint64_t z
-    state[0] += <uint64_t>0x9E3779B97F4A7C15
-    z = state[0]
-    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
-    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
-    return z ^ (z >> 31)
-
-
-cdef inline uint32_t _bounded(uint64_t* state, uint32_t bound) noexcept nogil:
-    """Uniform integer in [0, bound) without modulo bias (Lemire, 2019)."""
-    cdef uint64_t product = (_splitmix64(state) >> 32) * <uint64_t>bound
-    cdef uint32_t low = <uint32_t>product
-    cdef uint32_t limit
-    if low < bound:
-        limit = (<uint32_t>(-bound)) % bound
-        while low < limit:
-            product = (_splitmix64(state) >> 32) * <uint64_t>bound
-            low = <uint32_t>product
-    return <uint32_t>(product >> 32)
+from ._random cimport bounded32
 
 
 def shuffle_indices(int[::1] indices, uint64_t seed):
@@ -41,7 +21,7 @@ def shuffle_indices(int[::1] indices, uint64_t seed):
     cdef uint64_t state = seed
     with nogil:
         for i in range(indices.shape[0] - 1, 0, -1):
-            j = _bounded(&state, <uint32_t>(i + 1))
+            j = bounded32(&state, <uint32_t>(i + 1))
             tmp = indices[i]
             indices[i] = indices[j]
             indices[j] = tmp

@@ -24,10 +24,8 @@ import asyncio
 import numbers
 import os
 import uuid
-import warnings
 from concurrent.futures import CancelledError as _FuturesCancelledError
 from concurrent.futures import ThreadPoolExecutor
-from time import perf_counter
 
 try:
     import dask
@@ -48,7 +46,6 @@ from sklearn.base import (
     _fit_context,
     clone,
 )
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -62,21 +59,24 @@ from sklearn.utils.validation import (
 )
 
 from ._base import (
-    StoppingRule,
+    class_weights,
+    decision_shape,
     encode_labels,
     keep_state_on_error,
-    one_vs_all_table,
+    predict_from_decision,
     sum_duplicates,
 )
-from ._linear import (
+from ._linear import Perceptron, learning_rate, update_rule
+from ._margin import MarginPerceptron
+from ._rows import (
     LinearState,
-    MarginPerceptron,
-    Perceptron,
-    _check_finite_weights,
     as_csr_int32,
+    check_finite_weights,
+    one_vs_all_table,
     run_epoch,
 )
 from ._shuffle import shuffle_indices
+from ._training import StoppingRule, train, warn_not_converged
 
 __all__ = ["ParameterMixing"]
 
@@ -156,7 +156,7 @@ def _shard_epoch(shard, seed, coef, intercept, active, spec):
     over this epoch's visits and the number of visits of every row.
     """
     X, y_class, step = shard
-    fit_intercept, rule, threshold, kappa, n_classes, average = spec
+    fit_intercept, rule, n_classes, average = spec
     state = LinearState(coef.copy(), intercept.copy(), average)
     order = np.arange(X.shape[0], dtype=np.int32)
     if seed is not None:
@@ -164,9 +164,8 @@ def _shard_epoch(shard, seed, coef, intercept, active, spec):
     updates = run_epoch(
         X, state, order, y_class, step, one_vs_all_table(n_classes),
         fit_intercept=fit_intercept, active=active, rule=rule,
-        threshold=threshold, kappa=kappa,
     )
-    _check_finite_weights(state)
+    check_finite_weights(state)
     if not average:
         return state.coef, state.intercept, updates, None
     # Daume's trick: the sum of the iterates over T visits is T w_T - coef_sum.
@@ -186,15 +185,11 @@ def _block_decision(X, coef, intercept):
     X = check_array(X, accept_sparse="csr", dtype=_FLOAT_DTYPES,
                     ensure_min_samples=0, input_name="X")
     X = sum_duplicates(X)
-    scores = safe_sparse_dot(X, coef.T, dense_output=True) + intercept
-    return scores.ravel() if scores.shape[1] == 1 else scores
+    return decision_shape(safe_sparse_dot(X, coef.T, dense_output=True) + intercept)
 
 
 def _block_predict(X, coef, intercept, classes):
-    scores = _block_decision(X, coef, intercept)
-    if scores.ndim == 1:
-        return classes[(scores > 0).astype(np.intp)]
-    return classes[scores.argmax(axis=1)]
+    return predict_from_decision(_block_decision(X, coef, intercept), classes)
 
 
 # ---------------------------------------------------------------------------
@@ -708,7 +703,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             class_weight = self._class_weights(base, classes, counts)
             shards = runner.map(
                 _encode_block, loaded_kept,
-                common_args=(classes, class_weight, base._learning_rate()),
+                common_args=(classes, class_weight, learning_rate(base)),
                 name="encode",
             )
             runner.wait(shards)
@@ -724,84 +719,41 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _class_weights(base, classes, counts):
         if isinstance(base.class_weight, str):  # "balanced", from the counts
             return counts.sum() / (classes.shape[0] * counts.astype(np.float64))
-        return base._class_weights(classes)
+        return class_weights(base, classes)
 
     def _run_rounds(self, base, runner, shards, classes, n_samples, dtype):
         n_classes = classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
-        n_features = self.n_features_in_
-        rule, threshold, kappa = base._rule_parameters(None, n_rows)
-        spec = (base.fit_intercept, rule, threshold, kappa, n_classes, base.average)
-        coef = np.zeros((n_rows, n_features), dtype=dtype)
-        intercept = np.zeros(n_rows, dtype=dtype)
-        if base.average:
-            coef_sum = np.zeros((n_rows, n_features))
-            intercept_sum = np.zeros(n_rows)
-            visits = np.zeros(n_rows)
+        spec = (base.fit_intercept, update_rule(base, None, n_rows), n_classes,
+                base.average)
+        rng = check_random_state(
+            base.random_state if self.random_state is None else self.random_state
+        )
+        mixing = _MixingTrainer(
+            runner, shards, LinearState.zeros(n_rows, self.n_features_in_, dtype,
+                                              base.average),
+            spec, rng if base.shuffle else None, self.mixing,
+        )
         stopper = StoppingRule(
             n_rows, tol=self.tol, n_iter_no_change=base.n_iter_no_change,
             n_samples=n_samples, early_stopping=False,
         )
-        rng = check_random_state(
-            base.random_state if self.random_state is None else self.random_state
+        record = train(
+            mixing, train_idx=np.empty(0, dtype=np.int32), rng=rng, shuffle=False,
+            max_iter=self.max_rounds, stopper=stopper, verbose=self.verbose,
+            label="Round", note=f" over {len(shards)} partition(s)",
         )
-        history = []
-        for round_ in range(1, self.max_rounds + 1):
-            start = perf_counter()
-            # Seeds are drawn here, in partition order, so that the result
-            # does not depend on where or when the partitions run.
-            seeds = [
-                (int(rng.randint(0, 2**63 - 1, dtype=np.int64)),) if base.shuffle
-                else (None,) for _ in shards
-            ]
-            results = runner.gather(
-                runner.map(
-                    _shard_epoch, shards, seeds,
-                    common_args=(coef, intercept, stopper.active.copy(), spec),
-                    name=f"round{round_}",
-                ),
-                what=f"round {round_}",
-            )
-            updates = np.array([r[2] for r in results], dtype=np.int64)
-            coef, intercept = _mix(results, updates, coef, intercept, self.mixing)
-            if base.average:
-                for r in results:
-                    coef_sum += r[3][0]
-                    intercept_sum += r[3][1]
-                    visits += r[3][2]
-            history.append(updates.sum(axis=1))
-            stopper.update(updates.sum(axis=0))
-            if self.verbose:
-                print(
-                    f"-- Round {round_}: updates {int(updates.sum())} over "
-                    f"{len(shards)} partition(s), norm(w) "
-                    f"{float(np.linalg.norm(coef)):.6g}, time "
-                    f"{perf_counter() - start:.4f} s",
-                    flush=True,
-                )
-            if stopper.done:
-                break
-        if stopper.active.any():
-            warnings.warn(
-                f"ParameterMixing reached max_rounds={self.max_rounds} with "
-                f"{int(stopper.active.sum())} binary sub-problem(s) still making "
-                "updates; the data may not be separable. Increase max_rounds, "
-                "set tol, or accept the current solution.",
-                ConvergenceWarning,
-            )
-        if base.average:
-            seen = np.maximum(visits, 1.0)
-            coef = (coef_sum / seen[:, None]).astype(dtype)
-            intercept = (intercept_sum / seen).astype(dtype)
+        if record.unconverged.any():
+            warn_not_converged(self, int(record.unconverged.sum()),
+                               limit="max_rounds")
         self.estimator_ = base
         self.classes_ = classes
-        self.coef_ = coef
-        self.intercept_ = intercept
-        self.mistakes_per_round_ = np.array(history, dtype=np.int64).reshape(
-            len(history), len(shards))
-        self.n_iter_ = len(history)
+        self.coef_, self.intercept_ = mixing.model()
+        self.mistakes_per_round_ = np.array(
+            mixing.per_partition, dtype=np.int64).reshape(-1, len(shards))
+        self.n_iter_ = len(mixing.per_partition)
         self.n_mistakes_ = int(self.mistakes_per_round_.sum())
-        self.converged_ = bool(stopper.converged.all())
+        self.converged_ = bool(record.converged.all())
 
     # -- prediction ------------------------------------------------------
 
@@ -869,10 +821,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 _block_predict, self.coef_, self.intercept_, self.classes_,
                 dtype=self.classes_.dtype, drop_axis=1,
             )
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return predict_from_decision(self.decision_function(X), self.classes_)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy on the given samples (computed, for Dask input).
@@ -916,6 +865,69 @@ def _check_total_weight(summary):
             "Sample weights must contain at least one non-zero number: with "
             "every weight 0 no sample can update the model."
         )
+
+
+class _MixingTrainer:
+    """One round of parameter mixing as a trainer of the epoch driver
+    (:func:`sklearn_perceptrons._training.train`): every partition runs an
+    epoch from the mixed weights, then the weights are mixed.
+
+    ``state`` holds the mixed weights; with averaging, ``state.coef_sum``
+    and ``state.intercept_sum`` hold the sums of the iterates over every
+    visit of every partition, and ``state.visits`` their number.
+    """
+
+    def __init__(self, runner, shards, state, spec, rng, mixing):
+        self.runner = runner
+        self.shards = shards
+        self.state = state
+        self.spec = spec
+        self.rng = rng
+        self.mixing = mixing
+        self.n_rows = state.coef.shape[0]
+        self.per_partition = []
+
+    def run_epoch(self, order, active):
+        # Seeds are drawn here, in partition order, so that the result does
+        # not depend on where or when the partitions run.
+        seeds = [
+            (None,) if self.rng is None
+            else (int(self.rng.randint(0, 2**63 - 1, dtype=np.int64)),)
+            for _ in self.shards
+        ]
+        state, round_ = self.state, len(self.per_partition) + 1
+        results = self.runner.gather(
+            self.runner.map(
+                _shard_epoch, self.shards, seeds,
+                common_args=(state.coef, state.intercept, active.copy(),
+                             self.spec),
+                name=f"round{round_}",
+            ),
+            what=f"round {round_}",
+        )
+        updates = np.array([r[2] for r in results], dtype=np.int64)
+        state.coef, state.intercept = _mix(
+            results, updates, state.coef, state.intercept, self.mixing)
+        if state.average:
+            for r in results:
+                state.coef_sum += r[3][0]
+                state.intercept_sum += r[3][1]
+                state.visits += r[3][2]
+        self.per_partition.append(updates.sum(axis=1))
+        return updates.sum(axis=0)
+
+    def weight_norm(self):
+        return float(np.linalg.norm(self.state.coef))
+
+    def model(self):
+        """The mixed weights, or the average of the iterates over every visit."""
+        state = self.state
+        if not state.average:
+            return state.coef, state.intercept
+        seen = np.maximum(state.visits, 1.0)
+        dtype = state.coef.dtype
+        return ((state.coef_sum / seen[:, None]).astype(dtype),
+                (state.intercept_sum / seen).astype(dtype))
 
 
 def _merge_labels(summary):

@@ -591,7 +591,7 @@ def relaxation_method(
     eta=1.0,
     order="cyclic",
     x0=None,
-    max_iter=100_000,
+    max_iter=None,
     tol=1e-8,
     random_state=None,
 ):
@@ -633,12 +633,17 @@ def relaxation_method(
     x0 : array-like of shape (n_features,), default=None
         Starting point; ``None`` means zeros. Not modified.
 
-    max_iter : int, default=100_000
+    max_iter : int or None, default=None
         Maximum number of iterations, each about one pass over ``A``: a
         sweep of ``n_constraints`` steps for the row-action orders (one pass
         over the rows for ``"cyclic"``/``"permuted"``, ``n_constraints``
         random draws for ``"random"``), one projection on the farthest (most
-        violated) row for the greedy orders. ``0`` only evaluates ``x0``.
+        violated) row for the greedy orders. ``None`` means 10,000 sweeps
+        for the row-action orders and 100,000 steps for the greedy ones
+        (whose steps cost at most a pass over a dense ``A`` and usually far
+        less on a sparse one): on an infeasible dense system of a few
+        thousand rows either ends within seconds. ``0`` only evaluates
+        ``x0``.
 
     tol : float, default=1e-8
         A row is violated when ``a_i . x - b_i > tol``; success when no row
@@ -744,8 +749,10 @@ def relaxation_method(
     tol = _check_real("tol", tol)
     if tol < 0:
         raise ValueError(f"tol must be >= 0; got {tol}.")
-    max_iter = _check_max_iter(max_iter)
     order = _check_order(order)
+    if max_iter is None:
+        max_iter = 100_000 if order.startswith("max_") else 10_000
+    max_iter = _check_max_iter(max_iter)
     random_state = check_random_state(random_state)
     mat = _check_matrix(A)
     n, p = mat[0].shape
@@ -1115,7 +1122,14 @@ def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
     return res
 
 
-def rescaled_perceptron(A, *, max_iter=100_000):
+# A rescaling multiplies the volume fraction of the cone by at least this.
+_RESCALE_GAIN = 2.0 / np.sqrt(np.e)
+# The rescaled perceptron gives up once the count of rescalings proves that
+# rho(A) is below this (no solution that double precision could verify).
+_RHO_FLOOR = 1e-12
+
+
+def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     """Find ``w`` with ``A @ w > 0`` in polynomial time, by rescaling.
 
     A deterministic rescaled perceptron in the scheme of Peña and Soheili
@@ -1142,8 +1156,15 @@ def rescaled_perceptron(A, *, max_iter=100_000):
         is a ``p x p`` matrix applied to the iterates); other inputs are
         converted once. Must be finite, with at least one row and one column.
 
-    max_iter : int, default=100_000
-        Maximum number of smooth perceptron iterations, over all phases.
+    tol : float, default=1e-6
+        At the end of every phase the phase's dual point is mapped back to
+        the rows of ``A``; if ``||A.T @ x|| <= tol`` the solver stops with
+        this certificate of (near-)infeasibility, as
+        :func:`perceptron_von_neumann` does (``status=2``). Must be >= 0.
+
+    max_iter : int, default=50_000
+        Maximum number of smooth perceptron iterations and rescalings, over
+        all phases.
         Each costs one product with ``A`` and one with ``A.T``, plus
         ``O(p**2)`` once the space has been rescaled; a rescaling costs one
         more product with ``A`` and ``O(p**2)``.
@@ -1155,7 +1176,13 @@ def rescaled_perceptron(A, *, max_iter=100_000):
         original variables), and
 
         n_rescalings : int
-            Number of rescalings (phases that ended without a solution).
+            Number of rescalings.
+        certificate : ndarray of shape (n_constraints,) or None
+            On ``status=2``: ``x >= 0``, ``sum(x) = 1``, ``||A.T @ x|| <=
+            tol``. ``None`` otherwise.
+        certificate_norm : float
+            ``||A.T @ x||`` for the dual point of the last phase that ended
+            with a rescaling (NaN if none did).
 
     See Also
     --------
@@ -1187,9 +1214,16 @@ def rescaled_perceptron(A, *, max_iter=100_000):
     [2]_ has a similar ``O(p log(1 / rho))`` count of rescalings, with high
     probability).
 
-    On an infeasible system the phases never succeed: the solver stops at
-    ``max_iter`` (``status=1``); use :func:`perceptron_von_neumann` for a
-    certificate. An all-zero row gives ``status=2`` at once.
+    Conversely, ``k`` rescalings prove ``rho(A) < 2 (sqrt(e) / 2)**(k / p)``;
+    once that is below ``1e-12`` the solver stops (``status=1``, the message
+    says so): the system is infeasible, or too close to it for double
+    precision. So on an infeasible system it ends after about ``150 p``
+    rescalings, at ``max_iter`` (``status=1``), or, when a phase ends with a
+    certificate, with ``status=2`` (rare unless
+    ``A.T @ x = 0`` exactly for a simple ``x``, since phases end long before
+    ``||A.T @ x||`` is small):
+    :func:`perceptron_von_neumann` is the solver that certifies
+    infeasibility. An all-zero row gives ``status=2`` at once.
 
     References
     ----------
@@ -1213,15 +1247,23 @@ def rescaled_perceptron(A, *, max_iter=100_000):
     >>> res.success, bool(np.all(A @ res.x > 0))
     (True, True)
     """
+    tol = _check_real("tol", tol)
+    if tol < 0:
+        raise ValueError(f"tol must be >= 0; got {tol}.")
     mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
     n, p = mat[0].shape
     if zero.size:
-        return _zero_row_result(p, zero, n_rescalings=0)
+        x = np.zeros(n)
+        x[zero[0]] = 1.0
+        return _zero_row_result(
+            p, zero, n_rescalings=0, certificate=x, certificate_norm=0.0
+        )
     op = _smooth.UnitRows(mat, sqnorm)
     check = _verifier(mat, op)
     delta = 1.0 / np.sqrt(3.0 * p)
     nit, n_rescalings = 0, 0
-    degenerate = False
+    degenerate = thin = False
+    cert_norm = np.nan
     while True:
         # A rescaling counts against the budget too, so that phases which
         # end at once (possible on an infeasible system) cannot loop forever.
@@ -1231,6 +1273,21 @@ def rescaled_perceptron(A, *, max_iter=100_000):
         )  # fmt: skip
         if reason != _smooth.PHASE:
             break
+        # x on the rows of A: Aᵀ y = B⁻ᵀ Âᵀ x / sum(D⁻¹ x).
+        y = x * op.inv
+        y /= y.sum()
+        cert_norm = float(np.linalg.norm(op.AT_dot(y)))
+        if cert_norm <= tol:
+            res = _primal_result(mat, op.original(w), reason, nit, max_iter)
+            res.update(
+                status=STATUS_INFEASIBLE, success=False, certificate=y,
+                certificate_norm=cert_norm, n_rescalings=n_rescalings,
+                message=(
+                    "Infeasible (within tol): x >= 0, sum(x) = 1 with "
+                    f"||A.T @ x|| = {cert_norm:.3g} <= tol = {tol:.3g}."
+                ),
+            )  # fmt: skip
+            return res
         # Every row j with ||Âᵀx|| / x_j <= delta bounds the cone by a slab;
         # a rescaling along one row widens the others' slabs by at most the
         # factor its norm shrank, so several valid rescalings can follow
@@ -1247,6 +1304,10 @@ def rescaled_perceptron(A, *, max_iter=100_000):
                 break
             widen *= op.rescale(op.row(int(j)))
             n_rescalings += 1
+            if _RESCALE_GAIN ** (n_rescalings / p) * _RHO_FLOOR / 2 > 1:
+                # The volume argument now proves rho(A) < _RHO_FLOOR.
+                thin, reason = True, _smooth.LIMIT
+                break
             if not op.sqnorm.min() > 1e-250:
                 # Rows shrunk by 4**k relative to others: the cone has
                 # collapsed (only when the system is infeasible or flat).
@@ -1255,8 +1316,22 @@ def rescaled_perceptron(A, *, max_iter=100_000):
         if reason != _smooth.PHASE:
             break
     res = _primal_result(
-        mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings
-    )
+        mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings,
+        certificate=None, certificate_norm=cert_norm,
+    )  # fmt: skip
+    if res.status == STATUS_MAX_ITER:
+        res.message = (
+            f"Iteration limit reached: {nit} iteration(s) and {n_rescalings} "
+            f"rescaling(s) (max_iter={max_iter} counts both) ended without a "
+            "solution of A @ w > 0; the system may be infeasible, or too "
+            "ill-conditioned for this budget (increase max_iter)."
+        )
+    if thin:
+        res.message = (
+            f"Stopped after {n_rescalings} rescalings, which prove that "
+            f"rho(A) < {_RHO_FLOOR:g}: the system is infeasible, or too close "
+            "to infeasible for double precision."
+        )
     if degenerate:
         res.message = (
             f"Stopped after {n_rescalings} rescalings: the rescaled rows "

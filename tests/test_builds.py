@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_perceptrons._base import one_vs_all_table
+from sklearn_perceptrons._rows import one_vs_all_table
 from sklearn_perceptrons._cpu import _cpu_has_avx2
 
 

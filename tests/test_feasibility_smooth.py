@@ -214,7 +214,7 @@ def test_rescalings_within_the_volume_bound(rho):
     res = rescaled_perceptron(A)
     _check_solution(A, res)
     assert res.n_rescalings <= p * np.log(2 / measured) / np.log(2 / np.sqrt(np.e))
-    assert res.nit + res.n_rescalings <= 100_000
+    assert res.nit + res.n_rescalings <= 50_000
 
 
 def test_rescaled_solves_what_the_perceptron_cannot():
@@ -267,11 +267,15 @@ def test_infeasible_family_certificates(container, dtype, shape):
     for tol in (1e-3, 1e-6):
         res = perceptron_von_neumann(A, tol=tol)
         _check_certificate(A, res, tol)
-    # Neither primal solver can succeed; both stop at their budget.
+    # Neither primal solver can succeed; both stop at their budget (or, for
+    # the rescaled one, possibly with a verified certificate).
     for solver in (smooth_perceptron, rescaled_perceptron):
         res = solver(A, max_iter=300)
-        assert res.status == 1 and not res.success
-        assert "Iteration limit" in res.message or "rescalings" in res.message
+        assert not res.success and res.status in (1, 2)
+        if res.status == 2:
+            _check_certificate(A, res, 1e-6)
+        else:
+            assert "Iteration limit" in res.message or "rescalings" in res.message
         assert res.nit <= 300
         assert res.slack <= 0
 
@@ -296,6 +300,9 @@ def test_zero_row_is_an_exact_certificate():
         res = solver(sp.csr_matrix(A))
         assert res.status == 2 and not res.success and res.nit == 0
         assert "all zeros" in res.message
+    np.testing.assert_array_equal(
+        rescaled_perceptron(A).certificate, [0.0, 1.0, 0.0]
+    )
 
 
 def test_von_neumann_limit_says_neither_side_was_reached():
@@ -375,11 +382,12 @@ def test_bad_max_iter(solver):
         solver([[1.0]], max_iter=1.5)
 
 
-def test_bad_tol():
+@pytest.mark.parametrize("solver", [perceptron_von_neumann, rescaled_perceptron])
+def test_bad_tol(solver):
     with pytest.raises(ValueError):
-        perceptron_von_neumann([[1.0]], tol=-1.0)
+        solver([[1.0]], tol=-1.0)
     with pytest.raises(ValueError):
-        perceptron_von_neumann([[1.0]], tol=np.nan)
+        solver([[1.0]], tol=np.nan)
 
 
 @solver
@@ -392,6 +400,8 @@ def test_max_iter_is_respected(solver, max_iter):
         assert str(max_iter) in res.message
     if solver is rescaled_perceptron:
         assert res.nit + res.n_rescalings <= max_iter
+        if res.status == 1:
+            assert f"{res.n_rescalings} rescaling(s)" in res.message
 
 
 def test_default_budgets_end_on_an_infeasible_system():
@@ -408,10 +418,32 @@ def test_default_budgets_end_on_an_infeasible_system():
         assert "100000 iteration(s) (greedy steps)" in res.message
         res = perceptron_feasibility(A, order=order)
         assert res.status == 1 and res.nit == 10_000 == res.n_sweeps
+    for order in ("cyclic", "permuted", "random"):
+        res = relaxation_method(A[:20], b[:20], order=order, random_state=0)
+        assert res.status == 1 and res.n_sweeps == 10_000
+        assert "10000 iteration(s) (sweeps over the rows)" in res.message
     res = perceptron_von_neumann(A)
     _check_certificate(A, res, 1e-6)
     res = smooth_perceptron(A)
     assert res.status == 1 and res.nit == 10_000
+    # The symmetric system has the exact certificate 1/n at once.
+    res = rescaled_perceptron(A)
+    _check_certificate(A, res, 1e-6)
+    assert res.nit == 0
+
+
+def test_rescaled_gives_up_when_the_rescalings_prove_rho_tiny():
+    """k rescalings prove rho < 2 (sqrt(e)/2)**(k/p); below 1e-12 it stops."""
+    rng = np.random.RandomState(3)
+    A = rng.randn(300, 3)
+    assert not _lp_feasible(A)
+    res = rescaled_perceptron(A)
+    assert res.status == 1 and not res.success
+    assert "prove that rho(A) < 1e-12" in res.message
+    k = res.n_rescalings
+    assert 2 * (np.sqrt(np.e) / 2) ** (k / 3) < 1e-12
+    assert 2 * (np.sqrt(np.e) / 2) ** ((k - 1) / 3) >= 1e-12
+    assert res.certificate is None
 
 
 def test_result_fields():

@@ -27,21 +27,11 @@ from sklearn.datasets import (
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_perceptrons import KernelPerceptron, Perceptron, _kernel_fast
+from sklearn_perceptrons import KernelPerceptron, Perceptron
 from sklearn_perceptrons._kernel import _Kernel
+from sklearn_perceptrons._kernel_budget import NEIGHBOURS, RIDGE
 
-SAMPLE_WEIGHT_XFAIL = {
-    "check_sample_weight_equivalence_on_dense_data": (
-        "an update scaled by a weight is not the same as visiting a sample "
-        "twice, for an online algorithm (as scikit-learn's Perceptron)"
-    ),
-    "check_sample_weight_equivalence_on_sparse_data": (
-        "an update scaled by a weight is not the same as visiting a sample "
-        "twice, for an online algorithm (as scikit-learn's Perceptron)"
-    ),
-}
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "laplacian", "cosine"]
 STRATEGIES = ["forgetron", "random", "oldest"]
 
@@ -94,8 +84,8 @@ def reference_kernel_perceptron(gram, y_class, n_classes, orders, *, step=None,
 
     ``gram`` is the padded Gram matrix K + 1 (or K) over all rows; every score
     is recomputed from it at every visit; the average is the explicit mean of
-    the iterates after every visit, a removed support vector leaving it.  A
-    row stops (no update, no visit) after an epoch without updates, as the
+    the iterates after every visit, a removed support vector's share of it
+    projected onto the span of its nearest kept vectors.  A row stops (no update, no visit) after an epoch without updates, as the
     per-row stopping rule of ``fit`` with ``tol=None`` does; with a budget the
     rows stop together, after an epoch without any update (``coupled``
     overrides this).  ``alpha0`` is
@@ -172,6 +162,17 @@ def reference_kernel_perceptron(gram, y_class, n_classes, orders, *, step=None,
                                 phi = lo
                             damage[k] += psi(phi)
                             alpha[:, k] *= phi
+                    # The removed vector's share of the average moves onto
+                    # the span of its nearest kept vectors in kernel space,
+                    # by (ridge) projection (API.md §4, revised).
+                    kept = [j for j in support if j not in (removed, i)]
+                    if kept:
+                        near = sorted(kept, key=lambda j: -(
+                            gram[removed, j] ** 2 / gram[j, j]))[:NEIGHBOURS]
+                        coef = np.linalg.solve(
+                            gram[np.ix_(near, near)] + RIDGE * np.eye(len(near)),
+                            gram[near, removed])
+                        history[near] += coef[:, None] * history[removed]
                     alpha[removed] = 0.0
                     history[removed] = 0.0
                     position = support.index(removed)
@@ -199,22 +200,6 @@ def dense_dual_coef(est, n):
     coef = np.zeros((n, est.dual_coef_.shape[0]))
     coef[est.support_] = est.dual_coef_.T
     return coef
-
-
-# -- scikit-learn's estimator checks ----------------------------------------------
-
-
-@parametrize_with_checks(
-    [
-        KernelPerceptron(),
-        KernelPerceptron(kernel="precomputed"),
-        KernelPerceptron(kernel="poly", degree=2, average=True),
-        KernelPerceptron(budget=60),
-    ],
-    expected_failed_checks=lambda est: SAMPLE_WEIGHT_XFAIL,
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # -- dual = primal --------------------------------------------------------------
@@ -352,271 +337,6 @@ def test_rbf_gram_is_exactly_symmetric_with_unit_diagonal(dtype, n_features):
                     rtol=1e-12, atol=1e-15)
 
 
-def _several_columns(kernel, Z, P, rows, params, add=0.0, exact=False,
-                     transposed=False):
-    """K(Z[rows], P) + add by the blocked walk's several-probe pass, as an
-    (n_probes, n_rows of Z) array (zeros outside ``rows``); ``exact``: its
-    float32 variant, ``transposed`` (with ``exact``, consecutive ``rows``)
-    that variant's pass over Z transposed by blocks."""
-    kern = _Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
-                   None)
-    P = np.ascontiguousarray(P, dtype=np.float64)
-    probe_norms = np.zeros(P.shape[0])  # as the walk takes a probe's norm
-    _kernel_fast.row_norms(P.ravel(), np.zeros(1, dtype=np.int32), False,
-                           P.shape[0], P.shape[1], probe_norms)
-    out = np.zeros((P.shape[0], Z.shape[0]))
-    values32 = Z.ravel().astype(np.float32) if exact else None
-    bad = _kernel_fast.several_columns(
-        Z.ravel(), Z.shape[1], kern.norms(Z), *kern.args, add, P, probe_norms,
-        np.asarray(rows, dtype=np.int32), out, values32,
-        _kernel_fast.transposed_copy(values32, *Z.shape) if transposed
-        else None,
-    )
-    assert bad == 0
-    return out
-
-
-def _integer_rows(rng, n, n_features, high):
-    return rng.randint(-high, high + 1, size=(n, n_features)).astype(np.float64)
-
-
-def _chunk_order_dot(z, x):
-    """The chunk order, in plain Python floats: chunks of CHUNK features
-    summed left to right from zero, the chunk sums added left to right."""
-    total = 0.0
-    for start in range(0, len(z), _kernel_fast.CHUNK):
-        chunk_sum = 0.0
-        for f in range(start, min(start + _kernel_fast.CHUNK, len(z))):
-            chunk_sum += float(z[f]) * float(x[f])
-        total += chunk_sum
-    return total
-
-
-@settings(deadline=None, max_examples=40)
-@given(
-    seed=st.integers(0, 2**16),
-    n=st.integers(1, 11),
-    n_features=st.integers(1, 70),
-    n_probes=st.integers(1, 19),
-    float32=st.booleans(),
-)
-def test_several_probe_pass_sums_in_chunk_order(seed, n, n_features, n_probes,
-                                                float32):
-    # The blocked walk's pass computes tiles of 4 rows x 8 probes (and
-    # single rows, and half panels of 4 probes): every dot product must
-    # still be the chunk-order sum, bit for bit, whichever tile it fell in,
-    # for every number of features (chunk and panel remainders), any subset
-    # of rows, and with all the probes at once, one probe or one row at a
-    # time.
-    rng = np.random.RandomState(seed)
-    Z = rng.normal(size=(n, n_features)).astype(
-        np.float32 if float32 else np.float64)
-    P = rng.normal(size=(n_probes, n_features))
-    rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False))
-    params = dict(gamma=1.0, degree=3, coef0=0.0)
-    got = _several_columns("linear", Z, P, rows, params)
-    expected = np.zeros_like(got)
-    for q in range(n_probes):
-        for j in rows:
-            expected[q, j] = _chunk_order_dot(Z[j], P[q])
-    assert_array_equal(got, expected)
-    for j in rows:
-        assert_array_equal(
-            _several_columns("linear", Z, P, [j], params)[:, j], got[:, j])
-    for q in range(n_probes):
-        assert_array_equal(
-            _several_columns("linear", Z, P[q : q + 1], rows, params)[0],
-            got[q])
-
-
-# The kernels whose values in a fit are single-precision (see "Training
-# precision" in _kernel_fast).
-SINGLE_PRECISION_KERNELS = ["rbf", "laplacian"]
-# Their relative error bound: 2^-23, the float32 ulp of 1 (measured: 1.13e-7).
-SINGLE_RTOL = 2.0**-23
-
-
-def _exp_single_reference(x):
-    """NumPy's float32 arithmetic doing the steps of ``skp_exp_single``
-    (IEEE single precision, each operation rounded): its exact values."""
-    x = np.asarray(x, dtype=np.float64)
-    shifter = 6755399441055744.0
-    kd = x * 1.4426950408889634 + shifter
-    k = (kd.view(np.int64) - 0x4338000000000000).astype(np.int32)
-    kd = kd - shifter
-    r = ((x - kd * 6.93147180369123816490e-01)
-         - kd * 1.90821492927058770002e-10).astype(np.float32)
-    f = np.float32
-    p = f(1.0) + r * (f(1.0) + r * (f(0.5) + r * (f(0.16666415333747864)
-        + r * (f(0.04166635125875473) + r * (f(0.00837512593716383)
-        + r * f(0.0013941108481958508))))))
-    scale = ((np.maximum(k, -127) + 127) << 23).astype(np.int32).view(np.float32)
-    return p * scale
-
-
-def _exp_single(x):
-    out = np.empty(len(x), dtype=np.float32)
-    _kernel_fast.exp_single(np.ascontiguousarray(x, dtype=np.float64), out)
-    return out
-
-
-@settings(deadline=None)
-@given(x=st.lists(st.floats(-708.3964185322641, 0.0), min_size=1,
-                  max_size=70))
-def test_single_precision_exponential_is_its_reference(x):
-    # Bit for bit (any length: the vectorized body and the remainder).
-    assert_array_equal(_exp_single(x), _exp_single_reference(x))
-
-
-def test_single_precision_exponential_error_bounds():
-    # Over the whole range of the clamped arguments, by a dense grid and the
-    # ends of the reduction's intervals (x = (k +- 1/2) ln 2).
-    k = np.arange(-1022, 1)
-    x = np.concatenate([
-        np.linspace(-708.3964185322641, 0.0, 2_000_001),
-        (k + 0.5) * np.log(2), (k - 0.5) * np.log(2), [-0.0],
-    ])
-    x = x[(x >= -708.3964185322641) & (x <= 0.0)]
-    value = _exp_single(x).astype(np.float64)
-    exact = np.exp(x)
-    assert np.max(np.abs(value - exact)) < 7.7e-8
-    normal = exact >= 2.0**-126
-    assert_allclose(value[normal], exact[normal], rtol=SINGLE_RTOL, atol=0)
-    assert np.all(value[~normal] < 2.0**-126)
-    assert _exp_single([0.0])[0] == 1.0
-
-
-@pytest.mark.parametrize("kernel", KERNELS)
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("n_features", [2, 7, 40, 64])
-def test_several_probe_pass_is_the_kernel_and_exactly_symmetric(
-        kernel, dtype, n_features):
-    # Against scikit-learn, with the constant feature added; and K(a, b) ==
-    # K(b, a) bit for bit, which the blocked walk relies on when it copies a
-    # new column's entries from the columns it has already.  The
-    # exponential kernels' values are float32 values within their bound.
-    rng = np.random.RandomState(n_features)
-    Z = (rng.normal(size=(23, n_features)) * 2.0).astype(dtype)
-    params = dict(gamma=0.02, degree=3, coef0=0.5)
-    gram = _several_columns(kernel, Z, Z, np.arange(23), params, add=1.0)
-    expected = pairwise_kernels(Z.astype(np.float64), metric=kernel,
-                                filter_params=True, **params) + 1.0
-    if kernel in SINGLE_PRECISION_KERNELS:
-        values = _several_columns(kernel, Z, Z, np.arange(23), params)
-        assert_array_equal(values.astype(np.float32), values)
-        assert_array_equal(gram, values + 1.0)
-        assert_allclose(values, expected - 1.0, rtol=SINGLE_RTOL, atol=0)
-    else:
-        assert_allclose(gram, expected, rtol=1e-12, atol=1e-12)
-    assert_array_equal(gram, gram.T)
-
-
-@pytest.mark.parametrize("kernel", SINGLE_PRECISION_KERNELS)
-@pytest.mark.parametrize("n_probes", [1, 9])
-def test_several_probe_pass_takes_the_single_precision_exponential(kernel,
-                                                                   n_probes):
-    # Two features: the pass's arguments in closed form, the same operations
-    # as NumPy's; the values are then the reference's, bit for bit.
-    rng = np.random.RandomState(n_probes)
-    Z = rng.normal(size=(45, 2)) * 3.0
-    params = dict(gamma=0.7, degree=3, coef0=0.0)
-    values = _several_columns(kernel, Z, Z[:n_probes], np.arange(45), params)
-    u = Z[None, :, :] - Z[:n_probes, None, :]
-    if kernel == "rbf":
-        arg = -0.7 * (u[..., 0] * u[..., 0] + u[..., 1] * u[..., 1])
-    else:
-        arg = -0.7 * (np.abs(u[..., 0]) + np.abs(u[..., 1]))
-    arg = np.maximum(arg, -708.3964185322641)
-    assert_array_equal(values, _exp_single_reference(arg.ravel()).reshape(
-        arg.shape))
-
-
-def _exact_cases(max_rows):
-    """Hypothesis cases of the exact variant: up to ``max_rows`` rows and 19
-    probes of integers in [-high, high], whose squared norms are at most
-    2**24 (70 * 255**2 < 2**24)."""
-    return given(
-        seed=st.integers(0, 2**16),
-        n=st.integers(1, max_rows),
-        n_features=st.integers(3, 70),
-        n_probes=st.integers(1, 19),
-        kernel=st.sampled_from(["linear", "poly", "rbf", "sigmoid", "cosine"]),
-        high=st.sampled_from([1, 16, 255]),
-    )
-
-
-def _exact_problem(seed, n, n_features, n_probes, high):
-    """(rng, ZP, probe_rows, params): n rows and then the probes, which must
-    be rows of the Z the float32 copies are taken from."""
-    rng = np.random.RandomState(seed)
-    Z = _integer_rows(rng, n, n_features, high)
-    P = _integer_rows(rng, n_probes, n_features, high)
-    ZP = np.vstack([Z, P])
-    assert _kernel_fast.exact_in_float32(ZP.ravel(), np.sum(ZP**2, axis=1))
-    params = dict(gamma=1.0 / (n_features * high**2), degree=2, coef0=1.0)
-    return rng, ZP, np.arange(n, n + n_probes), params
-
-
-@settings(deadline=None, max_examples=40)
-@_exact_cases(max_rows=11)
-def test_exact_float32_pass_equals_the_float64_pass(seed, n, n_features,
-                                                    n_probes, kernel, high):
-    # On integers whose squared norms are at most 2**24, every dot product
-    # is exact in float32: the float32 variant (eight probes to a vector,
-    # another order of summation) gives the very values of the float64
-    # pass, for every tile shape and remainder, one row or one probe at a
-    # time too.
-    rng, ZP, probe_rows, params = _exact_problem(seed, n, n_features,
-                                                 n_probes, high)
-    rows = np.sort(rng.choice(n, size=rng.randint(1, n + 1), replace=False))
-    got = _several_columns(kernel, ZP, ZP[probe_rows], rows, params,
-                           exact=True)
-    expected = _several_columns(kernel, ZP, ZP[probe_rows], rows, params)
-    assert_array_equal(got, expected)
-    for j in rows:
-        assert_array_equal(
-            _several_columns(kernel, ZP, ZP[probe_rows], [j], params,
-                             exact=True)[:, j], expected[:, j])
-
-
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_exact_in_float32_needs_integers_of_bounded_norm(dtype):
-    X = np.array([[0, 3, -4], [16, 0, 255], [1, 1, 1]], dtype=dtype)
-
-    def exact(X):
-        return _kernel_fast.exact_in_float32(
-            X.ravel(), np.sum(X.astype(np.float64) ** 2, axis=1))
-
-    assert exact(X)
-    assert not exact(X + dtype(0.5))  # not integers
-    assert not exact(np.array([[4096.0, 1.0]], dtype=dtype))  # norm**2 > 2**24
-    assert exact(np.array([[4096.0, 0.0]], dtype=dtype))  # norm**2 == 2**24
-    big = np.full((1, 300), 255.0, dtype=dtype)  # 300 * 255**2 > 2**24
-    assert not exact(big)
-    for bad in (np.nan, np.inf):
-        Y = X.copy()
-        Y[1, 1] = bad
-        assert not _kernel_fast.exact_in_float32(Y.ravel(), np.zeros(3))
-
-
-def test_exact_in_float32_copies_float64_values_in_the_same_pass():
-    X = np.array([[0, 3, -4], [16, 0, 255], [0, 0, -4096]], dtype=np.float64)
-    sq_norms = np.sum(X**2, axis=1)
-    copy = np.full(X.size, np.nan, dtype=np.float32)
-    assert _kernel_fast.exact_in_float32(X.ravel(), sq_norms, copy)
-    assert_array_equal(copy, X.ravel())
-    # The answer does not depend on asking for the copy.
-    Y = X + 0.5
-    assert not _kernel_fast.exact_in_float32(Y.ravel(), sq_norms,
-                                             np.empty(X.size, np.float32))
-    with pytest.raises(ValueError, match="copy must be float32"):
-        _kernel_fast.exact_in_float32(X.ravel(), sq_norms,
-                                      np.empty(X.size - 1, np.float32))
-    with pytest.raises(ValueError, match="copy must be float32"):
-        _kernel_fast.exact_in_float32(X.ravel().astype(np.float32), sq_norms,
-                                      np.empty(X.size, np.float32))
-
-
 @pytest.mark.skipif(np.finfo(np.longdouble).precision <= 15,
                     reason="needs a long double wider than double")
 def test_exponential_is_accurate_to_a_few_ulp():
@@ -707,7 +427,9 @@ def test_callable_kernel_equals_builtin(cache_size):
     # the kernel with different roundings.  "poly": a kernel whose values
     # in a fit are double, as a callable's are.)
     X, y = multiclass_data(60)
-    params = dict(shuffle=True, max_iter=8, average=True, budget=25)
+    # (No budget: a budget with a built-in kernel takes the walk of
+    # _kernel_budget, a callable's stays here.)
+    params = dict(shuffle=True, max_iter=8, average=True)
     builtin = KernelPerceptron(kernel="poly", gamma=0.05, degree=3, coef0=1.0,
                                **params).fit(X, y)
     calls = []
@@ -728,335 +450,34 @@ def test_callable_kernel_equals_builtin(cache_size):
                     rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("n_features", [2, 12])
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "laplacian"])
+@pytest.mark.parametrize("n_features", [2, 12, 64])
 @pytest.mark.parametrize("budget", [None, 15])
 @pytest.mark.parametrize("max_iter", [1, 6])
-def test_cache_size_does_not_change_the_result(n_features, budget, max_iter):
-    # Tiny caches evict (and in a single pass columns enter the cache on their
-    # second use only): the computation must not depend on it.
+def test_cache_size_does_not_change_the_result(kernel, n_features, budget,
+                                               max_iter):
+    # Continuous random features (no rounding): tiny caches evict (and in a
+    # single pass columns enter the cache on their second use only), the
+    # largest holds the Gram matrix; every kernel value is computed in one
+    # order, so the fits agree bit for bit.
     X, y = make_classification(120, n_features, n_informative=2,
                                n_redundant=0, flip_y=0.2, random_state=0)
-    # Features on a grid of quarters: exact dot products in any order, so
-    # that the blocked walk of the largest cache (its own summation order)
-    # gives the same bits too.
-    X = np.round(X * 4) / 4
+    X += np.random.RandomState(1).normal(scale=1e-3, size=X.shape)
     fits = [
-        KernelPerceptron(max_iter=max_iter, budget=budget, average=True,
+        KernelPerceptron(kernel=kernel, degree=2, max_iter=max_iter,
+                         budget=budget, average=True,
                          cache_size=size).fit(X, y)
         for size in [1e-5, 120 * 8 * 3 / 2**20, 200]
     ]
     for other in fits[1:]:
         assert_array_equal(other.support_, fits[0].support_)
         assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
-
-
-needs_transposed = pytest.mark.skipif(
-    not _kernel_fast.transposed_available(),
-    reason="the transposed pass needs x86-64 with AVX2",
-)
-
-
-@needs_transposed
-@settings(deadline=None, max_examples=40)
-@_exact_cases(max_rows=150)
-def test_transposed_pass_equals_the_float64_pass(seed, n, n_features,
-                                                 n_probes, kernel, high):
-    # The exact variant over Z transposed by blocks of sixteen rows (rows in
-    # the lanes, 16-bit integers, pairs of features, 32-bit sums) gives the
-    # very values of the float64 pass, for any run of consecutive rows:
-    # starts inside a block, ends inside one, runs longer than a block of
-    # SKP_ROWS, any number of probes, odd numbers of features.
-    rng, ZP, probe_rows, params = _exact_problem(seed, n, n_features,
-                                                 n_probes, high)
-    start = rng.randint(0, n)
-    rows = np.arange(start, rng.randint(start + 1, n + 1))
-    got = _several_columns(kernel, ZP, ZP[probe_rows], rows, params,
-                           exact=True, transposed=True)
-    expected = _several_columns(kernel, ZP, ZP[probe_rows], rows, params)
-    assert_array_equal(got, expected)
-
-
-@needs_transposed
-@pytest.mark.parametrize("kernel", ["linear", "rbf"])
-def test_transposed_pass_at_the_bounds_of_exact_rows(kernel):
-    # The largest exact rows: values +-4096 (a squared norm of 2**24), and
-    # rows whose products all add up to +-2**24; 16-bit values and 32-bit
-    # sums still give the float64 values.
-    Z = np.zeros((40, 5))
-    Z[np.arange(40), np.arange(40) % 5] = np.where(np.arange(40) % 2, 4096, -4096)
-    Z[::7] = [[2048, 2048, 2048, 2048, 0]]
-    Z[3::7] = [[-2048, 2048, -2048, 2048, 0]]
-    assert _kernel_fast.exact_in_float32(Z.ravel(), np.sum(Z**2, axis=1))
-    params = dict(gamma=1e-9, degree=2, coef0=1.0)
-    rows = np.arange(1, 40)
-    got = _several_columns(kernel, Z, Z[[0, 7, 3, 10, 5]], rows, params,
-                           exact=True, transposed=True)
-    expected = _several_columns(kernel, Z, Z[[0, 7, 3, 10, 5]], rows, params)
-    assert_array_equal(got, expected)
-    if kernel == "linear":
-        assert np.abs(got).max() == 2**24
-
-
-@needs_transposed
-def test_transposed_pass_takes_only_its_own_layout():
-    Z = np.arange(60.0).reshape(20, 3)
-    values32 = Z.ravel().astype(np.float32)
-    layout = _kernel_fast.transposed_copy(values32, 20, 3)
-    assert layout.dtype == np.int16
-    # Blocks of sixteen rows; in a block, pair g of row r (features 2g and
-    # 2g + 1, zero past the last feature) at 32 g + 2 r; zero rows past the
-    # last row.
-    Z4 = np.zeros((32, 4))
-    Z4[:20, :3] = Z
-    for block in range(2):
-        pairs = layout[64 * block : 64 * (block + 1)].reshape(2, 16, 2)
-        for g in range(2):
-            assert_array_equal(pairs[g], Z4[16 * block : 16 * (block + 1),
-                                            2 * g : 2 * g + 2])
-    with pytest.raises(ValueError, match="n_z rows of n_features"):
-        _kernel_fast.transposed_copy(values32, 21, 3)
-    params = dict(gamma=0.1, degree=2, coef0=1.0)
-    with pytest.raises(ValueError, match="consecutive rows"):
-        _several_columns("rbf", Z, Z[:2], [0, 2], params, exact=True,
-                         transposed=True)
-    with pytest.raises(ValueError, match="more than two features"):
-        _several_columns("rbf", Z[:, :2], Z[:2, :2], [0, 1], params,
-                         exact=True, transposed=True)
-
-
-class _WalkerSpy:
-    """Set module switches of ``_kernel`` (``_BLOCK``: columns computed
-    ``size`` at a time, 0: one at a time; ``_EXACT_FLOAT32``,
-    ``_TRANSPOSED_INT16``) for the duration, recording the block size each
-    walker was given (``seen``), whether it was given a float32 Z
-    (``given``) and a transposed one (``transposed``), and the dtype of its
-    single-precision cache lines (``lines``, None without)."""
-
-    def __init__(self, **switches):
-        self.switches = switches
-        self.seen = []
-        self.given = []
-        self.transposed = []
-        self.lines = []
-
-    def __enter__(self):
-        from sklearn_perceptrons import _kernel, _kernel_fast
-
-        self._saved = {name: getattr(_kernel, name) for name in self.switches}
-        self._saved["_kernel_fast"] = _kernel._kernel_fast
-        for name, value in self.switches.items():
-            setattr(_kernel, name, value)
-        seen, given, transposed = self.seen, self.given, self.transposed
-        lines = self.lines
-
-        class _Spy:
-            def __getattr__(self, name):
-                return getattr(_kernel_fast, name)
-
-            @staticmethod
-            def Walker(*args, values32=None, values16_t=None, cache32=None):
-                seen.append(args[-1])
-                given.append(values32 is not None)
-                transposed.append(values16_t is not None)
-                lines.append(None if cache32 is None else cache32.dtype)
-                return _kernel_fast.Walker(*args, values32=values32,
-                                           values16_t=values16_t,
-                                           cache32=cache32)
-
-        _kernel._kernel_fast = _Spy()
-        return self
-
-    def __exit__(self, *exc):
-        from sklearn_perceptrons import _kernel
-
-        for name, value in self._saved.items():
-            setattr(_kernel, name, value)
-
-
-def _block_size(size):
-    return _WalkerSpy(_BLOCK=size)
-
-
-def _exact_float32(allowed, transposed=True):
-    return _WalkerSpy(_EXACT_FLOAT32=allowed, _TRANSPOSED_INT16=transposed)
-
-
-def _fit_with_block(size, make, X, y, **fit_params):
-    with _block_size(size) as spy:
-        est = make().fit(X, y, **fit_params)
-    return est, spy.seen
-
-
-def _assert_same_fit(a, b, X):
-    # (partial_fit has no support_: its support vectors are not rows of X.)
-    assert hasattr(a, "support_") == hasattr(b, "support_")
-    if hasattr(a, "support_"):
-        assert_array_equal(a.support_, b.support_)
-    assert_array_equal(a.support_vectors_, b.support_vectors_)
-    assert_array_equal(a.dual_coef_, b.dual_coef_)
-    assert_array_equal(a.intercept_, b.intercept_)
-    assert a.n_mistakes_ == b.n_mistakes_
-    assert_array_equal(a.decision_function(X), b.decision_function(X))
-
-
-@settings(deadline=None, max_examples=40)
-@given(
-    seed=st.integers(0, 2**16),
-    block=st.integers(1, 40),
-    kernel=st.sampled_from(KERNELS),
-    n_features=st.sampled_from([1, 2, 3, 4, 5, 8, 13]),
-    n_classes=st.sampled_from([2, 3]),
-    average=st.booleans(),
-    shuffle=st.booleans(),
-    float32=st.booleans(),
-)
-def test_blocked_walk_equals_the_one_column_walk(
-    seed, block, kernel, n_features, n_classes, average, shuffle, float32
-):
-    # Computing the columns of several new support vectors in one pass over
-    # the data (with the kernel values a visit needs computed for its row,
-    # or read from its column) adds the same terms in the same order.  The
-    # several-probe pass sums dot products in another order than the
-    # one-column pass; on features on a grid of halves both are exact, and
-    # the fits agree bit for bit, whatever the block size, kernel, dtype,
-    # number of features (all the remainders of the four-wide dot products)
-    # and classes.
-    X, y = make_blobs(70, n_features=n_features, centers=n_classes,
-                      cluster_std=3.0, random_state=seed)
-    X = np.round(X * 2) / 2
-    if float32:
-        X = X.astype(np.float32)
-    params = {"kernel": kernel, "average": average, "shuffle": shuffle,
-              "max_iter": 4, "tol": None, "random_state": seed}
-    if kernel in ("poly", "sigmoid"):
-        params["gamma"] = 0.1
-    one, seen_one = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y)
-    blocked, seen = _fit_with_block(block, lambda: KernelPerceptron(**params),
-                                    X, y)
-    assert set(seen_one) == {0}
-    assert set(seen) == {block}
-    _assert_same_fit(one, blocked, X)
-
-
-@pytest.mark.parametrize("block", [1, 2, 7, 32])
-def test_blocked_walk_equals_with_weights_threshold_and_streaming(block):
-    X, y = multiclass_data(90, seed=3)
-    X = np.round(X * 4) / 4  # exact dot products (see above)
-    X = np.hstack([X, X ** 2])  # six features: a remainder of the dot blocks
-    weights = np.random.RandomState(0).uniform(0.2, 2.0, X.shape[0])
-    params = {"kernel": "rbf", "gamma": 0.2, "threshold": 0.3, "average": True,
-              "class_weight": "balanced", "max_iter": 5, "tol": None}
-    one, _ = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y,
-                             sample_weight=weights)
-    blocked, seen = _fit_with_block(block, lambda: KernelPerceptron(**params),
-                                    X, y, sample_weight=weights)
-    assert set(seen) == {block}
-    _assert_same_fit(one, blocked, X)
-
-    # partial_fit: earlier support vectors are rows of Z whose scores are
-    # not tracked (the walk starts at track_from > 0).
-    streams = []
-    for size in (0, block):
-        with _block_size(size) as spy:
-            est = KernelPerceptron(kernel="rbf", gamma=0.2, average=True)
-            for batch in np.array_split(np.arange(X.shape[0]), 4):
-                est.partial_fit(X[batch], y[batch], classes=np.unique(y))
-        assert set(spy.seen) == {size}
-        streams.append(est)
-    _assert_same_fit(*streams, X)
-
-    # warm_start continues from the previous support vectors.
-    warm = []
-    for size in (0, block):
-        with _block_size(size):
-            est = KernelPerceptron(warm_start=True, **params).fit(X[:60], y[:60])
-            warm.append(est.fit(X, y))
-    _assert_same_fit(*warm, X)
-
-
-@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf", "sigmoid", "cosine"])
-@pytest.mark.parametrize("float32", [False, True])
-def test_exact_float32_walk_equals_the_float64_walk(kernel, float32):
-    # Integer features (pixel intensities here): the blocked walk takes the
-    # float32 variant of its passes, and the fit is the same bit for bit as
-    # with float64 passes, and as the one-column walk's.
-    X, y = load_digits(return_X_y=True)
-    X, y = X[:300], y[:300]
-    if float32:
-        X = X.astype(np.float32)
-    params = {"kernel": kernel, "average": True, "max_iter": 3, "tol": None,
-              "random_state": 0}
-    if kernel in ("poly", "sigmoid"):
-        params["gamma"] = 0.001
-    fits = []
-    for allowed, transposed in [(True, False), (False, False), (True, True)]:
-        with _exact_float32(allowed, transposed) as spy:
-            fits.append(KernelPerceptron(**params).fit(X, y))
-        assert spy.given == [allowed]
-        assert spy.transposed == [
-            transposed and _kernel_fast.transposed_available()]
-    one, _ = _fit_with_block(0, lambda: KernelPerceptron(**params), X, y)
-    _assert_same_fit(fits[0], fits[1], X)
-    _assert_same_fit(fits[0], fits[2], X)
-    _assert_same_fit(fits[0], one, X)
-
-
-@needs_transposed
-@pytest.mark.parametrize("kernel", ["rbf", "poly"])
-def test_transposed_walk_with_earlier_support_vectors(kernel):
-    # partial_fit tracks only the batch (its columns start after the earlier
-    # support vectors, inside a block of sixteen rows) and warm_start puts
-    # support vectors from other data in front of X: the transposed pass
-    # gives the fits of the row-major one.
-    X, y = load_digits(return_X_y=True)
-    X, y = X[:250], y[:250]
-    params = {"kernel": kernel, "random_state": 0, "max_iter": 2, "tol": None}
-    if kernel == "poly":
-        params["gamma"] = 0.001
-    streams, warm = [], []
-    for transposed in (False, True):
-        with _exact_float32(True, transposed) as spy:
-            est = KernelPerceptron(**params)
-            for batch in np.array_split(np.arange(250), 4):
-                est.partial_fit(X[batch], y[batch], classes=np.unique(y))
-            streams.append(est)
-            est = KernelPerceptron(warm_start=True, **params).fit(X[50:80], y[50:80])
-            warm.append(est.fit(X[:150], y[:150]))
-        assert all(spy.transposed) == transposed
-    _assert_same_fit(*streams, X)
-    _assert_same_fit(*warm, X)
-
-
-def test_exact_float32_walk_needs_exact_dot_products():
-    # Fractions, or norms too large for float32's 24 bits: float64 passes.
-    X, y = load_digits(return_X_y=True)
-    X, y = X[:100], y[:100]
-    for Z in (X + 0.5, X * 300.0):
-        with _exact_float32(True) as spy:
-            KernelPerceptron(max_iter=2, tol=None).fit(Z, y)
-        assert spy.given == [False]
-    with _exact_float32(True) as spy:
-        KernelPerceptron(max_iter=2, tol=None).fit(X, y)
-    assert spy.given == [True]
-
-
-@pytest.mark.parametrize("make", [
-    lambda: KernelPerceptron(budget=20),
-    lambda: KernelPerceptron(cache_size=1e-4),
-    lambda: KernelPerceptron(kernel="precomputed"),
-    lambda: KernelPerceptron(kernel=_sklearn_rbf),
-])
-def test_blocked_walk_is_not_used_where_it_does_not_apply(make):
-    # A budget removes support vectors, a small cache evicts columns, and
-    # precomputed / callable kernels are not computed in the walk: those
-    # fits keep the one-column walk.
-    X, y = binary_data(50)
-    if make().kernel == "precomputed":
-        X = rbf_kernel(X, X)
-    _, seen = _fit_with_block(32, make, X, y)
-    assert seen and set(seen) == {0}
-    _, seen = _fit_with_block(32, KernelPerceptron, sp.csr_matrix(X), y)
-    assert set(seen) == {0}
+        assert_array_equal(other.decision_function(X),
+                           fits[0].decision_function(X))
+        # The training scores themselves, which a decision exposes only
+        # near a tie: summed in the same order.
+        assert_array_equal(other._state["sv_scores"],
+                           fits[0]._state["sv_scores"])
 
 
 def test_dense_sparse_and_float32_agree():
@@ -1132,10 +553,16 @@ def test_averaged_matches_reference_with_shuffling():
     y_class = np.unique(y, return_inverse=True)[1]
     clf = KernelPerceptron(gamma=0.2, average=True, shuffle=True, tol=None,
                            max_iter=4, random_state=11).fit(X, y)
-    # The epochs' permutations, drawn as fit draws them.
+    # The epochs' permutations, drawn as fit draws them: one 63-bit seed per
+    # epoch from random_state, then the compiled Fisher-Yates shuffle.
+    from sklearn_perceptrons._shuffle import shuffle_indices
+
     rng = np.random.RandomState(11)
-    train_idx = np.arange(X.shape[0], dtype=np.int32)
-    orders = [clf._epoch_order(train_idx, rng) for _ in range(4)]
+    orders = []
+    for _ in range(4):
+        order = np.arange(X.shape[0], dtype=np.int32)
+        shuffle_indices(order, int(rng.randint(0, 2**63 - 1, dtype=np.int64)))
+        orders.append(order)
     expected = reference_kernel_perceptron(padded_gram(X, 0.2), y_class, 4,
                                            orders, average=True)
     assert_allclose(dense_dual_coef(clf, X.shape[0]), expected, rtol=1e-9,
@@ -1170,7 +597,10 @@ def test_budget_is_never_exceeded(strategy, average, multiclass):
 def test_forgetron_keeps_its_damage_budget_and_shrinks():
     X, y = binary_data(300, seed=3)
     budget = 8
-    clf = KernelPerceptron(budget=budget, max_iter=5).fit(X, y)
+    # (tol=None: the last iterate; with the rule on, fit returns the best
+    # epoch's model and state.)
+    clf = KernelPerceptron(budget=budget, budget_strategy="forgetron",
+                           max_iter=5, tol=None).fit(X, y)
     # The cumulative damage never exceeds 15/32 of the mistakes ...
     damage, mistakes = clf._state["forget"]
     assert mistakes.sum() == clf.n_mistakes_
@@ -1496,27 +926,10 @@ def test_one_vs_all_rows_stop_on_their_own_rule(average):
     assert ova.n_iter_ == max(epochs)
 
 
-@pytest.mark.parametrize("kernel, single", [("rbf", True), ("laplacian", True),
-                                            ("poly", False), ("linear", False)])
-def test_exponential_kernels_cache_columns_in_single_precision(kernel, single):
-    # A cache of n * n float32 values (and the two scratch lines) holds the
-    # whole Gram matrix of an exponential kernel, whose lines are float32:
-    # the blocked walk applies.  Kernels with double lines would need twice
-    # that.
-    X, y = binary_data(60)
-    cache_size = (60 * 60 * 4 + 2 * 60 * 4) / 2**20
-    with _block_size(16) as spy:
-        KernelPerceptron(kernel=kernel, cache_size=cache_size, max_iter=3,
-                         tol=None).fit(X, y)
-    assert spy.seen == [16 if single else 0]
-    assert spy.lines == [np.float32 if single else None]
-
-
 def test_single_precision_lines_are_refused_where_they_do_not_apply(
         monkeypatch):
     # The walk takes float32 lines for the exponential kernels only (the
-    # others keep double columns), and the exposed exponential checks its
-    # output buffer.
+    # others keep double columns).
     from sklearn_perceptrons import _kernel
 
     monkeypatch.setattr(_kernel, "_SINGLE_PRECISION",
@@ -1524,5 +937,167 @@ def test_single_precision_lines_are_refused_where_they_do_not_apply(
     X, y = binary_data(30)
     with pytest.raises(ValueError, match="rbf and laplacian kernels only"):
         KernelPerceptron(kernel="poly").fit(X, y)
-    with pytest.raises(ValueError, match="as long as x"):
-        _kernel_fast.exp_single(np.zeros(3), np.zeros(2, dtype=np.float32))
+
+
+# -- hardening (issue #18) ---------------------------------------------------------
+
+
+def test_float32_batch_keeps_the_float64_support_vectors():
+    # After a float64 fit, a float32 batch (even one that cannot update) and a
+    # warm start on float32 data keep the earlier support vectors in float64.
+    X, y = binary_data(40)
+    X = X + np.random.RandomState(3).normal(scale=1e-9, size=X.shape)
+    clf = KernelPerceptron(max_iter=5).fit(X, y)
+    before = clf.support_vectors_.copy()
+    clf.partial_fit(X[:1].astype(np.float32), y[:1])
+    assert clf.support_vectors_.dtype == np.float64
+    assert_array_equal(clf.support_vectors_[: before.shape[0]], before)
+    warm = KernelPerceptron(max_iter=5, warm_start=True).fit(X, y)
+    sv = warm.support_vectors_.copy()
+    warm.fit(X[::-1].astype(np.float32), y[::-1])
+    assert warm.support_vectors_.dtype == np.float64
+    # The carried-over support vectors come first, unrounded.
+    assert_array_equal(warm.support_vectors_[: sv.shape[0]], sv)
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-200])
+def test_gamma_scale_on_data_of_vanishing_variance(scale):
+    # The variance underflows float64: gamma="scale" is computed on the
+    # rescaled data, and where it overflows the error says so.
+    X, y = binary_data(40)
+    ref = KernelPerceptron(gamma="scale").fit(X, y)
+    with pytest.raises(ValueError, match="gamma='scale'.*below the range"):
+        KernelPerceptron(gamma="scale").fit(X * scale, y)
+    with pytest.raises(ValueError, match="gamma='scale'"):
+        KernelPerceptron(kernel="poly", gamma="scale").fit(X * scale, y)
+    # Just above the underflow, the value is SVC's formula, unchanged model.
+    small = KernelPerceptron(gamma="scale").fit(X * 1e-150, y)
+    assert_allclose(small.gamma_ * 1e-300, ref.gamma_, rtol=1e-12)
+    assert_array_equal(small.predict(X * 1e-150), ref.predict(X))
+    # A constant X keeps gamma_ = 1.
+    assert KernelPerceptron().fit(np.full((4, 2), 1e-200), [0, 1, 0, 1]).gamma_ == 1.0
+
+
+def test_overflowing_kernel_names_the_parameters_in_play():
+    X, y = binary_data(30)
+    with pytest.raises(ValueError, match=r"gamma_=1e\+100, coef0=1, degree=3"):
+        KernelPerceptron(kernel="poly", gamma=1e100).fit(X * 1e100, y)
+
+
+@pytest.mark.parametrize("cache_size", [np.int32(2048), np.uint8(250),
+                                        np.float32(0.5), 1e9])
+def test_cache_size_of_numpy_types(cache_size):
+    X, y = binary_data(30)
+    clf = KernelPerceptron(cache_size=cache_size).fit(X, y)
+    assert_array_equal(clf.dual_coef_, KernelPerceptron().fit(X, y).dual_coef_)
+
+
+@pytest.mark.parametrize("params", [{"cache_size": 1.7e302},
+                                    {"cache_size": np.inf},
+                                    {"budget": 2**63}, {"budget": 2**70}])
+def test_absurd_sizes_are_refused_clearly(params):
+    X, y = binary_data(30)
+    with pytest.raises(InvalidParameterError):
+        KernelPerceptron(**params).fit(X, y)
+
+
+def test_huge_budget_is_no_budget():
+    X, y = binary_data(30)
+    clf = KernelPerceptron(budget=2**63 - 1).fit(X, y)
+    assert_array_equal(clf.dual_coef_, KernelPerceptron().fit(X, y).dual_coef_)
+
+
+def test_complex_callable_kernel_is_refused():
+    X, y = binary_data(30)
+
+    def kernel(A, B):
+        return (A @ B.T).astype(np.complex128) * (1 + 1e-3j)
+
+    with pytest.raises(ValueError, match="complex"):
+        KernelPerceptron(kernel=kernel).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
+    # The AVX2 twin of the compiled walk rounds as the baseline build: the
+    # same training scores, coefficients and decisions, bit for bit.
+    import importlib
+
+    from sklearn_perceptrons import _kernel
+    from sklearn_perceptrons._cpu import _cpu_has_avx2
+
+    if not _cpu_has_avx2():
+        pytest.skip("this CPU has no AVX2")
+    try:
+        avx2 = importlib.import_module("sklearn_perceptrons._kernel_fast_avx2")
+    except ImportError:
+        pytest.skip("the AVX2 build is not available on this platform")
+    baseline = importlib.import_module("sklearn_perceptrons._kernel_fast")
+    X, y = multiclass_data(70)
+    X = np.hstack([X, np.random.RandomState(5).normal(size=(70, 10))])
+    X_test = np.random.RandomState(6).normal(size=(20, 13))
+    if sparse:
+        X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
+    results = []
+    for module in (avx2, baseline):
+        monkeypatch.setattr(_kernel, "_kernel_fast", module)
+        clf = KernelPerceptron(kernel=kernel, gamma=0.05, degree=2,
+                               max_iter=4, average=True).fit(X, y)
+        results.append((clf.dual_coef_, clf._state["sv_scores"],
+                        clf.decision_function(X_test)))
+    for a, b in zip(*results):
+        assert_array_equal(a, b)
+
+
+def test_gamma_scale_on_data_of_huge_variance():
+    # The variance overflows float64: gamma="scale" is computed on the
+    # rescaled data (the same model as on the unscaled data), and where
+    # gamma itself underflows the error says so.
+    X, y = binary_data(40)
+    ref = KernelPerceptron().fit(X, y)
+    big = KernelPerceptron().fit(X * 1e150, y)
+    assert_allclose(big.gamma_ * 1e300, ref.gamma_, rtol=1e-12)
+    assert_array_equal(big.predict(X * 1e150), ref.predict(X))
+    with pytest.raises(ValueError, match="gamma='scale'.*above the range"):
+        KernelPerceptron().fit(X * 1e160, y)
+
+
+def test_rbf_distances_that_overflow_are_refused():
+    # Squared norms beyond float64 make every rbf distance meaningless:
+    # a clear error in fit (dense and CSR) and in decision_function.
+    X, y = binary_data(40)
+    for Z in (X * 1e160, sp.csr_matrix(X * 1e160)):
+        with pytest.raises(ValueError, match="squared norms"):
+            KernelPerceptron(gamma=1e-300).fit(Z, y)
+    clf = KernelPerceptron(gamma=1.0).fit(X, y)
+    for Z in (X[:5] * 1e160, sp.csr_matrix(X[:5] * 1e160)):
+        with pytest.raises(ValueError, match="squared norms"):
+            clf.decision_function(Z)
+
+
+def test_degree_beyond_the_range_of_int32_is_refused():
+    X, y = binary_data(20)
+    with pytest.raises(InvalidParameterError):
+        KernelPerceptron(kernel="poly", degree=2**40).fit(X, y)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_training_kernel_values_are_within_the_single_precision_bound(kernel,
+                                                                      sparse):
+    # A fit takes the exponential kernels in single precision (absolute
+    # error below 7.7e-8 per kernel value); decision_function in double.
+    # The training scores of the support vectors therefore stay within
+    # sum |alpha| * 7.7e-8 of the decision function there, and differ.
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(150, 6))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=150) > 0).astype(int)
+    if sparse:
+        X = sp.csr_matrix(X)
+    clf = KernelPerceptron(kernel=kernel, gamma=0.3, max_iter=5).fit(X, y)
+    trained = clf._state["sv_scores"][:, 0]
+    exact = clf.decision_function(clf.support_vectors_)
+    bound = np.abs(clf.dual_coef_).sum() * 7.7e-8
+    assert np.abs(trained - exact).max() <= bound
+    assert np.abs(trained - exact).max() > 0

@@ -15,9 +15,14 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
+
+# Most fits here run a fixed number of epochs on purpose.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sklearn.exceptions.ConvergenceWarning")
 
 
 def second_order_reference(X, signs, orders, *, a=1.0, c=None,
@@ -225,6 +230,30 @@ def test_early_stopping_keeps_the_best_state(diagonal):
     assert clf.score(X, y) > 0.7
 
 
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_early_stopping_returns_the_best_epoch_of_every_row(diagonal):
+    # Fits of 1, 2, ... epochs share the split and the orders (one seed): the
+    # kept model's validation accuracy never drops, and the model changes
+    # only when that accuracy rose.
+    from sklearn_perceptrons._training import validation_split
+
+    X, y = correlated_data(13, n_samples=150, n_classes=3, noise=0.3)
+    _, val = validation_split(X.shape[0], 0.1, np.random.RandomState(5))
+    previous_acc, previous_coef = None, None
+    for k in range(1, 7):
+        clf = fit_quiet(SecondOrderPerceptron(
+            diagonal=diagonal, early_stopping=True, tol=None, max_iter=k,
+            random_state=5, average=True), X, y)
+        scores = clf.decision_function(X[val])
+        acc = np.array([np.mean((scores[:, j] > 0) == (y[val] == j))
+                        for j in range(3)])
+        if previous_acc is not None:
+            assert np.all(acc >= previous_acc)
+            same = acc == previous_acc
+            assert_array_equal(clf.coef_[same], previous_coef[same])
+        previous_acc, previous_coef = acc, clf.coef_
+
+
 def test_separable_data_converge():
     X, y = correlated_data(8, n_samples=100, noise=0.0)
     clf = SecondOrderPerceptron(tol=None).fit(X, y)
@@ -411,3 +440,76 @@ def test_skops_round_trip_names_only_the_estimator(diagonal):
     clf.partial_fit(X32, y)
     assert_array_equal(loaded.coef_, clf.coef_)
     assert loaded.coef_.dtype == np.float32
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_score_that_overflows_is_an_error_not_a_pass(diagonal, sparse):
+    # w . x = inf - inf is no number: it must not count as "no mistake".
+    X = np.array([[1.0, 1.0], [1.0, -1.0], [1e308, 1e308], [-1.0, 1.0]])
+    y = np.array([1, 1, 0, 0])
+    X = sp.csr_matrix(X) if sparse else X
+    clf = SecondOrderPerceptron(diagonal=diagonal, a=1e-300).partial_fit(
+        X[:2], y[:2], classes=[0, 1])
+    coef = clf.coef_.copy()
+    with pytest.raises(ValueError, match="overflowed"):
+        clf.partial_fit(X, y)
+    assert_array_equal(clf.coef_, coef)
+    with pytest.raises(ValueError, match="overflowed|non-finite"):
+        SecondOrderPerceptron(diagonal=diagonal, a=1e-300).fit(X, y)
+
+
+def test_warm_start_on_other_classes_features_or_mode_says_so():
+    X, y = correlated_data(14)
+    clf = SecondOrderPerceptron(warm_start=True).fit(X, y)
+    coef = clf.coef_.copy()
+    with pytest.raises(ValueError, match="same classes and features"):
+        clf.fit(X, y % 3 + (y == 1) * np.arange(len(y)) % 3)
+    with pytest.raises(ValueError, match="same classes and features"):
+        clf.fit(X[:, :2], y)
+    with pytest.raises(ValueError, match="diagonal"):
+        clf.set_params(diagonal=True).fit(X, y)
+    assert_array_equal(clf.coef_, coef)
+
+
+def test_partial_fit_reads_batches_of_either_float_type():
+    # The state is float64: a float64 batch after a float32 one is read as
+    # it is, and the model keeps the dtype of the first batch.
+    X, y = correlated_data(15)
+    mixed = SecondOrderPerceptron()
+    mixed.partial_fit(X[:30].astype(np.float32), y[:30], classes=[0, 1])
+    mixed.partial_fit(X[30:], y[30:])
+    assert mixed.coef_.dtype == np.float32
+    single = SecondOrderPerceptron()
+    single.partial_fit(X[:30].astype(np.float32), y[:30], classes=[0, 1])
+    single.partial_fit(X[30:].astype(np.float32), y[30:])
+    assert_allclose(mixed.coef_, single.coef_, rtol=1e-5)
+
+
+def test_meta_estimators_take_it_as_a_base():
+    from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron
+
+    X, y = correlated_data(16, n_samples=120, n_classes=3, noise=0.0)
+    native = fit_quiet(SecondOrderPerceptron(max_iter=30), X, y)
+    for Meta in (OneVsAllPerceptron, OneVsOnePerceptron):
+        meta = fit_quiet(Meta(SecondOrderPerceptron(max_iter=30)), X, y)
+        assert meta.score(X, y) >= native.score(X, y) - 0.1
+
+
+# The diagonal mode is another compiled path: scikit-learn's checks run on it
+# too, with the expected failures of every estimator of the package.
+_ONLINE_SAMPLE_WEIGHT = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "an update scaled by a weight differs from two visits of the sample"
+    ),
+    "check_sample_weight_equivalence_on_sparse_data": (
+        "an update scaled by a weight differs from two visits of the sample"
+    ),
+}
+
+
+@parametrize_with_checks([SecondOrderPerceptron(diagonal=True)],
+                         expected_failed_checks=lambda e: _ONLINE_SAMPLE_WEIGHT)
+def test_diagonal_mode_passes_the_estimator_checks(estimator, check):
+    check(estimator)

@@ -377,3 +377,18 @@ def test_errors():
     assert pickle.dumps(clf) == before
     with pytest.raises(ValueError, match="class"):
         VotedPerceptron().fit(X, np.zeros(30))
+
+
+def test_csr_with_duplicate_entries_is_its_sum():
+    X, y = _noisy(n=40, n_classes=3, seed=15)
+    X[np.abs(X) < 0.5] = 0.0
+    dense = sp.csr_matrix(X)
+    doubled = sp.csr_matrix(
+        (np.repeat(dense.data / 2, 2), np.repeat(dense.indices, 2),
+         2 * dense.indptr), shape=X.shape)
+    assert not doubled.has_canonical_format
+    for kernel in ("linear", "rbf"):
+        expected = _fit(X, y, kernel=kernel, max_iter=4).decision_function(X)
+        clf = _fit(doubled, y, kernel=kernel, max_iter=4)
+        assert_allclose(clf.decision_function(doubled), expected, atol=1e-12)
+        assert not doubled.has_canonical_format

@@ -1,0 +1,1081 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The compiled dual walk of the kernel perceptron, and its kernel columns,
+included by ``_kernel_fast.pyx`` and its AVX2 twin ``_kernel_fast_avx2.pyx``.
+
+The dual (kernelized) perceptron keeps, for every training sample ``z_j`` and
+every binary sub-problem ``k``, its current score
+``scores[k, j] = sum_s alpha[s, k] * (K(z_s, z_j) + add)``; ``add = 1`` pads
+a constant feature in kernel space, which is the same as learning an
+intercept ``b_k = sum_s alpha[s, k]``.  Deciding whether a visited sample
+triggers an update is then a look-up; an update on sample ``i`` takes one
+kernel column ``K(Z, z_i)`` (from the column cache, or computed) and adds it,
+scaled, to the scores of the sub-problems that updated.
+
+Everything that distinguishes the fits of ``KernelPerceptron`` is a parameter
+of the same walk:
+
+* the table ``rows_ptr``/``rows``/``signs`` says which sub-problems a sample
+  of class ``c`` takes part in, with which sign (binary: one row;
+  one-vs-all: K rows sharing one set of support vectors);
+* ``average`` keeps Daume's running sums ``alpha_sum``, so that the average
+  of the coefficients over every visit is ``alpha - alpha_sum / visits``;
+* ``budget``/``strategy`` bound the number of support vectors: before a new
+  support vector enters a full set, one leaves it (the least recently
+  updated, or a uniformly random one), after the Forgetron's shrinking.
+
+Kernel columns are computed here for the built-in kernels, over dense and CSR
+rows, float32 and float64 (the fused type ``floating``), and read from the
+Gram matrix for "precomputed".  A callable kernel needs the GIL: the walk
+then stops at the visit that needs a missing column, reports the row, and
+Python stores the column (:func:`cache_store`) and resumes the walk at the
+same visit (no state has changed for it yet).
+
+Columns live in an LRU cache of ``capacity`` lines (then two scratch lines
+for columns not admitted to it), holding kernel values without ``add``.  The
+exponential kernels ("rbf", "laplacian") keep their lines in float32, their
+exponentials computed in single precision as LIBSVM's kernel cache does: half
+the memory traffic, twice the throughput of the exponential.  Every kernel
+value is computed by one function in one summation order whichever pass
+needs it, so a fit does not depend on ``cache_size``.  The loops over rows
+are C, in ``_kernel_fast.h``.
+"""
+
+import numpy as np
+from cython cimport floating
+from libc.math cimport INFINITY, fabs, sqrt, tanh
+from libc.stdint cimport uint64_t
+
+from ._random cimport randint
+
+cdef extern from "_kernel_fast.h":
+    double skp_clamp_log(double t) noexcept nogil
+    double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
+    void skp_dense_pass_d(int mode, const double* values, Py_ssize_t d,
+                          Py_ssize_t start, Py_ssize_t stop, const double* x,
+                          const double* zsq, double xsq, double gamma,
+                          double* out) noexcept nogil
+    void skp_dense_pass_f(int mode, const float* values, Py_ssize_t d,
+                          Py_ssize_t start, Py_ssize_t stop, const double* x,
+                          const double* zsq, double xsq, double gamma,
+                          double* out) noexcept nogil
+    double skp_variance_d(const double* x, Py_ssize_t n) noexcept nogil
+    double skp_variance_f(const float* x, Py_ssize_t n) noexcept nogil
+    void skp_exp_line(double* buf, Py_ssize_t n) noexcept nogil
+    void skp_exp_line_single(const double* arg, Py_ssize_t n,
+                             float* out) noexcept nogil
+    int skp_any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil
+    void skp_axpy(double* scores, const double* column, Py_ssize_t n,
+                  double delta, double add) noexcept nogil
+    void skp_axpy_single(double* scores, const float* column, Py_ssize_t n,
+                         double delta, double add) noexcept nogil
+
+# Kernel codes, mirrored in ``_kernel.py``.
+cdef enum:
+    KERNEL_LINEAR = 0
+    KERNEL_POLY = 1
+    KERNEL_RBF = 2
+    KERNEL_SIGMOID = 3
+    KERNEL_LAPLACIAN = 4
+    KERNEL_COSINE = 5
+    KERNEL_PRECOMPUTED = 6
+    KERNEL_CALLABLE = 7
+
+# Budget strategies, mirrored in ``_kernel.py``.
+cdef enum:
+    STRATEGY_FORGETRON = 0
+    STRATEGY_RANDOM = 1
+    STRATEGY_OLDEST = 2
+
+# Update rules, mirrored in ``_kernel.py``: the one-vs-all table, or the
+# Crammer-Singer multiclass rule (one row per class) moving the highest wrong
+# row ("max") or every violating row ("uniform").
+cdef enum:
+    RULE_TABLE = 0
+    RULE_CS_MAX = 1
+    RULE_CS_UNIFORM = 2
+
+# Return codes of the walk, mirrored in ``_kernel.py``.
+cdef enum:
+    STATUS_DONE = 0
+    STATUS_NEED_COLUMN = 1
+    STATUS_NONFINITE_KERNEL = 2
+    STATUS_NONFINITE_SCORE = 3
+
+# Indices of the int64 counters shared with Python.
+cdef enum:
+    C_N_SV = 0          # current number of support vectors
+    C_CLOCK = 1         # number of updates so far (ages of support vectors)
+    C_MAX_SV = 2        # largest number of support vectors between visits
+    C_CACHE_CLOCK = 3   # cache use stamps (LRU)
+    C_LINES_USED = 4    # cache lines filled so far
+    N_COUNTERS = 5
+
+
+cdef struct Kernel:
+    int kind
+    double gamma
+    double coef0
+    double degree
+
+
+cdef struct Rows:
+    # The rows of Z (its values pointer is passed separately: fused).
+    const int* indices
+    const int* indptr
+    bint sparse
+    Py_ssize_t n_features
+    Py_ssize_t n_z
+    # Rows >= track_from have their scores kept up to date (and cached
+    # columns cover them only).
+    Py_ssize_t track_from
+    Py_ssize_t n_track
+    # Norms ("cosine") or squared norms (dense "rbf") of the rows.
+    const double* znorm
+
+
+cdef struct Samples:
+    const int* y_class
+    const double* step
+    # The sub-problems of every class and their signs (active ones only,
+    # see Walker.run).
+    const int* rows_ptr
+    const int* rows
+    const signed char* signs
+    Py_ssize_t n_rows
+    double threshold
+    double add
+    int rule
+
+
+cdef struct Dual:
+    double* scores          # (n_rows, n_z)
+    double* alpha           # (n_z, n_rows)
+    bint average
+    double* alpha_sum       # (n_z, n_rows) with average
+    double* visits          # (n_rows,)
+    unsigned char* in_support
+    int* sv_list            # the support vectors, first counters[C_N_SV]
+    int* sv_pos             # position of a row in sv_list, or -1
+    long long* last_time    # time of a row's last update
+    long long* counters
+    Py_ssize_t budget       # -1: none
+    int strategy
+    double* forget_q        # the Forgetron's damage, per sub-problem
+    double* forget_m        # and its mistakes
+    uint64_t* rng
+
+
+cdef struct Cache:
+    # ``capacity`` LRU lines then two scratch lines of ``n_track`` values,
+    # in ``lines`` or, with ``single``, in ``lines32``; ``lines`` then holds
+    # the one line where a column's exponent arguments are computed.
+    double* lines
+    float* lines32
+    bint single
+    Py_ssize_t capacity
+    bint admit_first
+    unsigned char* seen
+    int* line_of_row
+    int* row_of_line
+    long long* line_used
+
+
+cdef struct Scratch:
+    double* xd              # a dense probe (n_features zeros between uses)
+    int* upd_rows           # the sub-problems a visit updates
+    double* upd_delta       # and the sizes of their updates
+    long long* updates      # updates per sub-problem of this run
+
+
+cdef struct Walk:
+    Rows z
+    Kernel kern
+    Samples s
+    Dual d
+    Cache c
+    Scratch tmp
+
+
+# -- kernel columns ------------------------------------------------------------
+
+cdef inline void _load_probe(
+    const floating* values, const Rows* z, Py_ssize_t row, double* xd,
+    double* stats,
+) noexcept nogil:
+    """Write row ``row`` of Z to the dense buffer ``xd`` (all zeros on
+    entry for a CSR row, see :func:`_unload_probe`); ``stats`` gets its
+    squared norm, l1 norm and norm."""
+    cdef Py_ssize_t p, start, stop
+    cdef double v, sq = 0.0, l1 = 0.0
+    if z.sparse:
+        for p in range(z.indptr[row], z.indptr[row + 1]):
+            v = values[p]
+            xd[z.indices[p]] = v
+            sq += v * v
+            l1 += fabs(v)
+    else:
+        start = row * z.n_features
+        for p in range(z.n_features):
+            v = values[start + p]
+            xd[p] = v
+            sq += v * v
+            l1 += fabs(v)
+    stats[0] = sq
+    stats[1] = l1
+    stats[2] = sqrt(sq)
+
+
+cdef inline void _unload_probe(const Rows* z, Py_ssize_t row, double* xd) noexcept nogil:
+    """Put ``xd`` back to zeros after a CSR probe."""
+    cdef Py_ssize_t p
+    if z.sparse:
+        for p in range(z.indptr[row], z.indptr[row + 1]):
+            xd[z.indices[p]] = 0.0
+
+
+cdef inline double _int_power(double base, int n) noexcept nogil:
+    """base ** n for an integer n >= 0, by repeated squaring."""
+    cdef double result = 1.0
+    while n > 0:
+        if n & 1:
+            result *= base
+        base *= base
+        n >>= 1
+    return result
+
+
+cdef void _reduce(
+    const floating* values, const Rows* z, Py_ssize_t start, Py_ssize_t stop,
+    const double* xd, const double* stats, const Kernel* kern, double* out,
+) noexcept nogil:
+    """Pass 1 of a column: for the rows ``start <= j < stop`` of Z, the dot
+    product with the probe ``xd`` or, for "rbf" and "laplacian", the clamped
+    argument of the exponential, to ``out[j - start]``."""
+    cdef Py_ssize_t j, p
+    cdef int mode = 1 if kern.kind == KERNEL_RBF else (
+        2 if kern.kind == KERNEL_LAPLACIAN else 0)
+    cdef double s, v, x, norm
+    if not z.sparse:
+        # The probe's squared norm in the order of the rows' (mode 1).
+        norm = skp_dot_d(xd, xd, z.n_features) if mode == 1 else 0.0
+        if floating is double:
+            skp_dense_pass_d(mode, values, z.n_features, start, stop, xd,
+                             z.znorm, norm, kern.gamma, out)
+        else:
+            skp_dense_pass_f(mode, values, z.n_features, start, stop, xd,
+                             z.znorm, norm, kern.gamma, out)
+        return
+    if mode == 0:
+        for j in range(start, stop):
+            s = 0.0
+            for p in range(z.indptr[j], z.indptr[j + 1]):
+                s += values[p] * xd[z.indices[p]]
+            out[j - start] = s
+        return
+    # A distance over the pattern of z only: with the probe's squared (l1)
+    # norm, d(z, x) = |x| + sum over z's entries of (|z_f - x_f|^p - |x_f|^p).
+    norm = stats[0] if mode == 1 else stats[1]
+    for j in range(start, stop):
+        s = 0.0
+        for p in range(z.indptr[j], z.indptr[j + 1]):
+            x = xd[z.indices[p]]
+            v = values[p] - x
+            if mode == 1:
+                s += v * v - x * x
+            else:
+                s += fabs(v) - fabs(x)
+        s = s + norm
+        out[j - start] = skp_clamp_log(-kern.gamma * (s if s > 0.0 else 0.0))
+
+
+cdef int _transform(
+    const Kernel* kern, const double* znorm, double x_norm, double* out,
+    Py_ssize_t n,
+) noexcept nogil:
+    """Pass 2 of a column: turn the reductions ``out[:n]`` into kernel
+    values (``znorm``: the rows' norms, ``x_norm``: the probe's, for
+    "cosine").  Returns 1 if a value is not finite, else 0."""
+    cdef Py_ssize_t j
+    cdef double gamma = kern.gamma, coef0 = kern.coef0, s
+    cdef int degree = <int> kern.degree
+    if kern.kind == KERNEL_RBF or kern.kind == KERNEL_LAPLACIAN:
+        # Clamped arguments: the values are finite.
+        skp_exp_line(out, n)
+        return 0
+    if kern.kind == KERNEL_POLY:
+        for j in range(n):
+            out[j] = _int_power(gamma * out[j] + coef0, degree)
+    elif kern.kind == KERNEL_SIGMOID:
+        for j in range(n):
+            out[j] = tanh(gamma * out[j] + coef0)
+    elif kern.kind == KERNEL_COSINE:
+        for j in range(n):
+            s = znorm[j] * x_norm
+            out[j] = out[j] / s if s > 0.0 else 0.0
+    return skp_any_nonfinite(out, n)
+
+
+cdef inline bint _probe_overflows(const Kernel* kern, const double* stats) noexcept nogil:
+    """Whether the squared norm of a probe overflows, which would make its
+    rbf distances meaningless (clamped, not infinite)."""
+    return kern.kind == KERNEL_RBF and not stats[0] < INFINITY
+
+
+cdef int _column(
+    const floating* values, const Rows* z, Py_ssize_t start, Py_ssize_t stop,
+    const double* xd, const double* stats, const Kernel* kern, double* out,
+) noexcept nogil:
+    """``out[j - start] = K(z_j, x)`` for the rows ``start <= j < stop`` of
+    Z, with the probe ``x`` in ``xd`` and ``stats`` from
+    :func:`_load_probe`.  Returns 1 if a value is not finite, else 0."""
+    if _probe_overflows(kern, stats):
+        return 1
+    _reduce(values, z, start, stop, xd, stats, kern, out)
+    return _transform(kern, z.znorm + start, stats[2], out, stop - start)
+
+
+# -- the column cache ----------------------------------------------------------
+
+cdef Py_ssize_t _free_line(Cache* c, long long* counters, Py_ssize_t keep) noexcept nogil:
+    """An empty LRU line: a fresh one, or the least recently used one other
+    than ``keep`` (evicted)."""
+    cdef Py_ssize_t l, best = -1
+    if counters[C_LINES_USED] < c.capacity:
+        counters[C_LINES_USED] += 1
+        return counters[C_LINES_USED] - 1
+    for l in range(c.capacity):
+        if l != keep and (best < 0 or c.line_used[l] < c.line_used[best]):
+            best = l
+    if c.row_of_line[best] >= 0:
+        c.line_of_row[c.row_of_line[best]] = -1
+        c.row_of_line[best] = -1
+    return best
+
+
+cdef Py_ssize_t _line(
+    const floating* values, Walk* w, Py_ssize_t row, Py_ssize_t keep,
+    int* status,
+) noexcept nogil:
+    """The cache line holding the column of Z row ``row``, computed if
+    needed (never into line ``keep``); -1 with ``status`` set when it is
+    missing and cannot be computed here (callable kernel) or not finite.
+
+    A computed column enters the LRU lines on its first use when
+    ``admit_first`` (several epochs), else on its second: in a single pass
+    most columns are used once, and storing them would only cost memory
+    traffic.  Until then it goes to a scratch line."""
+    cdef Cache* c = &w.c
+    cdef Py_ssize_t l = c.line_of_row[row], j, n = w.z.n_track
+    cdef double stats[3]
+    cdef double* out
+    cdef int bad = 0
+    cdef bint admit
+    w.d.counters[C_CACHE_CLOCK] += 1
+    if l >= 0:
+        c.line_used[l] = w.d.counters[C_CACHE_CLOCK]
+        return l
+    if w.kern.kind == KERNEL_CALLABLE:
+        status[0] = STATUS_NEED_COLUMN
+        return -1
+    admit = c.capacity > 0 and (c.admit_first or c.seen[row])
+    c.seen[row] = 1
+    if admit:
+        l = _free_line(c, w.d.counters, keep)
+    else:
+        l = c.capacity if keep != c.capacity else c.capacity + 1
+    # Single precision: the arguments in the work line, then the
+    # exponentials into the float32 line.
+    out = c.lines if c.single else c.lines + l * n
+    if w.kern.kind == KERNEL_PRECOMPUTED:
+        # Z is the Gram matrix: the column is read from it.
+        for j in range(n):
+            out[j] = values[(w.z.track_from + j) * w.z.n_features + row]
+        bad = skp_any_nonfinite(out, n)
+    else:
+        _load_probe(values, &w.z, row, w.tmp.xd, stats)
+        if c.single:
+            bad = _probe_overflows(&w.kern, stats)
+            _reduce(values, &w.z, w.z.track_from, w.z.n_z, w.tmp.xd, stats,
+                    &w.kern, out)
+            skp_exp_line_single(out, n, c.lines32 + l * n)
+        else:
+            bad = _column(values, &w.z, w.z.track_from, w.z.n_z, w.tmp.xd,
+                          stats, &w.kern, out)
+        _unload_probe(&w.z, row, w.tmp.xd)
+    if bad:
+        # An LRU line taken here stays unmapped, hence free.
+        status[0] = STATUS_NONFINITE_KERNEL
+        return -1
+    if admit:
+        c.row_of_line[l] = <int> row
+        c.line_of_row[row] = <int> l
+        c.line_used[l] = w.d.counters[C_CACHE_CLOCK]
+    return l
+
+
+cdef inline void _axpy_line(Walk* w, Py_ssize_t k, Py_ssize_t l, double delta) noexcept nogil:
+    """scores[k, j] += delta * (K(z_j, .) + add) over the tracked rows j,
+    from cache line ``l``."""
+    cdef Py_ssize_t n = w.z.n_track
+    cdef double* scores = w.d.scores + k * w.z.n_z + w.z.track_from
+    if w.c.single:
+        skp_axpy_single(scores, w.c.lines32 + l * n, n, delta, w.s.add)
+    else:
+        skp_axpy(scores, w.c.lines + l * n, n, delta, w.s.add)
+
+
+# -- the support set -----------------------------------------------------------
+
+cdef Py_ssize_t _pick_removal(Walk* w, uint64_t* rng_next) noexcept nogil:
+    """The support vector to remove from a full set (not removed yet)."""
+    cdef Py_ssize_t q, best, n_sv = w.d.counters[C_N_SV]
+    if w.d.strategy == STRATEGY_RANDOM:
+        return w.d.sv_list[randint(rng_next, n_sv)]
+    # Forgetron and "oldest": the least recently updated support vector.
+    best = w.d.sv_list[0]
+    for q in range(1, n_sv):
+        if w.d.last_time[w.d.sv_list[q]] < w.d.last_time[best]:
+            best = w.d.sv_list[q]
+    return best
+
+
+cdef void _forgetron_shrink(Walk* w, Py_ssize_t r) noexcept nogil:
+    """Shrink every coefficient of each sub-problem before support vector
+    ``r`` is removed (the self-tuned Forgetron of Dekel, Shalev-Shwartz &
+    Singer).
+
+    In sub-problem k, with sigma = |alpha[r, k]| and mu = sign(alpha[r, k])
+    * f_k(z_r), phi is the largest value in [0, 1] with Psi(sigma, phi, mu)
+    + Q_k <= 15 M_k / 32, where Psi = (sigma phi)^2 + 2 sigma phi (1 - phi
+    mu) is the damage of the removal, Q_k its running sum and M_k the
+    mistakes of sub-problem k so far.  The constraint is a phi^2 + b phi + c
+    <= 0 with a = sigma^2 - 2 sigma mu, b = 2 sigma, c = Q_k - 15 M_k / 32
+    <= 0, whose crossing point is -2c / (b + sqrt(b^2 - 4ac))."""
+    cdef Dual* d = &w.d
+    cdef Py_ssize_t k, q, s, j, K = w.s.n_rows
+    cdef double a, sigma, mu, limit, qa, qc, disc, phi, old
+    for k in range(K):
+        a = d.alpha[r * K + k]
+        if a == 0.0:
+            continue
+        limit = 15.0 * d.forget_m[k] / 32.0
+        sigma = fabs(a)
+        mu = (1.0 if a > 0.0 else -1.0) * d.scores[k * w.z.n_z + r]
+        if sigma * sigma + 2.0 * sigma - 2.0 * sigma * mu + d.forget_q[k] <= limit:
+            phi = 1.0
+        else:
+            qa = sigma * sigma - 2.0 * sigma * mu
+            qc = min(d.forget_q[k] - limit, 0.0)
+            disc = max(4.0 * sigma * sigma - 4.0 * qa * qc, 0.0)
+            phi = min(max(-2.0 * qc / (2.0 * sigma + sqrt(disc)), 0.0), 1.0)
+        d.forget_q[k] += sigma * phi * sigma * phi + 2.0 * sigma * phi * (1.0 - phi * mu)
+        if phi == 1.0:
+            continue
+        for q in range(d.counters[C_N_SV]):
+            s = d.sv_list[q]
+            old = d.alpha[s * K + k]
+            d.alpha[s * K + k] = old * phi
+            if d.average:
+                d.alpha_sum[s * K + k] += d.visits[k] * (phi - 1.0) * old
+        for j in range(w.z.track_from, w.z.n_z):
+            d.scores[k * w.z.n_z + j] *= phi
+
+
+cdef void _remove_support(Walk* w, Py_ssize_t r, Py_ssize_t l) noexcept nogil:
+    """Take support vector ``r``, its column in cache line ``l``, out of the
+    set, the scores and the average."""
+    cdef Dual* d = &w.d
+    cdef Py_ssize_t k, q, last, K = w.s.n_rows
+    for k in range(K):
+        if d.alpha[r * K + k] != 0.0:
+            _axpy_line(w, k, l, -d.alpha[r * K + k])
+        d.alpha[r * K + k] = 0.0
+        if d.average:
+            d.alpha_sum[r * K + k] = 0.0
+    q = d.sv_pos[r]
+    last = d.sv_list[d.counters[C_N_SV] - 1]
+    d.sv_list[q] = <int> last
+    d.sv_pos[last] = <int> q
+    d.sv_pos[r] = -1
+    d.in_support[r] = 0
+    d.counters[C_N_SV] -= 1
+
+
+# -- the walk ------------------------------------------------------------------
+
+cdef inline Py_ssize_t _find_multiclass_mistake(Walk* w, Py_ssize_t i) noexcept nogil:
+    """The Crammer-Singer rule for visited sample ``i`` of class c (row c
+    is class c): a mistake when some other row r scores ``f_c - f_r <=
+    threshold``; then row c moves by +step and the highest such row (ties:
+    the lowest index) by -step ("max"), or every such row by -step / their
+    number ("uniform").  Row c comes first in ``upd_rows``.  Returns the
+    number of rows updated; -1 if a score is not finite."""
+    cdef Py_ssize_t p, k, best = -1, n_up = 1, n_viol = 0
+    cdef int c = w.s.y_class[i]
+    cdef double value, best_value = 0.0, step = w.s.step[i]
+    cdef double own = w.d.scores[c * w.z.n_z + i]
+    if own - own != 0.0:
+        return -1
+    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+        k = w.s.rows[p]
+        if k == c:
+            continue
+        value = w.d.scores[k * w.z.n_z + i]
+        if value - value != 0.0:
+            return -1
+        if own - value <= w.s.threshold:
+            n_viol += 1
+            if best < 0 or value > best_value:
+                best, best_value = k, value
+    # A sample of weight zero never updates, so it is no mistake either.
+    if n_viol == 0 or step == 0.0:
+        return 0
+    w.tmp.upd_rows[0] = c
+    w.tmp.upd_delta[0] = step
+    if w.s.rule == RULE_CS_MAX:
+        w.tmp.upd_rows[1] = <int> best
+        w.tmp.upd_delta[1] = -step
+        return 2
+    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+        k = w.s.rows[p]
+        if k != c and own - w.d.scores[k * w.z.n_z + i] <= w.s.threshold:
+            w.tmp.upd_rows[n_up] = <int> k
+            w.tmp.upd_delta[n_up] = -step / n_viol
+            n_up += 1
+    return n_up
+
+
+cdef inline Py_ssize_t _find_mistakes(Walk* w, Py_ssize_t i) noexcept nogil:
+    """Write the active sub-problems in which visited sample ``i`` is a
+    mistake to ``upd_rows``, with their update sizes to ``upd_delta``, and
+    return how many; -1 if a score is not finite."""
+    cdef Py_ssize_t p, k, n_up = 0
+    cdef int c = w.s.y_class[i]
+    cdef double value, step = w.s.step[i]
+    if w.s.rule != RULE_TABLE:
+        return _find_multiclass_mistake(w, i)
+    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+        k = w.s.rows[p]
+        value = w.d.scores[k * w.z.n_z + i]
+        if value - value != 0.0:
+            return -1
+        # A sample of weight zero never updates, so it is no mistake either.
+        if w.s.signs[p] * value <= w.s.threshold and step != 0.0:
+            w.tmp.upd_rows[n_up] = <int> k
+            w.tmp.upd_delta[n_up] = step * w.s.signs[p]
+            n_up += 1
+    return n_up
+
+
+cdef inline void _record_update(Walk* w, Py_ssize_t i, Py_ssize_t n_up) noexcept nogil:
+    """The dual side of the update of sample ``i`` in the ``n_up``
+    sub-problems of ``upd_rows``: coefficients, Daume's sums, counts, its
+    age, its entry into the support set (the scores are the caller's)."""
+    cdef Dual* d = &w.d
+    cdef Py_ssize_t u, k, K = w.s.n_rows
+    for u in range(n_up):
+        k = w.tmp.upd_rows[u]
+        d.alpha[i * K + k] += w.tmp.upd_delta[u]
+        if d.average:
+            d.alpha_sum[i * K + k] += d.visits[k] * w.tmp.upd_delta[u]
+        # A multiclass mistake counts once, on the true class's row.
+        if u == 0 or w.s.rule == RULE_TABLE:
+            w.tmp.updates[k] += 1
+        d.forget_m[k] += 1.0
+    d.counters[C_CLOCK] += 1
+    d.last_time[i] = d.counters[C_CLOCK]
+    if not d.in_support[i]:
+        d.sv_pos[i] = <int> d.counters[C_N_SV]
+        d.sv_list[d.counters[C_N_SV]] = <int> i
+        d.in_support[i] = 1
+        d.counters[C_N_SV] += 1
+
+
+cdef inline void _end_visit(Walk* w, Py_ssize_t i) noexcept nogil:
+    """Count the visit of sample ``i`` in its active sub-problems, and the
+    size of the support set between visits."""
+    cdef Py_ssize_t p
+    cdef int c = w.s.y_class[i]
+    if w.d.counters[C_N_SV] > w.d.counters[C_MAX_SV]:
+        w.d.counters[C_MAX_SV] = w.d.counters[C_N_SV]
+    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+        w.d.visits[w.s.rows[p]] += 1.0
+
+
+cdef int _walk(
+    const floating* values, Walk* w, const int* order, Py_ssize_t n_visits,
+    Py_ssize_t* t_io, Py_ssize_t* need_row,
+) noexcept nogil:
+    """Visit the rows ``order[t_io[0]:n_visits]``; on a status other than
+    ``STATUS_DONE``, ``t_io`` is the visit stopped at and ``need_row`` the
+    row involved."""
+    cdef Py_ssize_t t, i, u, n_up, r, li, lr
+    cdef int status = STATUS_DONE
+    cdef uint64_t rng_next
+    for t in range(t_io[0], n_visits):
+        i = order[t]
+        n_up = _find_mistakes(w, i)
+        if n_up < 0:
+            t_io[0] = t
+            need_row[0] = i
+            return STATUS_NONFINITE_SCORE
+        if n_up:
+            r = lr = -1
+            rng_next = w.d.rng[0]
+            if (not w.d.in_support[i] and w.d.budget >= 0
+                    and w.d.counters[C_N_SV] >= w.d.budget):
+                r = _pick_removal(w, &rng_next)
+            # Fetch every column the visit needs before any state changes,
+            # so that a walk stopped here (callable kernel) resumes here.
+            li = _line(values, w, i, -1, &status)
+            if li < 0:
+                t_io[0] = t
+                need_row[0] = i
+                return status
+            if r >= 0:
+                lr = _line(values, w, r, li, &status)
+                if lr < 0:
+                    t_io[0] = t
+                    need_row[0] = r
+                    return status
+                w.d.rng[0] = rng_next
+            for u in range(n_up):
+                _axpy_line(w, w.tmp.upd_rows[u], li, w.tmp.upd_delta[u])
+            _record_update(w, i, n_up)
+            if r >= 0:
+                if w.d.strategy == STRATEGY_FORGETRON:
+                    _forgetron_shrink(w, r)
+                _remove_support(w, r, lr)
+        _end_visit(w, i)
+    t_io[0] = n_visits
+    return STATUS_DONE
+
+
+def _check_shapes(z, samples, dual, cache):
+    """Refuse arrays whose shapes do not fit together: the walk indexes them
+    without bounds checks."""
+    n_z, n_rows = z.n_z, dual.scores.shape[0]
+    n_track = max(n_z - z.track_from, 1)
+    n_lines = (cache.lines if cache.lines32 is None else cache.lines32).shape[0]
+    expected = [
+        (dual.scores.shape, (n_rows, n_z)),
+        (dual.alpha.shape, (n_z, n_rows)),
+        (dual.alpha_sum.shape, (n_z, n_rows) if dual.average else dual.alpha_sum.shape),
+        (dual.forget.shape, (2, n_rows)),
+        (dual.visits.shape[0], n_rows),
+    ]
+    for length in (samples.y_class, samples.step, dual.in_support, dual.sv_list,
+                   dual.sv_pos, dual.last_time, cache.line_of_row, cache.seen):
+        expected.append((length.shape[0], n_z))
+    expected += [(cache.lines.shape[1], n_track),
+                 (cache.row_of_line.shape[0], max(n_lines - 2, 1)),
+                 (cache.line_used.shape[0], max(n_lines - 2, 1))]
+    n_classes = samples.rows_ptr.shape[0] - 1
+    if n_z and not 0 <= samples.y_class.min() <= samples.y_class.max() < n_classes:
+        raise ValueError("y_class must index the classes of the table.")
+    if samples.rows.shape[0] and samples.rows.max() >= n_rows:
+        raise ValueError("The table names a row beyond n_rows.")
+    if not z.sparse and z.values.shape[0] != n_z * z.n_features:
+        raise ValueError("The dense values do not hold n_z rows of n_features.")
+    if z.sparse and z.indptr.shape[0] != n_z + 1:
+        raise ValueError("indptr must have n_z + 1 entries.")
+    for got, want in expected:
+        if got != want:
+            raise ValueError(f"Walker: an array of shape {got} where {want} "
+                             "was expected.")
+
+
+cdef class Walker:
+    """The dual perceptron walk over the rows of Z, on arrays owned by the
+    caller (kept alive here and used in place: they must not be reallocated
+    while the walker lives).  :meth:`run` makes one pass.
+
+    Parameters
+    ----------
+    z : object
+        The rows of Z: ``values`` (the C-ordered dense matrix raveled, or the
+        CSR data), ``indices``, ``indptr`` (int32; unused when dense),
+        ``sparse``, ``n_features``, ``n_z``, ``track_from`` (rows before it
+        are not tracked: no scores, no cache entries) and ``znorm`` (from
+        ``_Kernel.norms``).  For "precomputed", Z is the Gram matrix.
+    kernel : object
+        ``code``, ``gamma``, ``coef0``, ``degree`` of the kernel.
+    samples : object
+        ``y_class`` (int32) and ``step`` (float64) of every row of Z, the
+        class table ``rows_ptr``, ``rows``, ``signs``, ``threshold`` and
+        ``add`` (1.0 pads a constant feature, 0.0 none).
+    dual : object
+        The dual state, updated in place: ``scores`` (n_rows, n_z),
+        ``alpha`` and ``alpha_sum`` (n_z, n_rows; ``alpha_sum`` only read
+        with ``average``), ``visits``, ``in_support``, ``sv_list``,
+        ``sv_pos``, ``last_time``, ``counters`` (int64, 5), ``budget``
+        (-1: none), ``strategy``, ``forget`` (2, n_rows) and ``rng``
+        (uint64, 1).
+    cache : object
+        ``lines`` (capacity + 2, n_track) float64 or, with ``lines32``
+        (float32, same shape) for "rbf" and "laplacian", (1, n_track);
+        ``line_of_row``, ``row_of_line``, ``line_used``, ``seen`` and
+        ``admit_first``.
+    """
+
+    cdef Walk w
+    cdef const double[::1] values_d
+    cdef const float[::1] values_f
+    cdef bint float32
+    # Every array the walk points into, kept alive.
+    cdef object arrays
+    cdef double[::1] xd
+    cdef int[::1] upd_rows
+    cdef double[::1] upd_delta
+    # The table of every class, and the one of a pass (active rows only).
+    cdef const int[::1] table_ptr
+    cdef const int[::1] table_rows
+    cdef const signed char[::1] table_signs
+    cdef int[::1] pass_ptr
+    cdef int[::1] pass_rows
+    cdef signed char[::1] pass_signs
+
+    def __init__(self, z, kernel, samples, dual, cache):
+        _check_shapes(z, samples, dual, cache)
+        self.arrays = (z, kernel, samples, dual, cache)
+        self._init_rows(z)
+        self.w.kern.kind = kernel.code
+        self.w.kern.gamma = kernel.gamma
+        self.w.kern.coef0 = kernel.coef0
+        self.w.kern.degree = kernel.degree
+        self._init_samples(samples)
+        self._init_dual(dual)
+        self._init_cache(cache)
+        n_rows = self.w.s.n_rows
+        self.xd = np.zeros(max(self.w.z.n_features, 1))
+        self.upd_rows = np.zeros(n_rows, dtype=np.int32)
+        self.upd_delta = np.zeros(n_rows)
+        self.w.tmp.xd = &self.xd[0]
+        self.w.tmp.upd_rows = &self.upd_rows[0]
+        self.w.tmp.upd_delta = &self.upd_delta[0]
+
+    cdef _init_rows(self, z):
+        cdef const int[::1] indices = z.indices
+        cdef const int[::1] indptr = z.indptr
+        cdef const double[::1] znorm = z.znorm
+        self.float32 = z.values.dtype == np.float32
+        if self.float32:
+            self.values_f = z.values
+        else:
+            self.values_d = z.values
+        self.w.z.indices = &indices[0]
+        self.w.z.indptr = &indptr[0]
+        self.w.z.sparse = z.sparse
+        self.w.z.n_features = z.n_features
+        self.w.z.n_z = z.n_z
+        self.w.z.track_from = z.track_from
+        self.w.z.n_track = z.n_z - z.track_from
+        self.w.z.znorm = &znorm[0]
+
+    cdef _init_samples(self, samples):
+        cdef const int[::1] y_class = samples.y_class
+        cdef const double[::1] step = samples.step
+        self.table_ptr = samples.rows_ptr
+        self.table_rows = samples.rows
+        self.table_signs = samples.signs
+        self.pass_ptr = np.zeros(self.table_ptr.shape[0], dtype=np.int32)
+        self.pass_rows = np.zeros(max(self.table_rows.shape[0], 1), dtype=np.int32)
+        self.pass_signs = np.zeros(max(self.table_signs.shape[0], 1), dtype=np.int8)
+        self.w.s.y_class = &y_class[0]
+        self.w.s.step = &step[0]
+        self.w.s.threshold = samples.threshold
+        self.w.s.add = samples.add
+        self.w.s.rule = getattr(samples, "rule", RULE_TABLE)
+
+    cdef _init_dual(self, dual):
+        cdef double[:, ::1] scores = dual.scores
+        cdef double[:, ::1] alpha = dual.alpha
+        cdef double[:, ::1] alpha_sum = dual.alpha_sum
+        cdef double[::1] visits = dual.visits
+        cdef unsigned char[::1] in_support = dual.in_support
+        cdef int[::1] sv_list = dual.sv_list
+        cdef int[::1] sv_pos = dual.sv_pos
+        cdef long long[::1] last_time = dual.last_time
+        cdef long long[::1] counters = dual.counters
+        cdef double[:, ::1] forget = dual.forget
+        cdef unsigned long long[::1] rng = dual.rng
+        if counters.shape[0] != N_COUNTERS or rng.shape[0] != 1:
+            raise ValueError("counters needs 5 entries and rng one.")
+        self.w.s.n_rows = scores.shape[0]
+        self.w.d.scores = &scores[0, 0]
+        self.w.d.alpha = &alpha[0, 0]
+        self.w.d.average = dual.average
+        self.w.d.alpha_sum = &alpha_sum[0, 0]
+        self.w.d.visits = &visits[0]
+        self.w.d.in_support = &in_support[0]
+        self.w.d.sv_list = &sv_list[0]
+        self.w.d.sv_pos = &sv_pos[0]
+        self.w.d.last_time = &last_time[0]
+        self.w.d.counters = &counters[0]
+        self.w.d.budget = dual.budget
+        self.w.d.strategy = dual.strategy
+        self.w.d.forget_q = &forget[0, 0]
+        self.w.d.forget_m = &forget[1, 0]
+        self.w.d.rng = <uint64_t*> &rng[0]
+
+    cdef _init_cache(self, cache):
+        cdef double[:, ::1] lines = cache.lines
+        cdef float[:, ::1] lines32
+        cdef int[::1] line_of_row = cache.line_of_row
+        cdef int[::1] row_of_line = cache.row_of_line
+        cdef long long[::1] line_used = cache.line_used
+        cdef unsigned char[::1] seen = cache.seen
+        cdef Py_ssize_t n_lines = lines.shape[0]
+        self.w.c.single = cache.lines32 is not None
+        self.w.c.lines = &lines[0, 0]
+        self.w.c.lines32 = NULL
+        if self.w.c.single:
+            if self.w.kern.kind != KERNEL_RBF and self.w.kern.kind != KERNEL_LAPLACIAN:
+                raise ValueError("Single-precision lines are for the rbf and "
+                                 "laplacian kernels only.")
+            lines32 = cache.lines32
+            if lines32.shape[1] != lines.shape[1]:
+                raise ValueError("lines32 and lines need lines of one length.")
+            self.w.c.lines32 = &lines32[0, 0]
+            n_lines = lines32.shape[0]
+        self.w.c.capacity = n_lines - 2
+        self.w.c.admit_first = cache.admit_first
+        self.w.c.seen = &seen[0]
+        self.w.c.line_of_row = &line_of_row[0]
+        self.w.c.row_of_line = &row_of_line[0]
+        self.w.c.line_used = &line_used[0]
+
+    def run(self, const int[::1] order, Py_ssize_t t_start,
+            const unsigned char[::1] active, long long[::1] updates):
+        """Visit the rows ``order[t_start:]`` of Z; sub-problems with
+        ``active[k] == 0`` are frozen (no update, no visit), and ``updates``
+        (int64, (n_rows,)) counts the updates of every sub-problem, in place.
+
+        Returns
+        -------
+        status, t, row : int
+            ``STATUS_DONE`` (t = len(order)); or the visit ``t`` stopped at
+            and the row involved: ``STATUS_NEED_COLUMN`` (store its column
+            with :func:`cache_store` and call again from ``t``),
+            ``STATUS_NONFINITE_KERNEL`` or ``STATUS_NONFINITE_SCORE``.
+        """
+        cdef Py_ssize_t t = t_start, need_row = -1
+        cdef Py_ssize_t c, p, n_entries = 0
+        cdef int status
+        cdef const float* data_f = NULL
+        cdef const double* data_d = NULL
+        # A local copy: the compiler then keeps its fields in registers,
+        # where fields of this object would be reloaded after every store.
+        cdef Walk w = self.w
+        if order.shape[0] == 0:
+            return STATUS_DONE, 0, -1
+        w.tmp.updates = &updates[0]
+        for c in range(self.table_ptr.shape[0] - 1):
+            self.pass_ptr[c] = <int> n_entries
+            for p in range(self.table_ptr[c], self.table_ptr[c + 1]):
+                if active[self.table_rows[p]]:
+                    self.pass_rows[n_entries] = self.table_rows[p]
+                    self.pass_signs[n_entries] = self.table_signs[p]
+                    n_entries += 1
+        self.pass_ptr[self.table_ptr.shape[0] - 1] = <int> n_entries
+        w.s.rows_ptr = &self.pass_ptr[0]
+        w.s.rows = &self.pass_rows[0]
+        w.s.signs = &self.pass_signs[0]
+        if self.float32:
+            if self.values_f.shape[0]:
+                data_f = &self.values_f[0]
+            with nogil:
+                status = _walk(data_f, &w, &order[0], order.shape[0], &t,
+                               &need_row)
+        else:
+            if self.values_d.shape[0]:
+                data_d = &self.values_d[0]
+            with nogil:
+                status = _walk(data_d, &w, &order[0], order.shape[0], &t,
+                               &need_row)
+        return status, t, need_row
+
+
+def cache_store(const double[::1] column, Py_ssize_t row, cache,
+                long long[::1] counters):
+    """Store the column of Z row ``row`` (kernel values computed in Python,
+    for a callable kernel) in an LRU line of ``cache`` (as given to
+    :class:`Walker`, double lines), evicting the least recently used line
+    if full."""
+    cdef double[:, ::1] lines = cache.lines
+    cdef int[::1] line_of_row = cache.line_of_row
+    cdef int[::1] row_of_line = cache.row_of_line
+    cdef long long[::1] line_used = cache.line_used
+    cdef Cache c
+    cdef Py_ssize_t l
+    c.capacity = lines.shape[0] - 2
+    c.line_of_row = &line_of_row[0]
+    c.row_of_line = &row_of_line[0]
+    c.line_used = &line_used[0]
+    l = _free_line(&c, &counters[0], -1)
+    lines[l, :] = column
+    counters[C_CACHE_CLOCK] += 1
+    row_of_line[l] = <int> row
+    line_of_row[row] = <int> l
+    line_used[l] = counters[C_CACHE_CLOCK]
+
+
+# -- prediction and helpers ----------------------------------------------------
+
+cdef inline void _rows_of(
+    Rows* z, const int[::1] indices, const int[::1] indptr, bint sparse,
+    Py_ssize_t n, Py_ssize_t n_features, const double[::1] norms,
+) noexcept:
+    z.indices = &indices[0]
+    z.indptr = &indptr[0]
+    z.sparse = sparse
+    z.n_features = n_features
+    z.n_z = n
+    z.track_from = 0
+    z.n_track = n
+    z.znorm = &norms[0]
+
+
+def decision(
+    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
+    bint sparse, Py_ssize_t n_samples,
+    const floating[::1] sv_values, const int[::1] sv_indices,
+    const int[::1] sv_indptr, bint sv_sparse, Py_ssize_t n_sv,
+    Py_ssize_t n_features, const double[::1] sv_norm, kernel,
+    const double[:, ::1] coef, double[:, ::1] out, bint single=False,
+):
+    """Write ``sum_j coef[j, k] * K(sv_j, x_t)`` to ``out[t, k]``.
+
+    The samples ``x_t`` and the support vectors ``sv_j`` (norms ``sv_norm``
+    from ``_Kernel.norms``) may each be dense or CSR, in the same dtype;
+    ``kernel`` has ``code``, ``gamma``, ``coef0``, ``degree``.  One sample at
+    a time: the extra memory is one kernel column and one dense probe.  With
+    ``single``, the exponentials are those of a fit's cache lines (the
+    scores a walk starts from).  Returns 1 if a kernel value is not finite,
+    else 0."""
+    cdef Kernel kern
+    cdef Rows x_rows, sv_rows
+    cdef Py_ssize_t t, j, k, K = coef.shape[1]
+    cdef double stats[3]
+    cdef double s
+    cdef int bad = 0
+    cdef bint exponential
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    cdef const floating* sv_data = &sv_values[0] if sv_values.shape[0] else NULL
+    cdef double[::1] xd = np.zeros(max(n_features, 1))
+    cdef double[::1] column = np.zeros(max(n_sv, 1))
+    cdef float[::1] column32 = np.zeros(max(n_sv, 1), dtype=np.float32)
+    if n_sv == 0:
+        out[:, :] = 0.0
+        return 0
+    _init_kernel(&kern, kernel)
+    exponential = kern.kind == KERNEL_RBF or kern.kind == KERNEL_LAPLACIAN
+    _rows_of(&x_rows, indices, indptr, sparse, n_samples, n_features, sv_norm)
+    _rows_of(&sv_rows, sv_indices, sv_indptr, sv_sparse, n_sv, n_features,
+             sv_norm)
+    with nogil:
+        for t in range(n_samples):
+            _load_probe(data, &x_rows, t, &xd[0], stats)
+            if single and exponential:
+                bad |= _probe_overflows(&kern, stats)
+                _reduce(sv_data, &sv_rows, 0, n_sv, &xd[0], stats, &kern,
+                        &column[0])
+                skp_exp_line_single(&column[0], n_sv, &column32[0])
+                for j in range(n_sv):
+                    column[j] = column32[j]
+            else:
+                bad |= _column(sv_data, &sv_rows, 0, n_sv, &xd[0], stats,
+                               &kern, &column[0])
+            _unload_probe(&x_rows, t, &xd[0])
+            for k in range(K):
+                s = 0.0
+                for j in range(n_sv):
+                    s += coef[j, k] * column[j]
+                out[t, k] = s
+    return bad
+
+
+cdef void _init_kernel(Kernel* kern, kernel):
+    kern.kind = kernel.code
+    kern.gamma = kernel.gamma
+    kern.coef0 = kernel.coef0
+    kern.degree = kernel.degree
+
+
+def kernel_rows(
+    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
+    bint sparse, Py_ssize_t n_samples,
+    const floating[::1] z_values, const int[::1] z_indices,
+    const int[::1] z_indptr, bint z_sparse, Py_ssize_t n_z,
+    Py_ssize_t n_features, const double[::1] z_norm, kernel,
+    double[:, ::1] out,
+):
+    """Write the kernel matrix ``K(x_t, z_j)`` to ``out[t, j]`` (inputs as
+    in :func:`decision`).  Returns 1 if a value is not finite, else 0."""
+    cdef Kernel kern
+    cdef Rows x_rows, z_rows
+    cdef Py_ssize_t t
+    cdef double stats[3]
+    cdef int bad = 0
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    cdef const floating* z_data = &z_values[0] if z_values.shape[0] else NULL
+    cdef double[::1] xd = np.zeros(max(n_features, 1))
+    if n_z == 0:
+        return 0
+    _init_kernel(&kern, kernel)
+    _rows_of(&x_rows, indices, indptr, sparse, n_samples, n_features, z_norm)
+    _rows_of(&z_rows, z_indices, z_indptr, z_sparse, n_z, n_features, z_norm)
+    with nogil:
+        for t in range(n_samples):
+            _load_probe(data, &x_rows, t, &xd[0], stats)
+            bad |= _column(z_data, &z_rows, 0, n_z, &xd[0], stats, &kern,
+                           &out[t, 0])
+            _unload_probe(&x_rows, t, &xd[0])
+    return bad
+
+
+def variance(const floating[::1] values):
+    """The variance of ``values`` in float64 (0 when empty), as
+    ``values.var()`` up to rounding, without a temporary array."""
+    cdef double result = 0.0
+    if values.shape[0] == 0:
+        return 0.0
+    with nogil:
+        if floating is double:
+            result = skp_variance_d(&values[0], values.shape[0])
+        else:
+            result = skp_variance_f(&values[0], values.shape[0])
+    return result
+
+
+def row_norms(const floating[::1] values, const int[::1] indptr, bint sparse,
+              Py_ssize_t n_samples, Py_ssize_t n_features, double[::1] out):
+    """The euclidean norm of every row, accumulated in float64."""
+    cdef Py_ssize_t t, p, start, stop
+    cdef double s
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    with nogil:
+        for t in range(n_samples):
+            if sparse:
+                start, stop = indptr[t], indptr[t + 1]
+            else:
+                start, stop = t * n_features, (t + 1) * n_features
+            s = 0.0
+            for p in range(start, stop):
+                s += <double> data[p] * data[p]
+            out[t] = sqrt(s)
+
+
+def dense_sq_norms(const floating[::1] values, Py_ssize_t n_samples,
+                   Py_ssize_t n_features, double[::1] out):
+    """The squared norm of every row of a dense matrix, in the order of the
+    dense passes (what their "rbf" reads as the rows' squared norms)."""
+    cdef Py_ssize_t t, p
+    cdef double[::1] work = np.zeros(max(n_features, 1))
+    cdef const floating* data = &values[0] if values.shape[0] else NULL
+    with nogil:
+        for t in range(n_samples):
+            for p in range(n_features):
+                work[p] = data[t * n_features + p]
+            out[t] = skp_dot_d(&work[0], &work[0], n_features)

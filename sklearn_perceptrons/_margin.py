@@ -1,0 +1,765 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The margin perceptron, :class:`MarginPerceptron`, and its certified
+search for a large margin (``margin="auto"``).
+
+The update rule is ``RULE_MARGIN`` of the compiled linear epoch.  The search
+plugs into the driver of :mod:`sklearn_perceptrons._training` as a trainer
+(:class:`_SearchTrainer`) whose ``end_epoch`` halves the margin of rows and
+keeps the pocket; its online form splits the pass of ``partial_fit``.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import row_norms
+
+from ._linear import BaseLinearPerceptron
+from ._rows import (
+    RULE_MARGIN,
+    LinearState,
+    LinearTrainer,
+    Rule,
+    row_scores,
+    run_epoch,
+    sign_matrix,
+)
+
+def _padded_sq_norms(X, fit_intercept):
+    """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``.
+
+    Accumulated in float64 even for a float32 X, because the radius enters
+    the certificate of the margin search; a float32 X is read in blocks of
+    rows (about 4 MB of float64 at a time), never converted whole.
+    """
+    if X.dtype == np.float64:
+        sq = row_norms(X, squared=True)
+    else:
+        n_samples = X.shape[0]
+        sq = np.empty(n_samples)
+        block = max(1, (1 << 19) // max(1, X.shape[1]))
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            if sp.issparse(X):
+                lo, hi = X.indptr[start], X.indptr[stop]
+                values = X.data[lo:hi].astype(np.float64)
+                rows = np.repeat(np.arange(stop - start),
+                                 np.diff(X.indptr[start:stop + 1]))
+                sq[start:stop] = np.bincount(rows, weights=values * values,
+                                             minlength=stop - start)
+            else:
+                part = X[start:stop].astype(np.float64)
+                sq[start:stop] = np.einsum("ij,ij->i", part, part)
+    return sq + 1.0 if fit_intercept else sq
+
+
+def _weight_norms(coef, intercept, fit_intercept):
+    """``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row, in float64."""
+    sq = np.einsum("ij,ij->i", coef, coef, dtype=np.float64)
+    if fit_intercept:
+        sq = sq + intercept.astype(np.float64) ** 2
+    return np.sqrt(sq)
+
+
+def _row_geometry(sq_norms, y_class, step, signs_of_class):
+    """Squared radius and step range of every row's binary problem.
+
+    Only the samples that take part in a row (sign != 0) with a positive
+    step can ever update it, so only they count.  Returns per-row arrays
+    ``sq_radius`` (0 where no sample counts), ``step_min`` (inf) and
+    ``step_max`` (0).
+    """
+    n_classes, n_rows = signs_of_class.shape
+    counted = step > 0
+    classes = y_class[counted]
+    class_sq = np.zeros(n_classes)
+    class_max = np.zeros(n_classes)
+    class_min = np.full(n_classes, np.inf)
+    np.maximum.at(class_sq, classes, sq_norms[counted])
+    np.maximum.at(class_max, classes, step[counted])
+    np.minimum.at(class_min, classes, step[counted])
+    part = signs_of_class != 0
+    return (
+        np.where(part, class_sq[:, None], 0.0).max(axis=0),
+        np.where(part, class_min[:, None], np.inf).min(axis=0),
+        np.where(part, class_max[:, None], 0.0).max(axis=0),
+    )
+
+
+class _MarginSearch:
+    """State of the certified margin search of every row (``margin="auto"``).
+
+    Row ``k`` runs the margin perceptron with ``gamma_k = R_k / 2**h_k``;
+    ``run_updates_k`` counts the updates since the current run started (at
+    ``w~ = 0``, or at a warm start of norm ``start_norm_k``).  Plain arrays,
+    replaced rather than mutated once fitted, so that the all-or-nothing
+    snapshot of ``keep_state_on_error`` stays valid.
+    """
+
+    def __init__(self, sq_radius, halvings, run_updates, start_norm,
+                 step_min, step_max):
+        self.sq_radius = sq_radius
+        self.halvings = halvings
+        self.run_updates = run_updates
+        self.start_norm = start_norm
+        self.step_min = step_min
+        self.step_max = step_max
+
+    def copy(self):
+        return _MarginSearch(*(np.array(getattr(self, name)) for name in (
+            "sq_radius", "halvings", "run_updates", "start_norm",
+            "step_min", "step_max",
+        )))
+
+    def gamma(self):
+        return np.ldexp(np.sqrt(self.sq_radius), -self.halvings)
+
+    def budget(self, epsilon):
+        """Updates a run may make if a separator of margin gamma exists.
+
+        Unit steps from ``w~ = 0`` on data of radius R: ``4 R² / (ε² γ²)``.
+        Steps ``c_i`` in ``[c_min, c_max]``: that times ``c_max / c_min``.
+        A run started at ``||w~_0|| = a > 0``: at most
+        ``4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min)``
+        (see the Notes of :class:`MarginPerceptron`).  Infinite where
+        ``gamma = 0`` or no sample can update the row.
+        """
+        radius = np.sqrt(self.sq_radius)
+        budget = np.full(radius.shape, np.inf)
+        usable = (radius > 0) & (self.step_max > 0)
+        if not usable.all():
+            if not usable.any():
+                return budget
+            return np.where(usable, self._budget(epsilon, usable), np.inf)
+        return self._budget(epsilon, slice(None))
+
+    def _budget(self, epsilon, rows):
+        # R / gamma = 2**h exactly; beyond 2**500 the bound (> 4**500) can
+        # never be reached, and capping h keeps the arithmetic finite.
+        ratio = np.ldexp(1.0, np.minimum(self.halvings[rows], 500)) / epsilon
+        radius = np.sqrt(self.sq_radius[rows])
+        step_min, step_max = self.step_min[rows], self.step_max[rows]
+        a = self.start_norm[rows]
+        budget = (step_max / step_min) * 4.0 * ratio * ratio
+        # From ||w~|| = a: 4 (a + max(a, 2 c_max R ratio + c_max R)) ratio
+        # / (3 R c_min), the same bound written with gamma = R / 2**h.
+        warm = (4.0 * ratio
+                * (a + np.maximum(a, step_max * radius * (2.0 * ratio + 1.0)))
+                / (3.0 * radius * step_min))
+        out = np.where(a > 0, np.maximum(budget, warm), budget)
+        if isinstance(rows, slice):
+            return out
+        full = np.full(self.sq_radius.shape, np.inf)
+        full[rows] = out
+        return full
+
+    def halve(self, state, rows, fit_intercept):
+        """Halve gamma of ``rows`` and go on from their current iterates.
+
+        The updates are counted anew from here, against the bound of a run
+        started at the current ``||w~||``.
+        """
+        self.halvings[rows] += 1
+        self.run_updates[rows] = 0
+        self.start_norm[rows] = _weight_norms(
+            state.coef[rows], state.intercept[rows], fit_intercept)
+
+    def restart(self, state, rows):
+        """Halve gamma of ``rows`` and restart their runs at ``w~ = 0``."""
+        self.halvings[rows] += 1
+        self.run_updates[rows] = 0
+        self.start_norm[rows] = 0.0
+        state.reset_rows(rows)
+
+
+class _TrainingErrors:
+    """Weighted training errors of weight rows on the samples ``idx``.
+
+    A sample counts with its step (sample weight times class weight) when a
+    row's classifier (positive iff score > 0, as ``predict``) gets its sign
+    wrong.  The per-sample masks are built once per fit, so that an epoch
+    costs one compiled scoring pass and a comparison.  The scores come from
+    the compiled routine, which computes each row with the same arithmetic
+    whatever the other rows are, so row ``k`` of a one-vs-all fit agrees bit
+    for bit with its binary fit.
+    """
+
+    def __init__(self, idx, y_class, step, signs_of_class):
+        signs = signs_of_class[y_class[idx]]
+        self.idx = idx
+        self.positive = signs > 0
+        self.takes_part = None if np.all(signs != 0) else signs != 0
+        weights = step[idx]
+        part = np.ones(signs.shape, dtype=bool) if self.takes_part is None \
+            else self.takes_part
+        # The weight of every row's training samples: errors / total is a rate.
+        self.total = weights @ part
+        self.uniform = weights.shape[0] == 0 or np.all(weights == weights[0])
+        self.weights = weights[:1] if self.uniform else weights
+
+    def __call__(self, X, coef, intercept, rows):
+        scores = row_scores(X, self.idx, coef[rows], intercept[rows])
+        wrong = (scores > 0) != self.positive[:, rows]
+        if self.takes_part is not None:
+            wrong &= self.takes_part[:, rows]
+        if self.uniform:
+            return np.count_nonzero(wrong, axis=0) * self.weights[0]
+        return self.weights @ wrong
+
+
+class _SearchTrainer(LinearTrainer):
+    """The trainer of ``margin="auto"``: the margin rule at every row's
+    current γ, and after every epoch the search's decisions (see the Notes
+    of :class:`MarginPerceptron`): a converged row stops; a row over its
+    update budget (a proof) restarts at the halved γ from ``w~ = 0``; a row
+    whose tol rule fired goes on at the halved γ, or stops when the last
+    ``patience`` halvings did not improve its pocket by more than ``tol``;
+    with a validation set a row whose validation score stalled stops.
+    Keeps the pocket (or, with a validation set, every row's best validation
+    epoch) itself."""
+
+    keeps_own_best = True
+
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, search,
+                 epsilon, training_errors, tol, patience):
+        n_rows = state.coef.shape[0]
+        super().__init__(X, y_class, step, table, state,
+                         fit_intercept=fit_intercept,
+                         rule=Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows)))
+        self.search = search
+        self.epsilon = epsilon
+        self.training_errors = training_errors
+        self.tol = tol
+        self.patience = patience
+        self.pocket_coef, self.pocket_intercept = state.model()
+        # Minus the training error rate, or the validation accuracy.
+        self.pocket_score = np.full(n_rows, -np.inf)
+        self.score_at_halving = np.full(n_rows, -np.inf)
+        self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
+
+    def run_epoch(self, order, active):
+        self.rule = self.rule._replace(
+            kappa=(1.0 - self.epsilon) * self.search.gamma())
+        updates = super().run_epoch(order, active)
+        self.search.run_updates += updates
+        return updates
+
+    def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
+        search, state = self.search, self.state
+        coef, intercept = state.model()
+        rows = np.flatnonzero(active)
+        score = np.full(self.n_rows, -np.inf)
+        if val_score is not None:
+            score[rows] = val_score[rows]
+        else:
+            errors = self.training_errors(self.X, coef, intercept, rows)
+            total = self.training_errors.total[rows]
+            score[rows] = -np.divide(errors, total, out=np.zeros(len(rows)),
+                                     where=total > 0)
+        better = active & (score > self.pocket_score)
+        self.pocket_score[better] = score[better]
+        self.pocket_coef[better] = coef[better]
+        self.pocket_intercept[better] = intercept[better]
+
+        converged = active & stopper.converged
+        stalled = active & ~converged & ~stopper.active.astype(bool)
+        proved = active & ~converged & (search.run_updates > search.budget(self.epsilon))
+        if val_score is not None:
+            # The validation score stalled: the row stops, keeping its best
+            # validation epoch; only proofs halve.
+            stopper.active[active & ~converged & ~stalled] = 1
+            halve = proved & ~stalled
+        else:
+            # The search stops rows when they converge, or when halving no
+            # longer improves their pocket.
+            stopper.active[active & ~converged] = 1
+            halve = stalled | proved
+        halve = np.flatnonzero(halve) if not last else np.zeros(0, dtype=np.intp)
+        if self.tol is not None and len(halve):
+            gain = self.pocket_score[halve] > self.score_at_halving[halve] + self.tol
+            self.idle_halvings[halve] = np.where(gain, 0, self.idle_halvings[halve] + 1)
+            self.score_at_halving[halve] = np.maximum(
+                self.score_at_halving[halve], self.pocket_score[halve])
+            idle = halve[self.idle_halvings[halve] >= self.patience]
+            stopper.active[idle] = 0
+            halve = halve[self.idle_halvings[halve] < self.patience]
+        if len(halve):
+            # A proof restarts the run at w~ = 0; the tol rule only
+            # halves gamma and lets the run go on from where it is.
+            search.restart(state, halve[proved[halve]])
+            search.halve(state, halve[~proved[halve]], self.fit_intercept)
+            if val_score is None:
+                stopper.restart(halve)
+        # Lazily: the driver reads them only when verbose > 1.
+        return (
+            f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
+            f"({'certified' if proved[k] else 'tol rule'})"
+            for k in halve
+        )
+
+    def final_model(self, converged):
+        """The last iterate of converged rows, the pocket of the others (of
+        every row, with a validation set)."""
+        coef, intercept = self.state.model()
+        keep_pocket = (np.ones(self.n_rows, dtype=bool)
+                       if self.training_errors is None else ~converged)
+        coef[keep_pocket] = self.pocket_coef[keep_pocket]
+        intercept[keep_pocket] = self.pocket_intercept[keep_pocket]
+        return coef, intercept
+
+
+class MarginPerceptron(BaseLinearPerceptron):
+    """The margin perceptron, with a certified search for a large margin.
+
+    Works on the padded vectors ``x~ = [x; 1]`` and weights ``w~ = [w; b]``
+    when ``fit_intercept`` (on ``x`` and ``w`` otherwise).  A sample of sign
+    ``s`` (+1 for ``classes_[1]``, -1 otherwise) triggers the perceptron
+    update ``w~ += c * s * x~`` (``c`` its sample weight times its class
+    weight) when ``w~ = 0`` or when its signed distance to the hyperplane,
+    ``d = s * (w~ . x~) / ||w~||``, is below ``(1 - epsilon) * gamma``: a
+    mistake, or a correct answer too close to the hyperplane (a margin
+    mistake).  Starts from ``w~ = 0``.  More than two classes are learned
+    one-vs-all, all K rows in one pass over X per epoch.
+
+    **When to use it.**  When you want a perceptron whose answer keeps a
+    margin: on separable data it finds a hyperplane with at least a quarter
+    of the largest margin (``margin="auto"``), a certified approximation of
+    the hard-margin SVM at the cost of a few perceptron runs; on data that
+    are not separable it keeps the epoch with the fewest training errors
+    (the *pocket*), which usually predicts better than the plain perceptron.
+
+    **Cost.**  With a float ``margin`` an epoch costs the same as
+    :class:`Perceptron`'s.  "auto" adds one scoring pass over the training
+    data per epoch (to keep the pocket), and runs until the search ends:
+    on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
+    otherwise a few dozen epochs (see Notes).
+
+    Parameters
+    ----------
+    margin : float > 0 or "auto", default="auto"
+        The target margin γ.  A float is used as is.  "auto" searches for a
+        large margin by certified halving (see Notes): γ starts at the
+        radius R of the (padded) training data and is halved whenever a run
+        has made more updates than a margin-γ separator would allow.
+
+    epsilon : float in (0, 1], default=0.5
+        Approximation parameter ε: samples closer to the hyperplane than
+        ``(1 - epsilon) * gamma`` trigger an update.  On data of radius R
+        separable with margin γ, a run makes at most ``4 R² / (ε² γ²)``
+        updates (``16 R² / γ²`` at ε = 1/2).  ``epsilon=1`` is the perceptron
+        with the strict rule ``d < 0`` (or ``w~ = 0``).
+
+    fit_intercept : bool, default=True
+        Whether to learn an intercept ``b``; margins and radii are then those
+        of the padded vectors.
+
+    max_iter : int, default=1000
+        Maximum number of epochs of ``fit``; with "auto", over all runs of
+        the search together.
+
+    tol : float or None, default=1e-3
+        Stopping tolerance: when not None, a row's run is stalled after
+        ``n_iter_no_change`` consecutive epochs whose number of updates did
+        not fall below ``best - tol * n_samples`` (or, with early stopping,
+        whose validation accuracy did not rise above ``best + tol``).  With
+        a float ``margin`` a stalled row stops; with "auto" its γ is halved
+        instead and its run goes on (a heuristic halving, see Notes), and
+        the search stops once ``n_iter_no_change`` halvings in a row have
+        not lowered the pocket's training error rate by more than ``tol``.
+        ``None`` disables both: only convergence or ``max_iter`` end a fit.
+
+    n_iter_no_change : int, default=5
+        Number of epochs without improvement before the tol rule fires (and,
+        with "auto", of halvings without improvement before the search
+        stops).
+
+    shuffle : bool, default=True
+        Whether to visit the samples in a fresh random order every epoch;
+        otherwise cyclically (row 0, 1, ..., n - 1).
+
+    average : bool, default=False
+        If True, ``coef_`` and ``intercept_`` are the average of ``(w, b)``
+        over every sample visit of training (of the current run, with
+        "auto"), computed without storing the history.
+
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes: an update on a sample of class ``j`` is
+        scaled by ``class_weight[j]`` (in the one-vs-all sub-problem of class
+        ``k`` a sample keeps the weight of its own class). Weights must be
+        finite and >= 0.
+
+    early_stopping : bool, default=False
+        Whether to hold out ``validation_fraction`` of the training data and
+        stop each row when its validation accuracy has not risen above
+        ``best + tol`` for ``n_iter_no_change`` epochs (with "auto" too); the
+        coefficients of each row's best validation epoch (over all runs,
+        with "auto") are kept, as in :class:`Perceptron`.
+
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
+
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the last iterate of the previous fit
+        (and, with "auto", from its number of halvings ``h``, so from its γ
+        on the same data).
+
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations and of the validation split.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: updates, ``||w||`` and time; if
+        > 1, also a line whenever "auto" halves the γ of a row.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights, in the dtype of the training data.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+
+    margin_ : float or ndarray of shape (n_classes,)
+        The smallest signed distance ``s * (w~ . x~) / ||w~||`` of a sample
+        of the last ``fit`` (every sample of X, whatever its weight) to the
+        learned hyperplane ``(coef_, intercept_)``; negative when a sample is
+        misclassified, 0.0 for ``w~ = 0``.  After ``partial_fit``: over the
+        samples of the last batch.  One value per one-vs-all row when
+        multiclass.  Equal to :func:`sklearn_perceptrons.bounds.margin`.
+
+    gamma_ : float or ndarray of shape (n_classes,)
+        The γ used: ``margin`` for a float; with "auto", the last γ tried,
+        ``R / 2**h`` (R the radius of the padded training data of the row).
+
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels; ``classes_[1]`` is the positive class of a
+        binary problem.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+
+    n_iter_ : int
+        Epochs run by the last ``fit`` (the largest number over one-vs-all
+        rows, all runs of the search included); after ``partial_fit``, the
+        number of passes since the first.
+
+    n_mistakes_ : int
+        Updates (mistakes and margin mistakes) made by the last ``fit`` over
+        all rows and runs; ``partial_fit`` adds to it.
+
+    mistakes_per_epoch_ : list of int
+        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
+        one entry per call.
+
+    converged_ : bool
+        Whether every row of the last ``fit`` ended on an epoch with zero
+        updates (after ``partial_fit``: whether its pass made no update).
+
+    See Also
+    --------
+    Perceptron : The standard perceptron.
+    sklearn.svm.LinearSVC : The (soft) maximum-margin linear classifier.
+    sklearn_perceptrons.bounds.max_margin : The exact maximum margin.
+
+    Notes
+    -----
+    **The guarantee.**  If every ``||x~_i|| <= R`` and a unit vector separates
+    the data with margin γ (``s_i u . x~_i >= γ``), a run from ``w~ = 0``
+    with unit steps makes at most ``4 R² / (ε² γ²)`` updates, in any order:
+    ``u . w~`` grows by ≥ γ per update while, once ``||w~|| >= 2 R² / (ε γ)``,
+    ``||w~||`` grows by at most ``(1 - 3ε/4) γ``.  When it converges (an
+    epoch without update), every sample is at distance ``>= (1 - epsilon)
+    * gamma`` (γ/2 at ε = 1/2) from the hyperplane.  With steps ``c_i``
+    between ``c_min`` and ``c_max`` (sample and class weights) the same
+    argument bounds ``sum c / c_max``, hence the number of updates by
+    ``(c_max / c_min) * 4 R² / (ε² γ²)``; from a start of norm ``a > 0`` by
+    ``4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min)``.
+
+    **margin="auto".**  Every one-vs-all row searches on its own, with
+    ``R`` the radius of the padded training samples that can update it
+    (positive weight) and ``gamma = R / 2**h``.  The search starts with
+    ``h = 0`` (the previous ``h`` with ``warm_start``) and a run at
+    ``w~ = 0`` (or at the warm start).  At the end of each epoch:
+
+    * a row that made no update has converged and is frozen;
+    * a row whose run has made more updates than the bound above has
+      *proved* that no separator of margin γ exists: ``h`` increases by one
+      and its run **restarts from** ``w~ = 0``, where the bound of the next
+      level holds exactly as stated (continuing would need the larger bound
+      of a run started at ``||w~|| = a``);
+    * otherwise, when ``tol`` is set and the tol rule fires, ``h`` also
+      increases by one, but the run goes on from its iterate (a stalled run
+      is usually close to satisfying the halved margin) and its updates are
+      counted from there against the bound of a run started at the current
+      ``||w~||``, so that a later halving by the bound is still a proof.  A
+      halving by the tol rule is a heuristic, not a proof.
+
+    A row stops when it converges; with ``tol`` set, also when the last
+    ``n_iter_no_change`` halvings (proofs or not) have not lowered its
+    pocket's weighted training error rate by more than ``tol`` (so that data
+    that are not separable end in a few dozen epochs); with
+    ``early_stopping``, when its validation accuracy stalls, as the tol rule
+    of :class:`Perceptron` (only proofs halve γ then).  Every row stops after
+    ``max_iter`` epochs in total (no halving after the last one).  A row that
+    converges at γ, without averaging, has ``margin_ >= (1 - epsilon) *
+    gamma``; if moreover all its halvings were proofs (always the case with
+    ``tol=None`` and no warm start), the maximum margin γ* is below
+    ``2 gamma``, so ``margin_ > (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2).
+    A row that never converges (non-separable data, or ``max_iter`` too
+    small) keeps the *pocket*: the coefficients, over the ends of all epochs
+    of all its runs, with the smallest weighted number of training errors
+    (the sum of the sample and class weights of the misclassified training
+    samples); ``converged_`` is then False and ``gamma_`` is its last γ.
+    With ``early_stopping`` every row keeps its best validation epoch over
+    all runs, as in :class:`Perceptron`.
+
+    **partial_fit with "auto"** runs the same certified rule online: row
+    ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the
+    rows seen so far (so γ starts at that radius, and follows it when it
+    grows), and as soon as the updates of its current run exceed the bound
+    (with the running radius and step range) ``h_k`` increases by one and
+    the run restarts from ``w~ = 0``.  The bound holds with the γ and R of
+    the moment, since both only grew during the run.  The check is exact
+    (the pass is split where the bound can be reached or the radius grows),
+    so one call on a batch equals one call per row.  After a ``fit`` with
+    "auto" the online search continues that fit's last run.  With unit
+    weights, from ``w~ = 0``, on a stream separable with margin γ* it makes
+    at most ``64 R² / (3 ε² γ*²) + log2(2 R / γ*)`` updates in total.
+
+    **No eta0.**  The margin rule does not depend on the scale of ``w~``, so
+    the update size is ``sample_weight * class_weight``.
+
+    References
+    ----------
+    .. [1] W. Krauth and M. Mézard, "Learning algorithms with optimal
+       stability in neural networks", Journal of Physics A 20(11), 1987.
+    .. [2] A. Blum and J. Dunagan, "Smoothed analysis of the perceptron
+       algorithm for linear programming", SODA, 2002.
+    .. [3] P. Tsampouka and J. Shawe-Taylor, "Approximate maximum margin
+       algorithms with rules controlled by the number of mistakes", ICML,
+       2007.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_perceptrons import MarginPerceptron
+    >>> from sklearn_perceptrons.bounds import max_margin
+    >>> X, y = load_iris(return_X_y=True)
+    >>> y = y == 0  # setosa vs. the rest: separable
+    >>> clf = MarginPerceptron(tol=None, random_state=0).fit(X, y)
+    >>> clf.converged_
+    True
+    >>> gamma_star = max_margin(X, y)[0]
+    >>> bool(clf.margin_ >= gamma_star / 4)
+    True
+    >>> clf.score(X, y)
+    1.0
+    """
+
+    _state_types = {"_state": LinearState, "_search_state": _MarginSearch}
+
+    _parameter_constraints = {
+        **BaseLinearPerceptron._parameter_constraints,
+        "margin": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "epsilon": [Interval(numbers.Real, 0, 1, closed="right")],
+    }
+
+    def __init__(
+        self,
+        *,
+        margin="auto",
+        epsilon=0.5,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        average=False,
+        class_weight=None,
+        early_stopping=False,
+        validation_fraction=0.1,
+        warm_start=False,
+        random_state=0,
+        verbose=0,
+    ):
+        self.margin = margin
+        self.epsilon = epsilon
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.average = average
+        self.class_weight = class_weight
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _rule(self, X, n_rows):
+        if self.margin == "auto":
+            # The first level of the search (the search itself sets the
+            # margin of every row; see _SearchTrainer and _partial_pass).
+            gamma = np.sqrt(_padded_sq_norms(X, self.fit_intercept).max())
+        else:
+            gamma = float(self.margin)
+        return Rule(RULE_MARGIN, np.zeros(n_rows),
+                    np.full(n_rows, (1.0 - self.epsilon) * gamma))
+
+    # -- fit -----------------------------------------------------------------
+
+    def _trainer(self, X, y_class, step, table, state, train_idx):
+        if self.margin != "auto":
+            return super()._trainer(X, y_class, step, table, state, train_idx)
+        n_rows = state.coef.shape[0]
+        signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
+        sq_radius, step_min, step_max = _row_geometry(
+            _padded_sq_norms(X, self.fit_intercept)[train_idx],
+            y_class[train_idx], step[train_idx], signs_of_class,
+        )
+        halvings = np.zeros(n_rows, dtype=np.int64)
+        previous = getattr(self, "_search_state", None)
+        if (self.warm_start and previous is not None
+                and previous.halvings.shape == (n_rows,)):
+            halvings = previous.halvings.copy()
+        search = _MarginSearch(
+            sq_radius, halvings, np.zeros(n_rows, dtype=np.int64),
+            _weight_norms(state.coef, state.intercept, self.fit_intercept),
+            step_min, step_max,
+        )
+        errors = None
+        if not self.early_stopping:
+            errors = _TrainingErrors(train_idx, y_class, step, signs_of_class)
+        return _SearchTrainer(
+            X, y_class, step, table, state, fit_intercept=self.fit_intercept,
+            search=search, epsilon=float(self.epsilon), training_errors=errors,
+            tol=self.tol, patience=self.n_iter_no_change,
+        )
+
+    def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
+        n_rows = trainer.n_rows
+        if isinstance(trainer, _SearchTrainer):
+            coef, intercept = trainer.final_model(record.converged)
+            search, gamma = trainer.search, trainer.search.gamma()
+        else:
+            coef, intercept = trainer.state.model()
+            search, gamma = None, np.full(n_rows, float(self.margin))
+        self._search_state = search
+        self._set_margins(X, y_class, signs_of_class, coef, intercept, gamma)
+        return coef, intercept
+
+    def _finish_row(self, X, samples):
+        indices, signs = samples()
+        coef, intercept = self.coef_, self.intercept_
+        scores = row_scores(X, indices, coef, intercept).ravel()
+        norm = _weight_norms(coef, intercept, self.fit_intercept)[0]
+        self.margin_ = float((signs * scores).min() / norm) if norm > 0 else 0.0
+        self.gamma_ = float(self.margin)
+        # What the margin perceptron's own fit leaves for a float margin: no
+        # margin search in progress.
+        self._search_state = None
+
+    # -- partial_fit ---------------------------------------------------------
+
+    def _partial_pass(self, X, state, y_class, step, table):
+        n_rows = state.coef.shape[0]
+        signs_of_class = sign_matrix(table, len(table[0]) - 1, n_rows)
+        if self.margin == "auto":
+            updates, search = self._online_search_pass(
+                X, state, y_class, step, table, signs_of_class
+            )
+            gamma = search.gamma()
+        else:
+            updates = super()._partial_pass(X, state, y_class, step, table)
+            search, gamma = None, np.full(n_rows, float(self.margin))
+        self._search_state = search
+        self._set_margins(X, y_class, signs_of_class, *state.model(), gamma)
+        return updates
+
+    def _online_search_pass(self, X, state, y_class, step, table, signs_of_class):
+        """One pass of the online certified search (see Notes)."""
+        n_samples, n_rows = X.shape[0], state.coef.shape[0]
+        epsilon = float(self.epsilon)
+        previous = getattr(self, "_search_state", None)
+        if previous is not None and previous.halvings.shape == (n_rows,):
+            search = previous.copy()
+        else:
+            search = _MarginSearch(
+                np.zeros(n_rows), np.zeros(n_rows, dtype=np.int64),
+                np.zeros(n_rows, dtype=np.int64),
+                _weight_norms(state.coef, state.intercept, self.fit_intercept),
+                np.full(n_rows, np.inf), np.zeros(n_rows),
+            )
+        # Running radius and step range of every row after each sample (the
+        # rows before the first are the state carried over).
+        counts = (signs_of_class[y_class] != 0) & (step > 0)[:, None]
+        sq_norms = _padded_sq_norms(X, self.fit_intercept)[:, None]
+        sq_radius = np.maximum.accumulate(np.concatenate(
+            [search.sq_radius[None], np.where(counts, sq_norms, 0.0)]), axis=0)
+        step_min = np.minimum.accumulate(np.concatenate(
+            [search.step_min[None], np.where(counts, step[:, None], np.inf)]),
+            axis=0)[1:]
+        step_max = np.maximum.accumulate(np.concatenate(
+            [search.step_max[None], np.where(counts, step[:, None], 0.0)]),
+            axis=0)[1:]
+        # The margin of a row changes where its radius grows: split there.
+        breaks = np.append(
+            np.flatnonzero((sq_radius[1:] > sq_radius[:-1]).any(axis=1)), n_samples)
+        sq_radius = sq_radius[1:]
+        total = np.zeros(n_rows, dtype=np.int64)
+        all_rows = np.ones(n_rows, dtype=np.uint8)
+        no_threshold = np.zeros(n_rows)
+        start = 0
+        while start < n_samples:
+            search.sq_radius = sq_radius[start]
+            search.step_min, search.step_max = step_min[start], step_max[start]
+            # Up to ``floor(budget) - run_updates + 1`` visits cannot exceed
+            # the budget before their last one: check right after it.
+            room = np.floor(search.budget(epsilon)) - search.run_updates + 1
+            room = room.min() if np.isfinite(room).any() else np.inf
+            stop = min(breaks[np.searchsorted(breaks, start, side="right")],
+                       start + max(int(min(room, n_samples)), 1))
+            updates = run_epoch(
+                X, state, np.arange(start, stop, dtype=np.int32), y_class, step,
+                table, fit_intercept=self.fit_intercept, active=all_rows,
+                rule=Rule(RULE_MARGIN, no_threshold,
+                          (1.0 - epsilon) * search.gamma()),
+            )
+            total += updates
+            search.run_updates += updates
+            search.step_min, search.step_max = step_min[stop - 1], step_max[stop - 1]
+            proved = np.flatnonzero(search.run_updates > search.budget(epsilon))
+            if len(proved):
+                search.restart(state, proved)
+            start = stop
+        return total, search
+
+    # -- diagnostics -------------------------------------------------------
+
+    def _set_margins(self, X, y_class, signs_of_class, coef, intercept, gamma):
+        """Set ``margin_`` (over the samples of X) and ``gamma_``."""
+        scores = row_scores(X, np.arange(X.shape[0], dtype=np.int32),
+                            coef, intercept)
+        signs = signs_of_class[y_class]
+        functional = scores * signs
+        takes_part = signs != 0
+        if not takes_part.all():
+            functional[~takes_part] = np.inf
+        smallest = functional.min(axis=0)
+        norms = _weight_norms(coef, intercept, self.fit_intercept)
+        # min_i (m_i / ||w~||) = (min_i m_i) / ||w~|| exactly (division by a
+        # positive number is monotone in floating point too).
+        margin = np.zeros(coef.shape[0])
+        np.divide(smallest, norms, out=margin, where=norms > 0)
+        margin[np.isinf(smallest)] = np.nan  # no sample of this row
+        binary = coef.shape[0] == 1
+        self.margin_ = float(margin[0]) if binary else margin
+        self.gamma_ = float(gamma[0]) if binary else np.asarray(gamma, dtype=float)

@@ -1,0 +1,393 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the estimators share about weight rows: the internal API.
+
+A perceptron of this package trains one or several *weight rows*, each a
+binary sub-problem.  This module holds everything about rows that more than
+one estimator needs, so that no module reaches into another's privates:
+
+* **Row tables** say which rows a sample of class ``c`` updates, and with
+  which sign: ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` and ``signs`` at the same
+  places (:func:`one_vs_all_table`, :func:`one_vs_one_table`; a
+  Crammer-Singer table would give the true class +1 and every other -1 on
+  one row per class).  :func:`sign_matrix` turns a table into a dense
+  (n_classes, n_rows) matrix.
+* **Linear state** (:class:`LinearState`): weights, intercepts and the sums
+  of averaging of every row.
+* **The compiled linear epoch** (:func:`run_epoch`, :func:`row_scores`), and
+  the trainer that plugs it into :mod:`sklearn_perceptrons._training`
+  (:class:`LinearTrainer`).  The update rule is a :class:`Rule`: its code
+  (``RULE_THRESHOLD``, ``RULE_MARGIN``, mirrored by the enum of
+  ``_linear_epoch.pxi``) and its per-row parameters.
+* **Input for the compiled code**: :func:`as_csr_int32`.
+"""
+
+import functools
+import math
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._cpu import linear_fast
+
+# Update rules of the compiled epoch; mirrored by the enum of _linear_epoch.pxi.
+RULE_THRESHOLD = 0
+RULE_MARGIN = 1
+
+# Typed specialisations, picked once: indexing a fused function at every call
+# would redo the dtype dispatch.
+_EPOCH = {
+    (np.dtype(np.float64), False): linear_fast.epoch_dense["double"],
+    (np.dtype(np.float32), False): linear_fast.epoch_dense["float"],
+    (np.dtype(np.float64), True): linear_fast.epoch_csr["double"],
+    (np.dtype(np.float32), True): linear_fast.epoch_csr["float"],
+}
+_SCORES = {
+    (np.dtype(np.float64), False): linear_fast.scores_dense["double"],
+    (np.dtype(np.float32), False): linear_fast.scores_dense["float"],
+    (np.dtype(np.float64), True): linear_fast.scores_csr["double"],
+    (np.dtype(np.float32), True): linear_fast.scores_csr["float"],
+}
+_MARGIN_NORMS = {
+    np.dtype(np.float64): linear_fast.margin_norms["double"],
+    np.dtype(np.float32): linear_fast.margin_norms["float"],
+}
+
+
+# ---------------------------------------------------------------------------
+# Row tables
+# ---------------------------------------------------------------------------
+
+
+def _read_only(*arrays):
+    """Freeze the arrays of a cached table, so no caller can corrupt it."""
+    for array in arrays:
+        array.flags.writeable = False
+    return arrays
+
+
+def n_rows_of(table):
+    """Number of weight rows a table addresses."""
+    rows = table[1]
+    return int(rows.max()) + 1 if rows.shape[0] else 0
+
+
+@functools.lru_cache(maxsize=64)
+def one_vs_all_table(n_classes):
+    """Rows touched by each class, and signs, for one-vs-all sub-problems.
+
+    Binary problems have one row, in which ``classes_[1]`` is the positive
+    class; otherwise row ``k`` is "class k vs. the rest".
+
+    Returns
+    -------
+    rows_ptr, rows, signs : ndarrays of int32, int32, int8
+        The rows touched by a sample of class ``c`` are
+        ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` with signs at the same places.
+    """
+    if n_classes == 2:
+        return _read_only(
+            np.array([0, 1, 2], dtype=np.int32),
+            np.array([0, 0], dtype=np.int32),
+            np.array([-1, 1], dtype=np.int8),
+        )
+    rows = np.tile(np.arange(n_classes, dtype=np.int32), n_classes)
+    signs = np.where(
+        rows.reshape(n_classes, n_classes) == np.arange(n_classes)[:, None], 1, -1
+    ).astype(np.int8)
+    rows_ptr = np.arange(0, n_classes * n_classes + 1, n_classes, dtype=np.int32)
+    return _read_only(rows_ptr, rows, signs.ravel())
+
+
+@functools.lru_cache(maxsize=64)
+def one_vs_one_table(n_classes):
+    """Rows touched by each class, and signs, for one-vs-one sub-problems.
+
+    Row ``p`` is the pair ``(i, j)``, ``i < j``, in lexicographic order, with
+    class ``j`` positive (as scikit-learn's ``OneVsOneClassifier``).  A sample
+    of class ``c`` touches only the ``n_classes - 1`` pairs that involve ``c``.
+    """
+    pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
+    rows, signs, rows_ptr = [], [], [0]
+    for c in range(n_classes):
+        for p, (i, j) in enumerate(pairs):
+            if c in (i, j):
+                rows.append(p)
+                signs.append(1 if c == j else -1)
+        rows_ptr.append(len(rows))
+    return _read_only(
+        np.asarray(rows_ptr, dtype=np.int32),
+        np.asarray(rows, dtype=np.int32),
+        np.asarray(signs, dtype=np.int8),
+    )
+
+
+def sign_matrix(table, n_classes, n_rows):
+    """Dense (n_classes, n_rows) matrix of the sign of each class in each row.
+
+    Zero where a class does not take part in a row's binary problem.
+    """
+    rows_ptr, rows, signs = table
+    matrix = np.zeros((n_classes, n_rows), dtype=np.int8)
+    for c in range(n_classes):
+        span = slice(rows_ptr[c], rows_ptr[c + 1])
+        matrix[c, rows[span]] = signs[span]
+    return matrix
+
+
+# ---------------------------------------------------------------------------
+# Linear state
+# ---------------------------------------------------------------------------
+
+
+class LinearState:
+    """Weights of ``n_rows`` binary sub-problems and their averaging sums.
+
+    ``coef``/``intercept`` are the current iterate (in the dtype of X).  With
+    averaging, ``coef_sum``/``intercept_sum`` hold ``sum (visits before the
+    update) * delta`` over the updates, and ``visits`` the number of sample
+    visits of each row, so that the mean of the iterates over all visits is
+    ``coef - coef_sum / visits`` (Daume's trick).
+    """
+
+    _FIELDS = ("coef", "intercept", "coef_sum", "intercept_sum", "visits")
+
+    def __init__(self, coef, intercept, average):
+        self.coef = coef
+        self.intercept = intercept
+        n_rows, n_features = coef.shape
+        shape = (n_rows, n_features) if average else (1, 1)
+        self.coef_sum = np.zeros(shape)
+        self.intercept_sum = np.zeros(n_rows if average else 1)
+        self.visits = np.zeros(n_rows)
+        self.average = average
+
+    @classmethod
+    def zeros(cls, n_rows, n_features, dtype, average):
+        return cls(np.zeros((n_rows, n_features), dtype=dtype),
+                   np.zeros(n_rows, dtype=dtype), average)
+
+    def copy(self):
+        new = LinearState.__new__(LinearState)
+        for name in self._FIELDS:
+            setattr(new, name, getattr(self, name).copy())
+        new.average = self.average
+        return new
+
+    def copy_rows(self, source, rows):
+        """Set ``rows`` (an index or mask) to their values in ``source``."""
+        names = self._FIELDS if self.average else self._FIELDS[:2] + ("visits",)
+        for name in names:
+            getattr(self, name)[rows] = getattr(source, name)[rows]
+
+    def reset_rows(self, rows):
+        """Start ``rows`` anew from ``w = 0`` with no averaging history."""
+        names = self._FIELDS if self.average else self._FIELDS[:2] + ("visits",)
+        for name in names:
+            getattr(self, name)[rows] = 0
+
+    def row(self, k):
+        """Row ``k`` alone, as the state of a binary estimator (a copy)."""
+        new = LinearState.__new__(LinearState)
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            if name in ("coef_sum", "intercept_sum") and not self.average:
+                setattr(new, name, value.copy())
+            else:
+                setattr(new, name, value[k : k + 1].copy())
+        new.average = self.average
+        return new
+
+    @classmethod
+    def stack(cls, states, n_features, dtype, average):
+        """One state holding the rows of binary states (None: a zero row)."""
+        stacked = cls.zeros(len(states), n_features, dtype, average)
+        for k, state in enumerate(states):
+            if state is None:
+                continue
+            stacked.coef[k] = state.coef[0]
+            stacked.intercept[k] = state.intercept[0]
+            stacked.visits[k] = state.visits[0]
+            if average and state.average:
+                stacked.coef_sum[k] = state.coef_sum[0]
+                stacked.intercept_sum[k] = state.intercept_sum[0]
+        return stacked
+
+    def model(self, copy=True):
+        """The (coef, intercept) predictions use: the average, or the iterate.
+
+        ``copy=False`` may return the iterate itself, for callers that never
+        update this state again.
+        """
+        if not self.average:
+            if not copy:
+                return self.coef, self.intercept
+            return self.coef.copy(), self.intercept.copy()
+        visits = np.maximum(self.visits, 1.0)
+        coef = self.coef - self.coef_sum / visits[:, None]
+        intercept = self.intercept - self.intercept_sum / visits
+        return coef.astype(self.coef.dtype), intercept.astype(self.coef.dtype)
+
+
+def check_finite_weights(state):
+    """Raise ValueError when an update overflowed (never return NaN weights)."""
+    # A finite sum proves every weight finite in one cheap reduction; only a
+    # non-finite sum (or an overflowing one) needs the exact check.
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(state.coef, axis=None) + np.add.reduce(
+            state.intercept, axis=None
+        )
+    if not math.isfinite(total) and not (
+        np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()
+    ):
+        raise ValueError(
+            "The weights became non-finite (floating-point overflow). Scale the "
+            "features (e.g. with StandardScaler) or lower eta0 / sample_weight."
+        )
+
+
+# ---------------------------------------------------------------------------
+# The compiled epoch
+# ---------------------------------------------------------------------------
+
+
+class Rule(NamedTuple):
+    """The update rule of every row: a sample of margin ``m`` updates row
+    ``k`` when ``m <= threshold[k]`` (``RULE_THRESHOLD``) or when ``w~ = 0``
+    or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``)."""
+
+    code: int
+    threshold: np.ndarray
+    kappa: np.ndarray
+
+
+def as_csr_int32(X):
+    """The compiled loop reads int32 CSR indices (a copy of indices, not data)."""
+    if sp.issparse(X) and (X.indices.dtype != np.int32
+                           or X.indptr.dtype != np.int32):
+        X = sp.csr_matrix(
+            (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+            shape=X.shape, copy=False,
+        )
+    return X
+
+
+def _data(X):
+    return (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+
+
+def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
+              rule):
+    """One compiled pass over the rows ``order`` of X; returns updates per row.
+
+    ``step[i]`` is the size of an update on sample ``i`` (learning rate times
+    sample and class weight); rows whose ``active`` flag is 0 are frozen.
+    Raises ValueError when a margin overflows (inf - inf is no number, and
+    would silently count as "no mistake"); the state is then left mid-pass,
+    for the caller to discard.
+    """
+    n_rows = state.coef.shape[0]
+    updates = np.zeros(n_rows, dtype=np.int64)
+    norm = np.zeros(n_rows)
+    if rule.code != RULE_THRESHOLD:
+        _MARGIN_NORMS[state.coef.dtype](
+            state.coef, state.intercept, fit_intercept, norm
+        )
+    overflow = _EPOCH[X.dtype, sp.issparse(X)](
+        *_data(X), order, y_class, step, *table, state.coef, state.intercept,
+        fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
+        state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
+    )
+    if overflow:
+        raise ValueError(
+            "A margin w . x overflowed to a non-finite value (values of X, or "
+            "of X times the weights, near the largest float), which no update "
+            "rule can compare. Scale the features (e.g. with "
+            "StandardScaler) or lower eta0 / sample_weight."
+        )
+    return updates
+
+
+def row_scores(X, rows, coef, intercept):
+    """Scores ``X[rows] @ coef.T + intercept`` without copying the rows of X.
+
+    Each weight row is computed with the same arithmetic whatever the other
+    rows are, so row ``k`` of a one-vs-all model scores bit for bit as the
+    binary model of that row.
+    """
+    out = np.empty((rows.shape[0], coef.shape[0]))
+    _SCORES[X.dtype, sp.issparse(X)](
+        *_data(X), rows, np.ascontiguousarray(coef, dtype=X.dtype),
+        np.ascontiguousarray(intercept, dtype=X.dtype), out,
+    )
+    return out
+
+
+class StateTrainer:
+    """The part of a trainer (see :mod:`sklearn_perceptrons._training`) that
+    any model with a ``state`` like :class:`LinearState` shares: ``coef``,
+    ``intercept``, ``model()``, ``copy()`` and ``copy_rows()``.  A subclass
+    adds ``run_epoch(order, active)``.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix (int32 indices), float32 or float64
+        The training rows (never copied).
+    y_class : ndarray of int32
+        Class index of every row of X.
+    step : ndarray of float64
+        Size of an update on every row of X.
+    table : tuple of ndarrays
+        The row table (see :func:`one_vs_all_table`).
+    state : object
+        The starting model; updated in place.
+    """
+
+    def __init__(self, X, y_class, step, table, state):
+        self.X = X
+        self.y_class = y_class
+        self.step = step
+        self.table = table
+        self.state = state
+
+    @property
+    def n_rows(self):
+        return self.state.coef.shape[0]
+
+    def model(self):
+        return self.state.model()
+
+    def scores(self, rows):
+        return row_scores(self.X, rows, *self.state.model())
+
+    def weight_norm(self):
+        return float(np.linalg.norm(self.state.coef))
+
+    def snapshot(self):
+        return self.state.copy()
+
+    def keep_rows(self, snapshot, rows):
+        snapshot.copy_rows(self.state, rows)
+
+    def restore(self, snapshot):
+        self.state = snapshot
+
+
+class LinearTrainer(StateTrainer):
+    """A :class:`LinearState` trained by the compiled epoch with the update
+    :class:`Rule` ``rule`` (which a subclass or a caller may change between
+    epochs); the other parameters are those of :class:`StateTrainer`."""
+
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+        super().__init__(X, y_class, step, table, state)
+        self.fit_intercept = fit_intercept
+        self.rule = rule
+
+    def run_epoch(self, order, active):
+        updates = run_epoch(
+            self.X, self.state, order, self.y_class, self.step, self.table,
+            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+        )
+        check_finite_weights(self.state)
+        return updates

@@ -38,7 +38,6 @@ import time
 import tracemalloc
 import warnings
 
-import numpy as np
 from sklearn.datasets import (
     load_digits,
     make_circles,

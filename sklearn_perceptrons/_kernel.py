@@ -9,6 +9,7 @@ epoch: see its docstring for the algorithm and the column cache.
 """
 
 import copy
+import functools
 import numbers
 from types import SimpleNamespace
 
@@ -49,6 +50,9 @@ _SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
 # The projection strategies reach this walk with a budget that cannot bind
 # (see ``_kernel_budget.applies``), or with a "precomputed" or callable
 # kernel, whose budget removes as the Forgetron does (documented).
+# Update rules of the walk (mirrors of ``_kernel_core.pxi``), by
+# ``(multi_class, update)``; "ovr" is the one-vs-all table.
+_RULE_CODES = {("crammer_singer", "max"): 1, ("crammer_singer", "uniform"): 2}
 _STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 0,
                    "local_projection": 0}
 _STATUS_DONE = 0
@@ -150,6 +154,20 @@ def _scale_gamma(X):
         return 1.0
     with np.errstate(over="ignore", under="ignore"):
         return 1.0 / (X.shape[1] * variance) / top / top
+
+
+@functools.lru_cache(maxsize=64)
+def _class_rows_table(n_classes):
+    """Every row (one per class) for every class, +1 on the class's own row:
+    the rows a Crammer-Singer visit reads (for two classes too)."""
+    if n_classes > 2:
+        return one_vs_all_table(n_classes)
+    rows_ptr = np.array([0, 2, 4], dtype=np.int32)
+    rows = np.array([0, 1, 0, 1], dtype=np.int32)
+    signs = np.array([1, -1, -1, 1], dtype=np.int8)
+    for array in (rows_ptr, rows, signs):
+        array.flags.writeable = False
+    return rows_ptr, rows, signs
 
 
 class _Kernel:
@@ -354,7 +372,8 @@ class _DualWalk:
     """
 
     def __init__(self, Z, y_class, step, table, n_rows, kernel, *, add, threshold,
-                 average, budget, strategy, track_from, cache_size, passes):
+                 average, budget, strategy, track_from, cache_size, passes,
+                 rule=0):
         n_z = Z.shape[0]
         self.Z = Z
         self.kernel = kernel
@@ -372,7 +391,7 @@ class _DualWalk:
         self.samples = SimpleNamespace(
             y_class=self.y_class, step=np.ascontiguousarray(step, dtype=np.float64),
             rows_ptr=rows_ptr, rows=rows, signs=signs, threshold=float(threshold),
-            add=float(add),
+            add=float(add), rule=rule,
         )
         # (n_z, n_rows) in Fortran order: the walk reads its transpose, one
         # contiguous line of scores per sub-problem.
@@ -779,6 +798,26 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Weights of the classes: an update on a sample of class j is scaled
         by ``class_weight[j]``. Weights must be finite and >= 0.
 
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        How the classes are learned.  "ovr": one-vs-all, one binary
+        perceptron per class (one row for two classes).  "crammer_singer":
+        the multiclass perceptron (Crammer & Singer, 2003), one row per class
+        (two rows for two classes) over the shared support vectors, the
+        prediction the class of highest score; visiting sample i of class
+        c is a mistake when another row r scores ``f_c(x_i) - f_r(x_i) <=
+        threshold``: row c then gains ``c_i * K(x_i, .)`` and the rows that
+        scored too high lose it (see ``update``).  A mistake counts once in
+        ``n_mistakes_`` however many rows it moves; the rows stop together
+        (one stopping rule on the mistakes).  Not available with a budget.
+
+    update : {"max", "uniform"}, default="max"
+        The rows a Crammer-Singer mistake moves away: "max", only the
+        highest-scoring violating row (ties: the lowest class index), which
+        is the Kesler construction's binary perceptron (Collins'
+        multiclass perceptron); "uniform", every violating row, by an equal
+        share (Crammer & Singer's ultraconservative uniform update).
+        Ignored with ``multi_class="ovr"``.
+
     cache_size : float, default=200
         Memory (MB) for kernel columns during training (and the bound of the
         blocks of a callable or precomputed kernel in ``predict``).  It
@@ -924,6 +963,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             None,
         ],
         "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
+        "update": [StrOptions({"max", "uniform"})],
     }
 
     def __init__(
@@ -944,11 +985,15 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         budget=None,
         budget_strategy="local_projection",
         class_weight=None,
+        multi_class="ovr",
+        update="max",
         cache_size=200,
         warm_start=False,
         random_state=0,
         verbose=0,
     ):
+        self.multi_class = multi_class
+        self.update = update
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -968,6 +1013,22 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
+
+    def _rows_and_rule(self, n_classes):
+        """(n_rows, table, rule code) of the training walk: one-vs-all, or
+        Crammer-Singer's one row per class (two rows for two classes), where
+        every row of the table is visited and the scores decide the rows
+        that move."""
+        if self.multi_class == "ovr":
+            return (1 if n_classes == 2 else n_classes,
+                    one_vs_all_table(n_classes), 0)
+        if self.budget is not None:
+            raise ValueError(
+                "multi_class='crammer_singer' does not support a budget: use "
+                "budget=None, or multi_class='ovr' with a budget."
+            )
+        return (n_classes, _class_rows_table(n_classes),
+                _RULE_CODES[(self.multi_class, self.update)])
 
     def _random_seed(self, rng):
         """Seed of the "random" budget strategy, drawn from a copy of ``rng``
@@ -1061,8 +1122,7 @@ or (n_samples, n_samples)
             )
         X = _prepare_rows(X)
         n, n_classes = X.shape[0], classes.shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        table = one_vs_all_table(n_classes)
+        n_rows, table, rule = self._rows_and_rule(n_classes)
         step = sample_weight * self._class_weights(classes, y_class)[y_class]
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
@@ -1078,6 +1138,12 @@ or (n_samples, n_samples)
             return _kernel_budget.fit(self, X, classes, y_class, step, kernel,
                                       rng, state, matched)
         # -- end of the budgeted walk --
+        if state is not None and state.alpha.shape[1] != n_rows:
+            raise ValueError(
+                f"warm_start=True needs the multi_class of the previous fit; "
+                f"it learned {state.alpha.shape[1]} row(s), multi_class="
+                f"{self.multi_class!r} learns {n_rows}."
+            )
         if state is not None and matched is None:
             # Support vectors from other data: extra rows in front of X, in a
             # dtype that does not round them.
@@ -1095,7 +1161,7 @@ or (n_samples, n_samples)
             add=float(self.fit_intercept), threshold=self.threshold,
             average=self.average, budget=self.budget,
             strategy=self.budget_strategy, track_from=0,
-            cache_size=self.cache_size, passes=self.max_iter,
+            cache_size=self.cache_size, passes=self.max_iter, rule=rule,
         )
         seed = self._random_seed(rng)
         if state is not None:
@@ -1107,7 +1173,8 @@ or (n_samples, n_samples)
         # with a budget: a removal takes a support vector away from every row,
         # which would change a stopped row that can no longer correct itself,
         # so the rows share one rule on their total number of updates.
-        coupled = self.budget is not None and n_rows > 1
+        # Crammer-Singer's rows move together by construction: one rule too.
+        coupled = (self.budget is not None or rule != 0) and n_rows > 1
         stopper = StoppingRule(
             1 if coupled else n_rows, tol=self.tol,
             n_iter_no_change=self.n_iter_no_change, n_samples=n,
@@ -1182,13 +1249,18 @@ or (n_samples, n_samples)
         )
         X = _prepare_rows(X)
         n_classes = classes.shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        table = one_vs_all_table(n_classes)
+        n_rows, table, rule = self._rows_and_rule(n_classes)
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         step = sample_weight * self._class_weights(classes, partial=True)[y_class]
         if hasattr(self, "_state"):
             state, gamma = _DualState(**self._state), self.gamma_
+            if state.alpha.shape[1] != n_rows:
+                raise ValueError(
+                    f"partial_fit needs the multi_class of the first call; the "
+                    f"model has {state.alpha.shape[1]} row(s), multi_class="
+                    f"{self.multi_class!r} learns {n_rows}."
+                )
             # The support vectors keep the dtype of the first fit; a batch of
             # the other float type is cast to it (a copy of this batch only).
             X = X.astype(state.sv.dtype, copy=False)
@@ -1216,7 +1288,7 @@ or (n_samples, n_samples)
             average=self.average, budget=self.budget,
             strategy=self.budget_strategy,
             track_from=0 if budgeted_forgetron else n_ext,
-            cache_size=self.cache_size, passes=1,
+            cache_size=self.cache_size, passes=1, rule=rule,
         )
         sv_rows = np.arange(n_ext, dtype=np.int32)
         walk.load(state, sv_rows, keep_average=True)
@@ -1273,6 +1345,9 @@ or (n_samples, n_train)
             getattr(self, "support_", None), coef, self.cache_size,
         )
         scores += self.intercept_
+        if scores.shape[1] == 2 and self.classes_.shape[0] == 2:
+            # Crammer-Singer on two classes: one row per class.
+            return scores[:, 1] - scores[:, 0]
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     @property

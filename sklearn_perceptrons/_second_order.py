@@ -33,6 +33,7 @@ _EPOCH = {
     (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
 _UNUSED = np.zeros(1)
+_PENDING = _second_order_fast.pending_rows()
 _BLAS_CONTROLLER = []
 
 
@@ -51,7 +52,6 @@ def _one_blas_thread():
 
         _BLAS_CONTROLLER.append(ThreadpoolController())
     return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
-_PENDING = _second_order_fast.pending_rows()
 
 
 def _physical_memory():
@@ -66,15 +66,14 @@ class SecondOrderState:
     """The state of ``n_rows`` second-order perceptrons, in float64.
 
     ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
-    padded coordinate; ``inverse`` is ``A^-1`` of every row, shape
-    ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which only
-    the lower triangle is kept up to date (:meth:`inverse_matrix` gives the
-    full matrices) (full mode), or
-    ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``
-    (diagonal mode).  With
-    averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of
-    the iterates over all visits as ``coef - coef_sum / visits`` (Daume's
-    trick).  ``dtype`` is the dtype of the reported model (that of X).
+    padded coordinate.  Full mode: ``inverse`` is ``A^-1`` of every row,
+    shape ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which
+    only the lower triangle is kept up to date (:meth:`inverse_matrix` gives
+    the full matrices).  Diagonal mode: ``precision`` holds ``diag(A)`` and
+    ``v``, shape ``(n_rows, 2, p)``.  With averaging,
+    ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of the
+    iterates over all visits as ``coef - coef_sum / visits`` (Daume's trick).
+    ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
     def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
@@ -347,8 +346,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     :func:`sklearn_perceptrons.bounds.second_order_mistake_bound`.
 
     **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
-    (``fit`` refuses sizes beyond half the machine's memory); use
-    ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
+    (``fit`` refuses sizes beyond half the machine's memory); a mistake
+    costs about one pass over one of them (BLAS, kept on one thread during
+    the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
     per call, so that a failed call leaves the estimator unchanged.
 
     References

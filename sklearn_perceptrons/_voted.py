@@ -9,13 +9,12 @@ behind ``run_epoch(order, active) -> updates``, the interface of an epoch
 driver.
 """
 
-import numbers
+import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -24,7 +23,7 @@ from ._base import BasePerceptron, keep_state_on_error, predict_from_decision
 from ._kernel import (
     KERNEL_CODES,
     Kernel,
-    KernelPerceptron,
+    KernelMixin,
     parts,
     prepare_rows,
     take_rows,
@@ -202,7 +201,7 @@ def _raise_nonfinite():
     )
 
 
-class VotedPerceptron(BasePerceptron):
+class VotedPerceptron(KernelMixin, BasePerceptron):
     """The voted perceptron (Freund & Schapire): every intermediate
     perceptron votes, weighted by how long it survived.
 
@@ -400,15 +399,7 @@ class VotedPerceptron(BasePerceptron):
             for name, constraint in BasePerceptron._parameter_constraints.items()
             if name not in ("tol", "n_iter_no_change", "average", "warm_start")
         },
-        "kernel": [StrOptions(set(KERNEL_CODES)), callable],
-        "degree": [Interval(numbers.Integral, 0, None, closed="left")],
-        "gamma": [
-            StrOptions({"scale", "auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-        ],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "kernel_params": [dict, None],
-        "cache_size": [Interval(numbers.Real, 0, None, closed="neither")],
+        **KernelMixin.kernel_parameter_constraints,
     }
 
     def __init__(
@@ -440,19 +431,16 @@ class VotedPerceptron(BasePerceptron):
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = self.kernel != "precomputed"
-        return tags
-
     # -- helpers -------------------------------------------------------------
 
-    # KernelPerceptron's own kernel, gamma and Gram-matrix rules (they read
-    # only the kernel parameters, which are the same here).
-    _kernel = KernelPerceptron._kernel
-    _resolve_gamma = KernelPerceptron._resolve_gamma
-    _reject_sparse_gram = KernelPerceptron._reject_sparse_gram
+    def _warn_max_iter(self, n_unconverged):
+        warnings.warn(
+            f"VotedPerceptron ran its max_iter={self.max_iter} epochs with "
+            f"{n_unconverged} binary sub-problem(s) still making mistakes (the "
+            "data may not be separable); the vote of those epochs is the "
+            "model. More epochs add perceptrons to the vote.",
+            ConvergenceWarning,
+        )
 
     # -- fit -----------------------------------------------------------------
 
@@ -519,7 +507,11 @@ or (n_samples, n_samples)
                                  n_samples=n, early_stopping=False),
             verbose=self.verbose,
         )
-        set_fit_results(self, record)
+        # The vote's own warning: more epochs do not converge, they add
+        # perceptrons to the vote.
+        set_fit_results(self, record, warn=False)
+        if record.unconverged.any():
+            self._warn_max_iter(int(record.unconverged.sum()))
         self._set_model(X, state.log, n_rows)
         self.classes_ = classes
         self.gamma_ = gamma

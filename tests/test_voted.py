@@ -342,7 +342,7 @@ def test_shuffle_is_seeded():
 
 def test_diagnostics_warning_and_verbose(capsys):
     X, y = _noisy(n=60, seed=13)
-    with pytest.warns(ConvergenceWarning, match="max_iter=4"):
+    with pytest.warns(ConvergenceWarning, match="max_iter=4 epochs"):
         clf = VotedPerceptron(max_iter=4, verbose=1).fit(X, y)
     assert clf.n_iter_ == 4 and not clf.converged_
     assert len(clf.mistakes_per_epoch_) == 4

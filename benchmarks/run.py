@@ -49,6 +49,7 @@ sys.modules.setdefault("benchmarks._common", _common)
 
 # The benchmark modules, in the order of the report.
 SUITES = ["linear", "margin", "kernel", "multiclass", "second_order", "voted",
+          "streaming",
           "feasibility", "distributed"]
 
 

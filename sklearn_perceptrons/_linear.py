@@ -29,6 +29,7 @@ from ._base import (
     decision_shape,
     keep_state_on_error,
     partial_fit_context,
+    stream_cache,
 )
 from ._rows import (
     RULE_THRESHOLD,
@@ -36,9 +37,12 @@ from ._rows import (
     LinearTrainer,
     Rule,
     check_finite_weights,
+    commit_state,
     one_vs_all_table,
+    pass_bound,
     run_epoch,
     sign_matrix,
+    writable_state,
 )
 from ._training import (
     Validation,
@@ -75,6 +79,24 @@ class BaseLinearPerceptron(BasePerceptron):
         """The update :class:`~sklearn_perceptrons._rows.Rule` of every row."""
         raise NotImplementedError
 
+    # Whether _rule reads X (else partial_fit reuses it while the parameters
+    # stay the same).
+    _rule_reads_data = False
+
+    def _stream_rule(self, X, n_rows):
+        """:meth:`_rule`, cached per validated parameters for partial_fit."""
+        if self._rule_reads_data:
+            return self._rule(X, n_rows)
+        cache = stream_cache(self)
+        key, entry = cache.get("params"), cache.get("rule")
+        if entry is not None and key is not None and entry[0] is key \
+                and entry[1] == n_rows:
+            return entry[2]
+        rule = self._rule(X, n_rows)
+        if key is not None:
+            cache["rule"] = (key, n_rows, rule)
+        return rule
+
     # -- hooks of fit and partial_fit ----------------------------------------
 
     def _trainer(self, X, y_class, step, table, state, train_idx):
@@ -97,7 +119,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return run_epoch(
             X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=self._rule(X, n_rows),
+            rule=self._stream_rule(X, n_rows),
         )
 
     def _finish_row(self, X, samples):
@@ -298,20 +320,29 @@ class BaseLinearPerceptron(BasePerceptron):
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
         step = self._partial_fit_steps(classes, y_class, sample_weight)
+        cache = stream_cache(self)
         if hasattr(self, "_state"):
-            state = self._state.copy()
+            # In place when provably safe, so a one-row call copies nothing.
+            state, bound = writable_state(
+                cache, self, self._state,
+                pass_bound(X, step, self.fit_intercept),
+            )
         else:
-            state = self._initial_state(X, n_rows, None, None)
+            state, bound = self._initial_state(X, n_rows, None, None), None
         start = perf_counter()
         updates = self._partial_pass(X, state, y_class, step, table)
-        check_finite_weights(state)
+        if bound is None:
+            check_finite_weights(state)
+        # Nothing below can fail.
+        commit_state(cache, self, state, bound)
         total = int(updates.sum())
         if self.verbose:
             print_epoch(getattr(self, "n_iter_", 0) + 1, total,
                         float(np.linalg.norm(state.coef)), perf_counter() - start)
         self.classes_ = classes
         self._state = state
-        # The next call updates a copy of the state, so coef_ may share it.
+        # coef_ may share the state: later calls update it in place, as
+        # scikit-learn's SGD partial_fit does.
         self.coef_, self.intercept_ = state.model(copy=False)
         record_partial_pass(self, total)
         return self

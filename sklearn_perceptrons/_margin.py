@@ -552,6 +552,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         self.random_state = random_state
         self.verbose = verbose
 
+    @property
+    def _rule_reads_data(self):
+        # The first level of the search is read from X.
+        return self.margin == "auto"
+
     def _rule(self, X, n_rows):
         if self.margin == "auto":
             # The first level of the search (the search itself sets the

@@ -248,6 +248,64 @@ def check_finite_weights(state):
 
 
 # ---------------------------------------------------------------------------
+# Streaming: a fitted estimator's pass updates its own state in place
+# ---------------------------------------------------------------------------
+
+# Largest weight magnitude a pass may reach without a check: a quarter of the
+# dtype's maximum, so that no rounding of a bounded sum can overflow.
+_SAFE_BOUND = {
+    np.dtype(np.float64): float(np.finfo(np.float64).max) / 4,
+    np.dtype(np.float32): float(np.finfo(np.float32).max) / 4,
+}
+
+
+def weight_bound(state):
+    """The largest magnitude of a weight or intercept of ``state``."""
+    with np.errstate(invalid="ignore"):
+        return float(max(np.abs(state.coef).max(initial=0.0),
+                         np.abs(state.intercept).max(initial=0.0)))
+
+
+def pass_bound(X, step, fit_intercept):
+    """How far one pass over X can move any weight or intercept when each
+    sample updates each row at most once (the linear rules):
+    ``max(max |X|, 1 if fit_intercept) * sum(step)`` (inf for a non-finite
+    X, whose pass the caller then checks)."""
+    values = X.data if sp.issparse(X) else X
+    largest = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+    if fit_intercept and largest < 1.0:
+        largest = 1.0
+    return largest * float(np.add.reduce(step))
+
+
+def writable_state(cache, owner, state, increment):
+    """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
+    its weights after the pass (None: unproven, check the pass).
+
+    The pass updates ``state`` itself when ``owner`` made it by an earlier
+    pass (``cache["state"]``, see :func:`commit_state`) and its weights,
+    bounded by the bound of that pass plus ``increment``, cannot overflow:
+    the pass then cannot fail, and no copy of the model is needed to undo it.
+    Otherwise (the first pass after ``fit``, a changed parameter, weights
+    near overflow) the pass updates a copy, checked before it is adopted.
+    """
+    entry = cache.get("state")
+    if entry is not None and entry[0] is state and entry[1] == id(owner):
+        bound = entry[2] + increment
+        if bound < _SAFE_BOUND[state.coef.dtype]:
+            return state, bound
+    return state.copy(), None
+
+
+def commit_state(cache, owner, state, bound):
+    """Record that ``owner`` owns ``state`` after a successful pass, with the
+    bound of its weights (None: computed, one read of the model)."""
+    if bound is None:
+        bound = weight_bound(state)
+    cache["state"] = (state, id(owner), bound)
+
+
+# ---------------------------------------------------------------------------
 # The compiled epoch
 # ---------------------------------------------------------------------------
 

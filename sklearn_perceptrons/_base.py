@@ -105,6 +105,7 @@ def partial_fit_context(method=None, *, prefer_skip_nested_validation=True):
 # ---------------------------------------------------------------------------
 
 _PARAM_NAMES = {}
+_IMMUTABLE = frozenset({bool, int, float, str, type(None), np.float64, np.int64})
 
 
 def _frozen(value):
@@ -125,10 +126,9 @@ def _params_key(estimator):
     if names is None:
         names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
     key = tuple(map(estimator.__dict__.get, names))
-    # Only a dict or an estimator can change in place; most keys hold
-    # neither, and are then built without a Python loop.
-    types = set(map(type, key))
-    if dict in types or any(issubclass(t, BaseEstimator) for t in types):
+    # Only a dict or an estimator can change in place; most keys hold only
+    # immutable values, and are then built without a Python loop.
+    if not set(map(type, key)) <= _IMMUTABLE:
         key = tuple(map(_frozen, key))
     return key
 
@@ -162,6 +162,11 @@ def check_params(estimator):
         return cache["params"]
     if not get_config()["skip_parameter_validation"]:
         estimator._validate_params()
+        # A nested estimator (of a meta-estimator) too: set_params may have
+        # changed it in place.
+        for value in estimator.get_params(deep=False).values():
+            if isinstance(value, BaseEstimator) and hasattr(value, "_validate_params"):
+                value._validate_params()
     cache.clear()
     cache["params"] = key
     return key

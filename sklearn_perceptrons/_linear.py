@@ -42,6 +42,7 @@ from ._rows import (
     pass_bound,
     run_epoch,
     sign_matrix,
+    stream_pass,
     writable_state,
 )
 from ._training import (
@@ -82,6 +83,12 @@ class BaseLinearPerceptron(BasePerceptron):
     # Whether _rule reads X (else partial_fit reuses it while the parameters
     # stay the same).
     _rule_reads_data = False
+
+    @property
+    def _plain_pass(self):
+        # Whether the pass of partial_fit is the plain compiled pass (not
+        # replaced by a subclass), which stream_pass may run.
+        return type(self)._partial_pass is BaseLinearPerceptron._partial_pass
 
     def _stream_rule(self, X, n_rows):
         """:meth:`_rule`, cached per validated parameters for partial_fit."""
@@ -183,6 +190,14 @@ class BaseLinearPerceptron(BasePerceptron):
     @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
+
+        Built for streaming: after the first call, a call on a few rows of a
+        float ndarray costs little more than the update itself (the
+        parameters are validated again only when they changed, and the
+        weights are updated in place, so ``coef_`` may change under a
+        reference kept from an earlier call, as with scikit-learn's
+        ``SGDClassifier``: copy it to keep a snapshot).  A failed call still
+        leaves the estimator as it was.
 
         Parameters
         ----------
@@ -321,20 +336,30 @@ class BaseLinearPerceptron(BasePerceptron):
         table = one_vs_all_table(n_classes)
         step = self._partial_fit_steps(classes, y_class, sample_weight)
         cache = stream_cache(self)
-        if hasattr(self, "_state"):
-            # In place when provably safe, so a one-row call copies nothing.
-            state, bound = writable_state(
-                cache, self, self._state,
-                pass_bound(X, step, self.fit_intercept),
+        start = perf_counter() if self.verbose else 0.0
+        updates = None
+        if hasattr(self, "_state") and self._plain_pass:
+            # One compiled call for a few dense rows (see stream_pass).
+            state = self._state
+            updates = stream_pass(
+                cache, self, state, X, y_class, step, table,
+                fit_intercept=self.fit_intercept,
+                rule=self._stream_rule(X, n_rows),
             )
-        else:
-            state, bound = self._initial_state(X, n_rows, None, None), None
-        start = perf_counter()
-        updates = self._partial_pass(X, state, y_class, step, table)
-        if bound is None:
-            check_finite_weights(state)
-        # Nothing below can fail.
-        commit_state(cache, self, state, bound)
+        if updates is None:
+            if hasattr(self, "_state"):
+                # In place when provably safe, so a call copies nothing.
+                state, bound = writable_state(
+                    cache, self, self._state,
+                    pass_bound(X, step, self.fit_intercept),
+                )
+            else:
+                state, bound = self._initial_state(X, n_rows, None, None), None
+            updates = self._partial_pass(X, state, y_class, step, table)
+            if bound is None:
+                check_finite_weights(state)
+            # Nothing below can fail.
+            commit_state(cache, self, state, bound)
         total = int(updates.sum())
         if self.verbose:
             print_epoch(getattr(self, "n_iter_", 0) + 1, total,

@@ -53,6 +53,7 @@ from ._base import (
     encode_labels,
     keep_state_on_error,
     partial_fit_classes,
+    partial_fit_context,
     PredictMixin,
     validate_rows,
 )
@@ -280,6 +281,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self.estimator = estimator
         self.n_jobs = n_jobs
 
+    def __getstate__(self):
+        # The streaming cache (see _base.stream_cache) is never saved.
+        state = dict(super().__getstate__())
+        state.pop("_stream", None)
+        return state
+
     def _base_estimator(self):
         return Perceptron() if self.estimator is None else self.estimator
 
@@ -328,8 +335,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return self._fit(X, y, sample_weight)
 
     @available_if(_estimators_have("partial_fit"))
-    @_fit_context(prefer_skip_nested_validation=False)
     @keep_state_on_error
+    @partial_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one ``partial_fit`` pass of every binary estimator over its
         samples of a batch.

@@ -305,6 +305,38 @@ def commit_state(cache, owner, state, bound):
     cache["state"] = (state, id(owner), bound)
 
 
+def stream_pass(cache, owner, state, X, y_class, step, table, *,
+                fit_intercept, rule):
+    """The in-place pass of :func:`writable_state` over a few dense rows in
+    one compiled call (``DenseStream``, bound once to ``state`` and kept in
+    ``cache``), which also checks X finite and the weights safe from
+    overflow.  Returns the updates of every row, or None when it cannot be
+    taken (CSR or other-dtype rows, a state ``owner`` does not own yet, an
+    unproven pass): the caller then takes its general path.
+    """
+    if type(X) is not np.ndarray or X.dtype != state.coef.dtype:
+        return None
+    entry = cache.get("state")
+    if entry is None or entry[0] is not state or entry[1] != id(owner):
+        return None
+    bound = cache.get("dense")
+    if bound is None or bound[0] is not state or bound[1] is not rule \
+            or bound[2] is not table:
+        stream = linear_fast.DenseStream(
+            state.coef, state.intercept, *table, fit_intercept, rule.code,
+            rule.threshold, rule.kappa, state.average, state.coef_sum,
+            state.intercept_sum, state.visits, entry[2],
+            _SAFE_BOUND[state.coef.dtype],
+        )
+        bound = cache["dense"] = (state, rule, table, stream)
+    stream = bound[3]
+    stream.bound = entry[2]
+    updates = stream.run(X, y_class, step)
+    if updates is not None:
+        cache["state"] = (state, entry[1], stream.bound)
+    return updates
+
+
 # ---------------------------------------------------------------------------
 # The compiled epoch
 # ---------------------------------------------------------------------------

@@ -48,9 +48,9 @@ from _common import (  # noqa: E402
 sys.modules.setdefault("benchmarks._common", _common)
 
 # The benchmark modules, in the order of the report.
-SUITES = ["linear", "margin", "kernel", "multiclass", "second_order", "voted",
-          "streaming",
-          "feasibility", "distributed"]
+SUITES = ["linear", "margin", "kernel", "kernel_budget", "multiclass",
+          "second_order", "voted", "crammer_singer", "streaming", "feasibility",
+          "distributed"]
 
 
 def _rule(char="="):

@@ -413,7 +413,7 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
     """Validate X (and y) for the compiled code of the package.
 
     X becomes a float64 or float32 C-ordered ndarray or an int32-indexed CSR
-    matrix, as scikit-learn's ``validate_data`` (which sets or checks
+    matrix without duplicate entries, as scikit-learn's ``validate_data`` (which sets or checks
     ``n_features_in_`` and ``feature_names_in_``).  The one lean path of the
     package: when ``reset`` is False and X is already a float C-ordered
     ndarray of an estimator fitted without feature names, only what can fail
@@ -466,7 +466,7 @@ class PredictMixin:
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples, as ``decision_function`` takes them.
 
         Returns
         -------

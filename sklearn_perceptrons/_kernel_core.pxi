@@ -87,6 +87,14 @@ cdef enum:
     STRATEGY_RANDOM = 1
     STRATEGY_OLDEST = 2
 
+# Update rules, mirrored in ``_kernel.py``: the one-vs-all table, or the
+# Crammer-Singer multiclass rule (one row per class) moving the highest wrong
+# row ("max") or every violating row ("uniform").
+cdef enum:
+    RULE_TABLE = 0
+    RULE_CS_MAX = 1
+    RULE_CS_UNIFORM = 2
+
 # Return codes of the walk, mirrored in ``_kernel.py``.
 cdef enum:
     STATUS_DONE = 0
@@ -137,6 +145,7 @@ cdef struct Samples:
     Py_ssize_t n_rows
     double threshold
     double add
+    int rule
 
 
 cdef struct Dual:
@@ -495,6 +504,48 @@ cdef void _remove_support(Walk* w, Py_ssize_t r, Py_ssize_t l) noexcept nogil:
 
 # -- the walk ------------------------------------------------------------------
 
+cdef inline Py_ssize_t _find_multiclass_mistake(Walk* w, Py_ssize_t i) noexcept nogil:
+    """The Crammer-Singer rule for visited sample ``i`` of class c (row c
+    is class c): a mistake when some other row r scores ``f_c - f_r <=
+    threshold``; then row c moves by +step and the highest such row (ties:
+    the lowest index) by -step ("max"), or every such row by -step / their
+    number ("uniform").  Row c comes first in ``upd_rows``.  Returns the
+    number of rows updated; -1 if a score is not finite."""
+    cdef Py_ssize_t p, k, best = -1, n_up = 1, n_viol = 0
+    cdef int c = w.s.y_class[i]
+    cdef double value, best_value = 0.0, step = w.s.step[i]
+    cdef double own = w.d.scores[c * w.z.n_z + i]
+    if own - own != 0.0:
+        return -1
+    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+        k = w.s.rows[p]
+        if k == c:
+            continue
+        value = w.d.scores[k * w.z.n_z + i]
+        if value - value != 0.0:
+            return -1
+        if own - value <= w.s.threshold:
+            n_viol += 1
+            if best < 0 or value > best_value:
+                best, best_value = k, value
+    # A sample of weight zero never updates, so it is no mistake either.
+    if n_viol == 0 or step == 0.0:
+        return 0
+    w.tmp.upd_rows[0] = c
+    w.tmp.upd_delta[0] = step
+    if w.s.rule == RULE_CS_MAX:
+        w.tmp.upd_rows[1] = <int> best
+        w.tmp.upd_delta[1] = -step
+        return 2
+    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+        k = w.s.rows[p]
+        if k != c and own - w.d.scores[k * w.z.n_z + i] <= w.s.threshold:
+            w.tmp.upd_rows[n_up] = <int> k
+            w.tmp.upd_delta[n_up] = -step / n_viol
+            n_up += 1
+    return n_up
+
+
 cdef inline Py_ssize_t _find_mistakes(Walk* w, Py_ssize_t i) noexcept nogil:
     """Write the active sub-problems in which visited sample ``i`` is a
     mistake to ``upd_rows``, with their update sizes to ``upd_delta``, and
@@ -502,6 +553,8 @@ cdef inline Py_ssize_t _find_mistakes(Walk* w, Py_ssize_t i) noexcept nogil:
     cdef Py_ssize_t p, k, n_up = 0
     cdef int c = w.s.y_class[i]
     cdef double value, step = w.s.step[i]
+    if w.s.rule != RULE_TABLE:
+        return _find_multiclass_mistake(w, i)
     for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
         k = w.s.rows[p]
         value = w.d.scores[k * w.z.n_z + i]
@@ -526,7 +579,9 @@ cdef inline void _record_update(Walk* w, Py_ssize_t i, Py_ssize_t n_up) noexcept
         d.alpha[i * K + k] += w.tmp.upd_delta[u]
         if d.average:
             d.alpha_sum[i * K + k] += d.visits[k] * w.tmp.upd_delta[u]
-        w.tmp.updates[k] += 1
+        # A multiclass mistake counts once, on the true class's row.
+        if u == 0 or w.s.rule == RULE_TABLE:
+            w.tmp.updates[k] += 1
         d.forget_m[k] += 1.0
     d.counters[C_CLOCK] += 1
     d.last_time[i] = d.counters[C_CLOCK]
@@ -731,6 +786,7 @@ cdef class Walker:
         self.w.s.step = &step[0]
         self.w.s.threshold = samples.threshold
         self.w.s.add = samples.add
+        self.w.s.rule = getattr(samples, "rule", RULE_TABLE)
 
     cdef _init_dual(self, dual):
         cdef double[:, ::1] scores = dual.scores

@@ -141,7 +141,7 @@ class BaseLinearPerceptron(BasePerceptron):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples; float32 and CSR data are used without copies.
 
         Returns
         -------
@@ -351,7 +351,7 @@ class BaseLinearPerceptron(BasePerceptron):
                 # In place when provably safe, so a call copies nothing.
                 state, bound = writable_state(
                     cache, self, self._state,
-                    pass_bound(X, step, self.fit_intercept),
+                    *pass_bound(X, step, self.fit_intercept),
                 )
             else:
                 state, bound = self._initial_state(X, n_rows, None, None), None
@@ -381,8 +381,22 @@ class Perceptron(BaseLinearPerceptron):
     ``m = s * (w . x + b)``, updates ``w += eta0 * c * s * x`` and
     ``b += eta0 * c * s`` whenever ``m <= threshold``, where ``c`` is the
     sample's weight times its class weight.  Starts from ``w = 0, b = 0``.
-    More than two classes are learned one-vs-all, all K rows in one compiled
-    pass over X per epoch.
+    More than two classes are learned one-vs-all, all K rows in one pass
+    over X per epoch.
+
+    **Cost.**  An epoch reads every row of X once, about the time of one
+    matrix-vector product ``X @ w`` (K products for K classes); an update
+    adds one row of X to w.  X is never copied: float32 stays float32 and
+    CSR stays sparse.  ``partial_fit`` and ``predict`` on a float ndarray
+    check only what can fail (shape, finiteness, labels), so streaming one
+    row at a time stays cheap.
+
+    **When to use it.**  A fast linear classifier for large or streaming
+    data, and the exact textbook algorithm when you need it (``shuffle=False,
+    tol=None``).  On data that are not linearly separable it never converges;
+    ``average=True`` (the averaged perceptron) then often predicts
+    better, as does :class:`MarginPerceptron`.  A drop-in replacement for
+    :class:`sklearn.linear_model.Perceptron` (same ``fit`` signature).
 
     Parameters
     ----------
@@ -426,6 +440,8 @@ class Perceptron(BaseLinearPerceptron):
         ``n_samples / (n_classes * np.bincount(y))``.  In the one-vs-all
         sub-problem of class ``k`` a sample keeps the weight of its own class
         (scikit-learn's SGD weights by the positive/negative role instead).
+        Weights must be finite and >= 0 (ValueError otherwise): 0 makes the
+        samples of a class never update.
 
     early_stopping : bool, default=False
         Whether to hold out ``validation_fraction`` of the training data and

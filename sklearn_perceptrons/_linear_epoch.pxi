@@ -33,11 +33,11 @@ The walk holds no Python objects and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, fabs, fmax, isfinite, isnan, sqrt
 
 import numpy as np
 
-# Update rules, mirrored as ints in ``_base.py``.
+# Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
     RULE_THRESHOLD = 0
     RULE_MARGIN = 1
@@ -141,7 +141,7 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
     return (s0 + s1) + (s2 + s3)
 
 
-cdef void _epoch(
+cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -154,6 +154,8 @@ cdef void _epoch(
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates,
 ) noexcept nogil:
+    """The pass; returns True, at once, on a margin that is not a number
+    (``w . x`` overflowed: inf - inf), which no rule can compare."""
     cdef Py_ssize_t t, i, p, k, nnz
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -195,6 +197,8 @@ cdef void _epoch(
             if fit_intercept:
                 raw += intercept[k]
             m = class_signs[p] * raw
+            if isnan(m):
+                return True
             if rule == RULE_THRESHOLD:
                 update = m <= threshold[k]
             else:
@@ -219,8 +223,11 @@ cdef void _epoch(
                     sq_norm_x = _row_sq_norm(x_values, nnz) + fit_intercept
                     new_sq_norm = (norm[k] * norm[k] + 2.0 * scale * raw
                                    + scale * scale * sq_norm_x)
+                    if not isfinite(new_sq_norm):
+                        return True
                     norm[k] = sqrt(new_sq_norm) if new_sq_norm > 0.0 else 0.0
             visits[k] += 1.0
+    return False
 
 
 cdef void _scores(
@@ -249,7 +256,7 @@ cdef void _scores(
             )
 
 
-def _margin_norms(floating[:, ::1] coef, floating[::1] intercept,
+def margin_norms(floating[:, ::1] coef, floating[::1] intercept,
                   bint fit_intercept, double[::1] norm):
     """Write ``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row to ``norm``.
 
@@ -330,9 +337,17 @@ def epoch_dense(
         Number of visits of every row so far; incremented in place.
     updates : ndarray of int64 of shape (n_rows,)
         Number of updates of every row; incremented in place.
+
+    Returns
+    -------
+    overflow : bool
+        True when the pass stopped early on a margin ``w . x`` that
+        overflowed the floating-point range (the weights are then left
+        mid-pass).
     """
+    cdef bint overflow
     with nogil:
-        _epoch(
+        overflow = _epoch(
             &X[0, 0], NULL, NULL, False, X.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
@@ -340,6 +355,7 @@ def epoch_dense(
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
         )
+    return overflow
 
 
 def epoch_csr(
@@ -374,8 +390,9 @@ def epoch_csr(
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    cdef bint overflow
     with nogil:
-        _epoch(
+        overflow = _epoch(
             values, indices, &X_indptr[0], True, coef.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
@@ -383,6 +400,7 @@ def epoch_csr(
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
         )
+    return overflow
 
 
 def scores_dense(const floating[:, ::1] X, const int[::1] rows,
@@ -501,7 +519,7 @@ cdef class DenseStream:
         cdef const double[:, ::1] X64
         cdef const float[:, ::1] X32
         cdef Py_ssize_t n = X.shape[0], d = X.shape[1], t, j, k
-        cdef double largest = 0.0, value, total_step = 0.0, s
+        cdef double largest = 0.0, value, total_step = 0.0, s, after
         if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
             raise ValueError("DenseStream.run: X, y_class and step do not match.")
         cdef int[::1] grown
@@ -543,7 +561,11 @@ cdef class DenseStream:
             largest = 1.0
         for t in range(n):
             total_step = total_step + step[t]
-        if not self.bound + largest * total_step < self.limit:
+        # Weights bounded by ``after`` keep every margin and the margin
+        # rule's norm finite (see _rows.safe_bound): the pass cannot stop.
+        after = self.bound + largest * total_step
+        if not (after * (d * fmax(largest, 1.0) + 1.0) < self.limit
+                and 4.0 * (d + 1) * after * after < self.limit):
             return None
         for k in range(self.n_rows):
             self.updates[k] = 0
@@ -580,5 +602,5 @@ cdef class DenseStream:
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
                     self.visits, self.updates,
                 )
-        self.bound = self.bound + largest * total_step
+        self.bound = after
         return np.asarray(<long long[:self.n_rows]> self.updates).copy()

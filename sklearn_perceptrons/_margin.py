@@ -192,6 +192,10 @@ class _TrainingErrors:
         self.positive = signs > 0
         self.takes_part = None if np.all(signs != 0) else signs != 0
         weights = step[idx]
+        part = np.ones(signs.shape, dtype=bool) if self.takes_part is None \
+            else self.takes_part
+        # The weight of every row's training samples: errors / total is a rate.
+        self.total = weights @ part
         self.uniform = weights.shape[0] == 0 or np.all(weights == weights[0])
         self.weights = weights[:1] if self.uniform else weights
 
@@ -210,13 +214,16 @@ class _SearchTrainer(LinearTrainer):
     current γ, and after every epoch the search's decisions (see the Notes
     of :class:`MarginPerceptron`): a converged row stops; a row over its
     update budget (a proof) restarts at the halved γ from ``w~ = 0``; a row
-    whose tol rule fired goes on at the halved γ.  Keeps the pocket (or,
-    with a validation set, every row's best validation epoch) itself."""
+    whose tol rule fired goes on at the halved γ, or stops when the last
+    ``patience`` halvings did not improve its pocket by more than ``tol``;
+    with a validation set a row whose validation score stalled stops.
+    Keeps the pocket (or, with a validation set, every row's best validation
+    epoch) itself."""
 
     keeps_own_best = True
 
     def __init__(self, X, y_class, step, table, state, *, fit_intercept, search,
-                 epsilon, training_errors):
+                 epsilon, training_errors, tol, patience):
         n_rows = state.coef.shape[0]
         super().__init__(X, y_class, step, table, state,
                          fit_intercept=fit_intercept,
@@ -224,8 +231,13 @@ class _SearchTrainer(LinearTrainer):
         self.search = search
         self.epsilon = epsilon
         self.training_errors = training_errors
+        self.tol = tol
+        self.patience = patience
         self.pocket_coef, self.pocket_intercept = state.model()
-        self.pocket_score = np.full(n_rows, -np.inf)  # minus errors, or accuracy
+        # Minus the training error rate, or the validation accuracy.
+        self.pocket_score = np.full(n_rows, -np.inf)
+        self.score_at_halving = np.full(n_rows, -np.inf)
+        self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
 
     def run_epoch(self, order, active):
         self.rule = self.rule._replace(
@@ -242,7 +254,10 @@ class _SearchTrainer(LinearTrainer):
         if val_score is not None:
             score[rows] = val_score[rows]
         else:
-            score[rows] = -self.training_errors(self.X, coef, intercept, rows)
+            errors = self.training_errors(self.X, coef, intercept, rows)
+            total = self.training_errors.total[rows]
+            score[rows] = -np.divide(errors, total, out=np.zeros(len(rows)),
+                                     where=total > 0)
         better = active & (score > self.pocket_score)
         self.pocket_score[better] = score[better]
         self.pocket_coef[better] = coef[better]
@@ -251,20 +266,38 @@ class _SearchTrainer(LinearTrainer):
         converged = active & stopper.converged
         stalled = active & ~converged & ~stopper.active.astype(bool)
         proved = active & ~converged & (search.run_updates > search.budget(self.epsilon))
-        # The search stops rows only when they converge.
-        stopper.active[active & ~converged] = 1
-        halve = np.flatnonzero(stalled | proved) if not last else []
+        if val_score is not None:
+            # The validation score stalled: the row stops, keeping its best
+            # validation epoch; only proofs halve.
+            stopper.active[active & ~converged & ~stalled] = 1
+            halve = proved & ~stalled
+        else:
+            # The search stops rows when they converge, or when halving no
+            # longer improves their pocket.
+            stopper.active[active & ~converged] = 1
+            halve = stalled | proved
+        halve = np.flatnonzero(halve) if not last else np.zeros(0, dtype=np.intp)
+        if self.tol is not None and len(halve):
+            gain = self.pocket_score[halve] > self.score_at_halving[halve] + self.tol
+            self.idle_halvings[halve] = np.where(gain, 0, self.idle_halvings[halve] + 1)
+            self.score_at_halving[halve] = np.maximum(
+                self.score_at_halving[halve], self.pocket_score[halve])
+            idle = halve[self.idle_halvings[halve] >= self.patience]
+            stopper.active[idle] = 0
+            halve = halve[self.idle_halvings[halve] < self.patience]
         if len(halve):
             # A proof restarts the run at w~ = 0; the tol rule only
             # halves gamma and lets the run go on from where it is.
             search.restart(state, halve[proved[halve]])
             search.halve(state, halve[~proved[halve]], self.fit_intercept)
-            stopper.restart(halve)
-        return [
+            if val_score is None:
+                stopper.restart(halve)
+        # Lazily: the driver reads them only when verbose > 1.
+        return (
             f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
             f"({'certified' if proved[k] else 'tol rule'})"
             for k in halve
-        ]
+        )
 
     def final_model(self, converged):
         """The last iterate of converged rows, the pocket of the others (of
@@ -288,7 +321,20 @@ class MarginPerceptron(BaseLinearPerceptron):
     ``d = s * (w~ . x~) / ||w~||``, is below ``(1 - epsilon) * gamma``: a
     mistake, or a correct answer too close to the hyperplane (a margin
     mistake).  Starts from ``w~ = 0``.  More than two classes are learned
-    one-vs-all, all K rows in one compiled pass over X per epoch.
+    one-vs-all, all K rows in one pass over X per epoch.
+
+    **When to use it.**  When you want a perceptron whose answer keeps a
+    margin: on separable data it finds a hyperplane with at least a quarter
+    of the largest margin (``margin="auto"``), a certified approximation of
+    the hard-margin SVM at the cost of a few perceptron runs; on data that
+    are not separable it keeps the epoch with the fewest training errors
+    (the *pocket*), which usually predicts better than the plain perceptron.
+
+    **Cost.**  With a float ``margin`` an epoch costs the same as
+    :class:`Perceptron`'s.  "auto" adds one scoring pass over the training
+    data per epoch (to keep the pocket), and runs until the search ends:
+    on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
+    otherwise a few dozen epochs (see Notes).
 
     Parameters
     ----------
@@ -319,10 +365,15 @@ class MarginPerceptron(BaseLinearPerceptron):
         not fall below ``best - tol * n_samples`` (or, with early stopping,
         whose validation accuracy did not rise above ``best + tol``).  With
         a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead and its run goes on (a heuristic halving, see Notes).
+        instead and its run goes on (a heuristic halving, see Notes), and
+        the search stops once ``n_iter_no_change`` halvings in a row have
+        not lowered the pocket's training error rate by more than ``tol``.
+        ``None`` disables both: only convergence or ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5
-        Number of epochs without improvement before the tol rule fires.
+        Number of epochs without improvement before the tol rule fires (and,
+        with "auto", of halvings without improvement before the search
+        stops).
 
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch;
@@ -336,13 +387,15 @@ class MarginPerceptron(BaseLinearPerceptron):
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class ``j`` is
         scaled by ``class_weight[j]`` (in the one-vs-all sub-problem of class
-        ``k`` a sample keeps the weight of its own class).
+        ``k`` a sample keeps the weight of its own class). Weights must be
+        finite and >= 0.
 
     early_stopping : bool, default=False
         Whether to hold out ``validation_fraction`` of the training data and
-        let the tol rule watch the validation accuracy; the coefficients of
-        each row's best validation epoch (over all runs, with "auto") are
-        kept, as in :class:`Perceptron`.
+        stop each row when its validation accuracy has not risen above
+        ``best + tol`` for ``n_iter_no_change`` epochs (with "auto" too); the
+        coefficients of each row's best validation epoch (over all runs,
+        with "auto") are kept, as in :class:`Perceptron`.
 
     validation_fraction : float, default=0.1
         Fraction of the training data held out for early stopping.
@@ -445,8 +498,13 @@ class MarginPerceptron(BaseLinearPerceptron):
       ``||w~||``, so that a later halving by the bound is still a proof.  A
       halving by the tol rule is a heuristic, not a proof.
 
-    The search stops when every row has converged, or after ``max_iter``
-    epochs in total (it does not halve after the last one).  A row that
+    A row stops when it converges; with ``tol`` set, also when the last
+    ``n_iter_no_change`` halvings (proofs or not) have not lowered its
+    pocket's weighted training error rate by more than ``tol`` (so that data
+    that are not separable end in a few dozen epochs); with
+    ``early_stopping``, when its validation accuracy stalls, as the tol rule
+    of :class:`Perceptron` (only proofs halve γ then).  Every row stops after
+    ``max_iter`` epochs in total (no halving after the last one).  A row that
     converges at γ, without averaging, has ``margin_ >= (1 - epsilon) *
     gamma``; if moreover all its halvings were proofs (always the case with
     ``tol=None`` and no warm start), the maximum margin γ* is below
@@ -472,14 +530,8 @@ class MarginPerceptron(BaseLinearPerceptron):
     weights, from ``w~ = 0``, on a stream separable with margin γ* it makes
     at most ``64 R² / (3 ε² γ*²) + log2(2 R / γ*)`` updates in total.
 
-    **Update and cost.**  The rule is a parameter of the same compiled epoch
-    as :class:`Perceptron`'s, which keeps ``||w~||`` up to date
-    incrementally (and recomputes it at the start of every pass): with a
-    float ``margin`` an epoch costs the same as the perceptron's.  "auto"
-    adds, per epoch, one compiled scoring pass of the training set by the
-    active rows (the pocket's error count).  There is no ``eta0``: the
-    margin rule does not depend on the scale of ``w~``, and the update size
-    is ``sample_weight * class_weight``.
+    **No eta0.**  The margin rule does not depend on the scale of ``w~``, so
+    the update size is ``sample_weight * class_weight``.
 
     References
     ----------
@@ -594,6 +646,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         return _SearchTrainer(
             X, y_class, step, table, state, fit_intercept=self.fit_intercept,
             search=search, epsilon=float(self.epsilon), training_errors=errors,
+            tol=self.tol, patience=self.n_iter_no_change,
         )
 
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):

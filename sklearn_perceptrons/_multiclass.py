@@ -673,7 +673,7 @@ class OneVsAllPerceptron(_BaseReduction):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples, checked as the base estimator checks them.
 
         Returns
         -------
@@ -837,7 +837,8 @@ class OneVsOnePerceptron(_BaseReduction):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
+            The samples (for a base estimator with a precomputed kernel,
+            their kernel with the training samples).
 
         Returns
         -------

@@ -50,8 +50,8 @@ _SCORES = {
     (np.dtype(np.float32), True): linear_fast.scores_csr["float"],
 }
 _MARGIN_NORMS = {
-    np.dtype(np.float64): linear_fast._margin_norms["double"],
-    np.dtype(np.float32): linear_fast._margin_norms["float"],
+    np.dtype(np.float64): linear_fast.margin_norms["double"],
+    np.dtype(np.float32): linear_fast.margin_norms["float"],
 }
 
 
@@ -270,29 +270,39 @@ def pass_bound(X, step, fit_intercept):
     """How far one pass over X can move any weight or intercept when each
     sample updates each row at most once (the linear rules):
     ``max(max |X|, 1 if fit_intercept) * sum(step)`` (inf for a non-finite
-    X, whose pass the caller then checks)."""
+    X, whose pass the caller then checks); and ``max |X|``."""
     values = X.data if sp.issparse(X) else X
     largest = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
-    if fit_intercept and largest < 1.0:
-        largest = 1.0
-    return largest * float(np.add.reduce(step))
+    reach = 1.0 if fit_intercept and largest < 1.0 else largest
+    return reach * float(np.add.reduce(step)), largest
 
 
-def writable_state(cache, owner, state, increment):
+def safe_bound(bound, largest, n_features, dtype):
+    """Whether weights and intercepts of magnitude <= ``bound`` are far from
+    overflow, and keep every margin ``w . x + b`` of rows of magnitude <=
+    ``largest``, and the norm the margin rule updates, finite: then a pass
+    cannot fail (nor stop midway on a margin that overflowed)."""
+    limit = _SAFE_BOUND[dtype]
+    return (bound * (n_features * max(largest, 1.0) + 1.0) < limit
+            and 4.0 * (n_features + 1) * bound * bound < limit)
+
+
+def writable_state(cache, owner, state, increment, largest=0.0):
     """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
     its weights after the pass (None: unproven, check the pass).
 
     The pass updates ``state`` itself when ``owner`` made it by an earlier
     pass (``cache["state"]``, see :func:`commit_state`) and its weights,
-    bounded by the bound of that pass plus ``increment``, cannot overflow:
-    the pass then cannot fail, and no copy of the model is needed to undo it.
+    bounded by the bound of that pass plus ``increment``, cannot overflow
+    (:func:`safe_bound`, rows of magnitude <= ``largest``): the pass then
+    cannot fail, and no copy of the model is needed to undo it.
     Otherwise (the first pass after ``fit``, a changed parameter, weights
     near overflow) the pass updates a copy, checked before it is adopted.
     """
     entry = cache.get("state")
     if entry is not None and entry[0] is state and entry[1] == id(owner):
         bound = entry[2] + increment
-        if bound < _SAFE_BOUND[state.coef.dtype]:
+        if safe_bound(bound, largest, state.coef.shape[1], state.coef.dtype):
             return state, bound
     return state.copy(), None
 
@@ -373,6 +383,9 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
     sample and class weight); rows whose ``active`` flag is 0 are frozen.
+    Raises ValueError when a margin overflows (inf - inf is no number, and
+    would silently count as "no mistake"); the state is then left mid-pass,
+    for the caller to discard.
     """
     n_rows = state.coef.shape[0]
     updates = np.zeros(n_rows, dtype=np.int64)
@@ -381,11 +394,18 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         _MARGIN_NORMS[state.coef.dtype](
             state.coef, state.intercept, fit_intercept, norm
         )
-    _EPOCH[X.dtype, sp.issparse(X)](
+    overflow = _EPOCH[X.dtype, sp.issparse(X)](
         *_data(X), order, y_class, step, *table, state.coef, state.intercept,
         fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
         state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
     )
+    if overflow:
+        raise ValueError(
+            "A margin w . x overflowed to a non-finite value (values of X, or "
+            "of X times the weights, near the largest float), which no update "
+            "rule can compare. Scale the features (e.g. with "
+            "StandardScaler) or lower eta0 / sample_weight."
+        )
     return updates
 
 
@@ -404,9 +424,11 @@ def row_scores(X, rows, coef, intercept):
     return out
 
 
-class LinearTrainer:
-    """A :class:`LinearState` trained by the compiled epoch: the trainer of
-    the linear perceptrons for :func:`sklearn_perceptrons._training.train`.
+class StateTrainer:
+    """The part of a trainer (see :mod:`sklearn_perceptrons._training`) that
+    any model with a ``state`` like :class:`LinearState` shares: ``coef``,
+    ``intercept``, ``model()``, ``copy()`` and ``copy_rows()``.  A subclass
+    adds ``run_epoch(order, active)``.
 
     Parameters
     ----------
@@ -418,33 +440,20 @@ class LinearTrainer:
         Size of an update on every row of X.
     table : tuple of ndarrays
         The row table (see :func:`one_vs_all_table`).
-    state : LinearState
-        The starting weights; updated in place.
-    fit_intercept : bool
-    rule : Rule
-        The update rule (a subclass or a caller may change it between epochs).
+    state : object
+        The starting model; updated in place.
     """
 
-    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+    def __init__(self, X, y_class, step, table, state):
         self.X = X
         self.y_class = y_class
         self.step = step
         self.table = table
         self.state = state
-        self.fit_intercept = fit_intercept
-        self.rule = rule
 
     @property
     def n_rows(self):
         return self.state.coef.shape[0]
-
-    def run_epoch(self, order, active):
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-        )
-        check_finite_weights(self.state)
-        return updates
 
     def model(self):
         return self.state.model()
@@ -463,3 +472,22 @@ class LinearTrainer:
 
     def restore(self, snapshot):
         self.state = snapshot
+
+
+class LinearTrainer(StateTrainer):
+    """A :class:`LinearState` trained by the compiled epoch with the update
+    :class:`Rule` ``rule`` (which a subclass or a caller may change between
+    epochs); the other parameters are those of :class:`StateTrainer`."""
+
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+        super().__init__(X, y_class, step, table, state)
+        self.fit_intercept = fit_intercept
+        self.rule = rule
+
+    def run_epoch(self, order, active):
+        updates = run_epoch(
+            self.X, self.state, order, self.y_class, self.step, self.table,
+            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+        )
+        check_finite_weights(self.state)
+        return updates

@@ -23,7 +23,7 @@ from sklearn.utils._param_validation import Interval
 from . import _second_order_fast
 from ._base import keep_state_on_error, partial_fit_context
 from ._linear import BaseLinearPerceptron
-from ._rows import check_finite_weights, one_vs_all_table, row_scores
+from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
 from ._training import print_epoch, record_partial_pass
 
 _EPOCH = {
@@ -33,6 +33,7 @@ _EPOCH = {
     (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
 _UNUSED = np.zeros(1)
+_PENDING = _second_order_fast.pending_rows()
 _BLAS_CONTROLLER = []
 
 
@@ -51,7 +52,6 @@ def _one_blas_thread():
 
         _BLAS_CONTROLLER.append(ThreadpoolController())
     return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
-_PENDING = _second_order_fast.pending_rows()
 
 
 def _physical_memory():
@@ -66,15 +66,14 @@ class SecondOrderState:
     """The state of ``n_rows`` second-order perceptrons, in float64.
 
     ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
-    padded coordinate; ``inverse`` is ``A^-1`` of every row, shape
-    ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which only
-    the lower triangle is kept up to date (:meth:`inverse_matrix` gives the
-    full matrices) (full mode), or
-    ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``
-    (diagonal mode).  With
-    averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of
-    the iterates over all visits as ``coef - coef_sum / visits`` (Daume's
-    trick).  ``dtype`` is the dtype of the reported model (that of X).
+    padded coordinate.  Full mode: ``inverse`` is ``A^-1`` of every row,
+    shape ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which
+    only the lower triangle is kept up to date (:meth:`inverse_matrix` gives
+    the full matrices).  Diagonal mode: ``precision`` holds ``diag(A)`` and
+    ``v``, shape ``(n_rows, 2, p)``.  With averaging,
+    ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of the
+    iterates over all visits as ``coef - coef_sum / visits`` (Daume's trick).
+    ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
     def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
@@ -173,42 +172,16 @@ class SecondOrderState:
         return updates
 
 
-class SecondOrderTrainer:
+class SecondOrderTrainer(StateTrainer):
     """A :class:`SecondOrderState` trained on one data set: the trainer of
-    :mod:`sklearn_perceptrons._training` (``n_rows``, ``run_epoch``,
-    ``weight_norm``, ``scores``, ``snapshot``/``keep_rows``/``restore``)."""
-
-    def __init__(self, X, y_class, step, table, state):
-        self.X = X
-        self.y_class = y_class
-        self.step = step
-        self.table = table
-        self.state = state
-
-    @property
-    def n_rows(self):
-        return self.state.coef.shape[0]
+    :mod:`sklearn_perceptrons._training` (what it shares with the linear
+    trainer comes from :class:`~sklearn_perceptrons._rows.StateTrainer`)."""
 
     def run_epoch(self, order, active):
         updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
                                        self.table, active)
         check_finite_weights(self.state)
         return updates
-
-    def weight_norm(self):
-        return float(np.linalg.norm(self.state.coef))
-
-    def scores(self, rows):
-        return row_scores(self.X, rows, *self.state.model())
-
-    def snapshot(self):
-        return self.state.copy()
-
-    def keep_rows(self, snapshot, rows):
-        snapshot.copy_rows(self.state, rows)
-
-    def restore(self, snapshot):
-        self.state = snapshot
 
 
 class SecondOrderPerceptron(BaseLinearPerceptron):
@@ -373,8 +346,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     :func:`sklearn_perceptrons.bounds.second_order_mistake_bound`.
 
     **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
-    (``fit`` refuses sizes beyond half the machine's memory); use
-    ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
+    (``fit`` refuses sizes beyond half the machine's memory); a mistake
+    costs about one pass over one of them (BLAS, kept on one thread during
+    the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
     per call, so that a failed call leaves the estimator unchanged.
 
     References

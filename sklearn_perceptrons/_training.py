@@ -28,10 +28,14 @@ is the reference implementation):
     A copy of the training state, the copy of the current values of some
     rows into it, and its adoption at the end; needed only to keep the best
     validation epoch of every row (``keep_best=True``).
-``end_epoch(epoch, active, updates, stopper, val_score) -> list of str``
-    Optional: called after the stopping rule has seen the epoch, to change
-    the rule of rows or revive them (``stopper.active``); returns extra
-    verbose lines.  The margin search of ``MarginPerceptron`` uses it.
+``end_epoch(epoch, active, updates, stopper, val_score, *, last) -> iterable of str``
+    Optional: called after the stopping rule has seen the epoch (``active``:
+    the rows trained in it; ``last``: no epoch follows), to change the rule
+    of rows, stop or revive them (``stopper.active``); returns extra verbose
+    lines.  The margin search of ``MarginPerceptron`` uses it.
+``keeps_own_best``
+    Optional, True for a trainer that keeps its best epochs itself (the
+    driver then takes no snapshot).
 
 A ``fit`` then reads, top to bottom::
 

@@ -9,30 +9,27 @@ behind ``run_epoch(order, active) -> updates``, the interface of an epoch
 driver.
 """
 
-import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _voted_fast
-from ._base import BasePerceptron, keep_state_on_error
+from ._base import BasePerceptron, keep_state_on_error, predict_from_decision
+from ._kernel import (
+    KERNEL_CODES,
+    Kernel,
+    KernelMixin,
+    parts,
+    prepare_rows,
+    take_rows,
+)
 from ._rows import one_vs_all_table
 from ._training import StoppingRule, set_fit_results, train
-from ._kernel import (
-    _KERNEL_CODES,
-    _Kernel,
-    _parts,
-    _prepare_rows,
-    _take_rows,
-    _variance,
-)
 
 _MB = 2**20
 # Log slots of the first epoch, per sample; the log doubles when full.
@@ -84,7 +81,7 @@ class _LinearVoteState:
     place; a visit's score is one dot product."""
 
     def __init__(self, X, y_class, step, table, n_rows, fit_intercept):
-        self.parts = _parts(X)
+        self.parts = parts(X)
         self.n_features = X.shape[1]
         self.y_class = y_class
         self.step = step
@@ -117,7 +114,7 @@ class _LinearVoteState:
         return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
 
 
-class _TrainingKernel(_Kernel):
+class _TrainingKernel(Kernel):
     """The kernel of a fit: what it reads about the training rows (their
     norms) is computed once, not once per kernel row."""
 
@@ -148,7 +145,7 @@ class _KernelVoteState:
         self.scores = np.zeros((n_rows, n))
         self.alpha = np.zeros((n_rows, n))
         self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * n), n_rows)
-        if kernel.code == _KERNEL_CODES["precomputed"]:
+        if kernel.code == KERNEL_CODES["precomputed"]:
             self.cache = np.ascontiguousarray(X, dtype=np.float64)
             self.line_of_sample = np.arange(n, dtype=np.int32)
         else:
@@ -204,7 +201,7 @@ def _raise_nonfinite():
     )
 
 
-class VotedPerceptron(BasePerceptron):
+class VotedPerceptron(KernelMixin, BasePerceptron):
     """The voted perceptron (Freund & Schapire): every intermediate
     perceptron votes, weighted by how long it survived.
 
@@ -235,6 +232,7 @@ class VotedPerceptron(BasePerceptron):
         n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
         ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
         matrix.  "linear" trains in the primal (weights updated in place).
+        A float32 Gram matrix is converted to float64 once in ``fit``.
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -361,7 +359,10 @@ class VotedPerceptron(BasePerceptron):
     ``max_iter`` when an epoch has no mistake in any row (on separable
     data): further epochs would only add to the survival count of the last
     perceptron.  Otherwise it runs ``max_iter`` epochs and, as every
-    perceptron of this package, warns with a ``ConvergenceWarning``.
+    perceptron of this package, warns with a ``ConvergenceWarning``.  The
+    epochs run in the package's epoch driver (the same epoch orders as
+    :class:`Perceptron` and :class:`KernelPerceptron` for the same
+    ``random_state``).
 
     There is no ``n_jobs``: training is one sequential run, and a
     prediction is a single-threaded compiled loop after the kernel values
@@ -398,15 +399,7 @@ class VotedPerceptron(BasePerceptron):
             for name, constraint in BasePerceptron._parameter_constraints.items()
             if name not in ("tol", "n_iter_no_change", "average", "warm_start")
         },
-        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
-        "degree": [Interval(numbers.Integral, 0, None, closed="left")],
-        "gamma": [
-            StrOptions({"scale", "auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-        ],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "kernel_params": [dict, None],
-        "cache_size": [Interval(numbers.Real, 0, None, closed="neither")],
+        **KernelMixin.kernel_parameter_constraints,
     }
 
     def __init__(
@@ -438,32 +431,7 @@ class VotedPerceptron(BasePerceptron):
         self.random_state = random_state
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = self.kernel != "precomputed"
-        return tags
-
     # -- helpers -------------------------------------------------------------
-
-    def _kernel(self, gamma):
-        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
-                       self.kernel_params)
-
-    def _resolve_gamma(self, X):
-        if isinstance(self.gamma, str):
-            if self.gamma == "auto":
-                return 1.0 / X.shape[1]
-            variance = _variance(X)
-            return 1.0 / (X.shape[1] * variance) if variance != 0 else 1.0
-        return float(self.gamma)
-
-    def _reject_sparse_gram(self, X):
-        if self.kernel == "precomputed" and sp.issparse(X):
-            raise TypeError(
-                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
-                "matrix. Convert it with X.toarray()."
-            )
 
     def _warn_max_iter(self, n_unconverged):
         warnings.warn(
@@ -511,7 +479,7 @@ or (n_samples, n_samples)
                 f"kernel='precomputed' needs a square Gram matrix in fit; got "
                 f"a {X.shape[0]}x{X.shape[1]} matrix."
             )
-        X = _prepare_rows(X)
+        X = prepare_rows(X)
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
@@ -531,19 +499,22 @@ or (n_samples, n_samples)
 
         # The number of epochs is the algorithm's T: no tolerance rule, a row
         # stops early only on an epoch without mistakes.
-        stopper = StoppingRule(n_rows, tol=None, n_iter_no_change=1,
-                               n_samples=n, early_stopping=False)
         record = train(
             state, train_idx=np.arange(n, dtype=np.int32),
             rng=check_random_state(self.random_state), shuffle=self.shuffle,
-            max_iter=self.max_iter, stopper=stopper, verbose=self.verbose,
+            max_iter=self.max_iter,
+            stopper=StoppingRule(n_rows, tol=None, n_iter_no_change=1,
+                                 n_samples=n, early_stopping=False),
+            verbose=self.verbose,
         )
-        self._set_model(X, state.log, n_rows)
-        self.classes_ = classes
-        self.gamma_ = gamma
+        # The vote's own warning: more epochs do not converge, they add
+        # perceptrons to the vote.
         set_fit_results(self, record, warn=False)
         if record.unconverged.any():
             self._warn_max_iter(int(record.unconverged.sum()))
+        self._set_model(X, state.log, n_rows)
+        self.classes_ = classes
+        self.gamma_ = gamma
         return self
 
     def _set_model(self, X, log, n_rows):
@@ -552,7 +523,7 @@ or (n_samples, n_samples)
         by_row = np.argsort(row, kind="stable")
         support, mistake_support = np.unique(sample[by_row], return_inverse=True)
         self.support_ = support.astype(np.intp)
-        self.support_vectors_ = _take_rows(X, support)
+        self.support_vectors_ = take_rows(X, support)
         self.mistake_support_ = mistake_support.astype(np.int32)
         self.mistake_coef_ = coef[by_row]
         self.survival_counts_ = count[by_row]
@@ -582,7 +553,7 @@ or (n_samples, n_samples)
             X = validate_data(self, X, dtype=[np.float64, np.float32],
                               order="C", reset=False)
         else:
-            X = _prepare_rows(self._validate_predict_data(X))
+            X = prepare_rows(self._validate_predict_data(X))
         n_rows = self.mistake_ptr_.shape[0] - 1
         support_vectors = self.support_vectors_
         if self.kernel == "linear":
@@ -655,7 +626,4 @@ or (n_samples, n_train)
             otherwise (binary), or the class of the largest normalized vote
             (ties go to the lowest class index).
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[scores.argmax(axis=1)]
+        return predict_from_decision(self.decision_function(X), self.classes_)

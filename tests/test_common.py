@@ -5,25 +5,16 @@
 import inspect
 
 import pytest
+from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_perceptrons
 
-# An online algorithm scales an update by a sample's weight, which is not the
-# same as visiting the sample twice; scikit-learn's own Perceptron is expected
-# to fail these two checks for the same reason (API.md §1).
-ONLINE_SAMPLE_WEIGHT = {
-    "check_sample_weight_equivalence_on_dense_data": (
-        "an update scaled by a weight differs from two visits of the sample"
-    ),
-    "check_sample_weight_equivalence_on_sparse_data": (
-        "an update scaled by a weight differs from two visits of the sample"
-    ),
-}
+from _common_checks import checked_estimators, expected_failed_checks
 
 
 def public_estimators():
-    """Every estimator class the package exports."""
+    """Every estimator class the package exports, at its defaults."""
     return [
         obj()
         for name in sorted(sklearn_perceptrons.__all__)
@@ -32,14 +23,41 @@ def public_estimators():
     ]
 
 
+def public_estimator_classes():
+    """Every estimator class of the package's public modules (the optional
+    ones included when their dependencies are installed)."""
+    modules = [sklearn_perceptrons]
+    try:
+        from sklearn_perceptrons import distributed
+    except ImportError:  # Dask is an optional dependency
+        pass
+    else:
+        modules.append(distributed)
+    modules += [getattr(sklearn_perceptrons, name)
+                for name in sklearn_perceptrons.__all__
+                if inspect.ismodule(getattr(sklearn_perceptrons, name))]
+    return {
+        obj for module in modules for name in getattr(module, "__all__", [])
+        if inspect.isclass(obj := getattr(module, name)) and hasattr(obj, "fit")
+    }
+
+
 def test_every_public_estimator_is_checked():
-    names = {type(e).__name__ for e in public_estimators()}
-    assert "Perceptron" in names
+    checked = {type(est) for est in checked_estimators()}
+    classes = public_estimator_classes()
+    assert {"Perceptron", "KernelPerceptron"} <= {cls.__name__ for cls in classes}
+    missing = sorted(cls.__name__ for cls in classes - checked)
+    assert not missing, (
+        f"{missing} are public but not in tests/_common_checks.py: add them "
+        "to checked_estimators()."
+    )
+    # Each configuration is checked once.
+    reprs = [repr(est) for est in checked_estimators()]
+    assert len(reprs) == len(set(reprs))
 
 
-@parametrize_with_checks(
-    public_estimators(), expected_failed_checks=lambda est: ONLINE_SAMPLE_WEIGHT
-)
+@parametrize_with_checks(checked_estimators(),
+                         expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 
@@ -60,9 +78,8 @@ def _fitted_state(estimator):
 
 @pytest.mark.parametrize("estimator", public_estimators(),
                          ids=lambda e: type(e).__name__)
-def test_fit_takes_the_same_data_on_its_lean_path(estimator):
-    # A C-ordered float ndarray with integer labels skips validate_data
-    # (the lean path); a list of lists goes through it.  Both fits agree,
+def test_fit_on_an_ndarray_and_on_lists_agree(estimator):
+    # An ndarray and the same data as lists of Python numbers fit alike,
     # and a refit on an ndarray forgets the feature names of a dataframe.
     import numpy as np
     import pandas as pd
@@ -138,3 +155,68 @@ def test_integer_seed_and_its_random_state_fit_alike(estimator):
     for est in (by_int[1], by_state):
         assert_array_equal(est.decision_function(X),
                            by_int[0].decision_function(X))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    # The perceptrons that stream (the meta-estimators have no diagnostics).
+    [est for est in public_estimators()
+     if hasattr(est, "partial_fit") and "estimator" not in est.get_params()],
+    ids=lambda e: type(e).__name__,
+)
+def test_partial_fit_appends_to_a_new_mistakes_list(estimator):
+    # mistakes_per_epoch_ gets one entry per partial_fit call, without
+    # changing a list read before, a shallow copy of the estimator, or (on a
+    # failed call) the estimator itself.
+    import copy
+    import pickle
+
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    est = clone(estimator).partial_fit(X[:10], y[:10], classes=[0, 1])
+    first = est.mistakes_per_epoch_
+    twin = copy.copy(est)
+    est.partial_fit(X[10:20], y[10:20])
+    assert len(first) == 1 and len(est.mistakes_per_epoch_) == 2
+    assert est.mistakes_per_epoch_[0] == first[0]
+    assert len(twin.mistakes_per_epoch_) == 1
+    # The copy goes its own way from the shared prefix.
+    twin.partial_fit(X[20:], y[20:])
+    assert len(twin.mistakes_per_epoch_) == 2
+    assert len(est.mistakes_per_epoch_) == 2
+    assert est.n_mistakes_ == sum(est.mistakes_per_epoch_)
+    assert twin.n_mistakes_ == sum(twin.mistakes_per_epoch_)
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError):
+        est.partial_fit(X[:5, :2], y[:5])
+    assert pickle.dumps(est) == before
+    # A fit starts a new list; a pickle round trip keeps the entries.
+    restored = pickle.loads(before)
+    assert restored.mistakes_per_epoch_ == est.mistakes_per_epoch_
+    est.fit(X, y)
+    assert len(est.mistakes_per_epoch_) == est.n_iter_
+
+
+def test_no_module_imports_another_modules_private_names():
+    # The modules share through their internal API (_rows, _training,
+    # _base, ...), never through underscore names; a compiled companion
+    # (``_*_fast``) is part of the module that wraps it.
+    import ast
+    from pathlib import Path
+
+    package = Path(sklearn_perceptrons.__file__).parent
+    offences = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 1):
+                continue
+            if node.module is None or node.module.endswith("_fast"):
+                continue  # a module itself, or a compiled companion
+            offences += [f"{path.name}: {node.module}.{alias.name}"
+                         for alias in node.names
+                         if alias.name.startswith("_")
+                         and not alias.name.startswith("__")]
+    assert not offences

@@ -39,7 +39,6 @@ from hypothesis import strategies as st  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning, NotFittedError  # noqa: E402
 from sklearn.utils._param_validation import InvalidParameterError  # noqa: E402
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import sklearn_perceptrons  # noqa: E402
 from sklearn_perceptrons import MarginPerceptron, Perceptron  # noqa: E402
@@ -175,28 +174,6 @@ def test_missing_dask_raises_import_error_naming_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"sklearn_perceptrons\[dask\]"):
         importlib.import_module("sklearn_perceptrons.distributed")
     # monkeypatch puts the real module back into sys.modules afterwards.
-
-
-# ---------------------------------------------------------------------------
-# scikit-learn conventions (in-memory input is one partition, in process)
-# ---------------------------------------------------------------------------
-
-
-@parametrize_with_checks(
-    [ParameterMixing(), ParameterMixing(MarginPerceptron(margin=0.5))],
-    expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "An online update scaled by a weight is not the same as visiting "
-            "a sample twice (as for scikit-learn's Perceptron)."
-        ),
-        "check_sample_weight_equivalence_on_sparse_data": (
-            "An online update scaled by a weight is not the same as visiting "
-            "a sample twice (as for scikit-learn's Perceptron)."
-        ),
-    },
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,7 @@ MODULES = sorted(
     info.name
     for info in pkgutil.iter_modules(sklearn_perceptrons.__path__, "sklearn_perceptrons.")
     if not info.name.rsplit(".", 1)[1].startswith("_") or info.name.endswith(
-        ("_linear", "_margin", "_kernel", "_multiclass", "_voted"))
+        ("_linear", "_margin", "_kernel", "_multiclass", "_voted", "_second_order"))
 )
 
 

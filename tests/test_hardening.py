@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 
 from sklearn_perceptrons import (
     KernelPerceptron,
@@ -18,6 +19,8 @@ from sklearn_perceptrons import (
     OneVsAllPerceptron,
     OneVsOnePerceptron,
     Perceptron,
+    SecondOrderPerceptron,
+    VotedPerceptron,
 )
 from sklearn_perceptrons.bounds import (
     hinge_mistake_bound,
@@ -357,14 +360,20 @@ def test_max_margin_factorizes_its_support_once(monkeypatch):
     n = 120
     X = rng.normal(size=(n, n))
     y = (X @ rng.normal(size=n) + 0.3 > 0).astype(int)
+    import sklearn_perceptrons.bounds as bounds_module
+
     calls = []
-    lstsq = np.linalg.lstsq
 
-    def counting(*args, **kwargs):
-        calls.append(1)
-        return lstsq(*args, **kwargs)
+    def counting(solver):
+        def solve(*args, **kwargs):
+            calls.append(1)
+            return solver(*args, **kwargs)
+        return solve
 
-    monkeypatch.setattr(np.linalg, "lstsq", counting)
+    # Every least-squares solver the module may use, NumPy's and SciPy's.
+    monkeypatch.setattr(np.linalg, "lstsq", counting(np.linalg.lstsq))
+    if hasattr(bounds_module, "lstsq"):
+        monkeypatch.setattr(bounds_module, "lstsq", counting(bounds_module.lstsq))
     gamma, coef, intercept = max_margin(X, y)
     monkeypatch.undo()
     assert len(calls) <= 2
@@ -399,4 +408,33 @@ def test_condition_measure_of_extreme_rows_and_csr_duplicates():
     )
     D = _with_duplicates(A)
     assert condition_measure(D) == pytest.approx(expected, rel=1e-12)
+    assert not D.has_canonical_format
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        Perceptron(max_iter=5, tol=None),
+        MarginPerceptron(max_iter=5, tol=None),
+        KernelPerceptron(kernel="rbf", gamma=0.5, max_iter=5, tol=None),
+        OneVsAllPerceptron(),
+        OneVsOnePerceptron(),
+        SecondOrderPerceptron(max_iter=5, tol=None),
+        VotedPerceptron(max_iter=3),
+    ],
+    ids=lambda est: type(est).__name__,
+)
+def test_every_estimator_sees_csr_duplicates_as_their_sum(estimator):
+    """Item 2, everywhere CSR enters: a fit on a CSR matrix with duplicate
+    entries is the fit on its dense equal (the same scores), and the caller's
+    matrix keeps its duplicates. MarginPerceptron failed before the fix (its
+    radius); the others read duplicates right already and are guarded."""
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(40, 3))
+    y = np.argmax(X @ rng.normal(size=(3, 3)), axis=1)
+    D = _with_duplicates(X)
+    dense = clone(estimator).fit(X, y).decision_function(X)
+    sparse = clone(estimator).fit(D, y).decision_function(D)
+    np.testing.assert_allclose(sparse, dense, rtol=1e-9, atol=1e-12)
     assert not D.has_canonical_format

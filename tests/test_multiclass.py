@@ -34,7 +34,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.multiclass import _ovr_decision_function
 
 import sklearn_perceptrons
@@ -93,32 +92,6 @@ def assert_same_estimators(fast, reference, exact=True):
 def force_generic(base):
     """The same base estimator, as a type the fast path does not take."""
     return GenericPerceptron(**base.get_params())
-
-
-# ---------------------------------------------------------------------------
-# scikit-learn's estimator checks
-
-
-@parametrize_with_checks(
-    [
-        OneVsAllPerceptron(),
-        OneVsOnePerceptron(),
-        OneVsAllPerceptron(LinearSVC()),
-        OneVsOnePerceptron(SGDClassifier(random_state=0)),
-    ],
-    expected_failed_checks=lambda est: {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "An update scaled by a weight is not the same as visiting a sample "
-            "twice (online algorithm), as for scikit-learn's Perceptron."
-        ),
-        "check_sample_weight_equivalence_on_sparse_data": (
-            "An update scaled by a weight is not the same as visiting a sample "
-            "twice (online algorithm), as for scikit-learn's Perceptron."
-        ),
-    },
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------------------

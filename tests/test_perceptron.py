@@ -21,7 +21,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_perceptrons import Perceptron
+from sklearn_perceptrons import MarginPerceptron, Perceptron
 from sklearn_perceptrons.bounds import hinge_mistake_bound, mistake_bound
 
 
@@ -652,6 +652,29 @@ def test_overflow_raises_instead_of_nan_weights():
     with pytest.raises(ValueError, match="non-finite"):
         clf.fit(X, [0, 1])
     assert not hasattr(clf, "coef_")
+
+
+@pytest.mark.parametrize("dtype, scale", [(np.float64, 1e155), (np.float32, 1e20)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_overflowing_margin_raises_instead_of_a_wrong_model(dtype, scale, sparse):
+    # w . x = inf - inf is no number: it used to count as "no mistake", and
+    # this fit ended converged_=True with a model scoring 0.5 (issue #18).
+    X = (np.array([[1, 1], [1, -3], [-1, -1], [-1, 3]]) * scale).astype(dtype)
+    X = sp.csr_matrix(X) if sparse else X
+    y = [1, 1, 0, 0]
+    for clf in (Perceptron(shuffle=False), MarginPerceptron(margin=1.0),
+                Perceptron(shuffle=False).fit(np.eye(2), [0, 1])):
+        before = pickle.dumps(clf)
+        with pytest.raises(ValueError, match="margin w . x overflowed"):
+            clf.fit(X, y)
+        assert pickle.dumps(clf) == before
+    stream = Perceptron().partial_fit(np.eye(2, dtype=dtype), [0, 1], classes=[0, 1])
+    before = pickle.dumps(stream)
+    with pytest.raises(ValueError, match="overflowed"):
+        stream.partial_fit(X, y)
+    assert pickle.dumps(stream) == before
+    # The same data, scaled to a representable range, are learned.
+    assert Perceptron(shuffle=False).fit(X / scale, y).score(X / scale, y) == 1.0
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
@@ -470,3 +471,45 @@ def test_warm_start_on_other_classes_features_or_mode_says_so():
     with pytest.raises(ValueError, match="diagonal"):
         clf.set_params(diagonal=True).fit(X, y)
     assert_array_equal(clf.coef_, coef)
+
+
+def test_partial_fit_reads_batches_of_either_float_type():
+    # The state is float64: a float64 batch after a float32 one is read as
+    # it is, and the model keeps the dtype of the first batch.
+    X, y = correlated_data(15)
+    mixed = SecondOrderPerceptron()
+    mixed.partial_fit(X[:30].astype(np.float32), y[:30], classes=[0, 1])
+    mixed.partial_fit(X[30:], y[30:])
+    assert mixed.coef_.dtype == np.float32
+    single = SecondOrderPerceptron()
+    single.partial_fit(X[:30].astype(np.float32), y[:30], classes=[0, 1])
+    single.partial_fit(X[30:].astype(np.float32), y[30:])
+    assert_allclose(mixed.coef_, single.coef_, rtol=1e-5)
+
+
+def test_meta_estimators_take_it_as_a_base():
+    from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron
+
+    X, y = correlated_data(16, n_samples=120, n_classes=3, noise=0.0)
+    native = fit_quiet(SecondOrderPerceptron(max_iter=30), X, y)
+    for Meta in (OneVsAllPerceptron, OneVsOnePerceptron):
+        meta = fit_quiet(Meta(SecondOrderPerceptron(max_iter=30)), X, y)
+        assert meta.score(X, y) >= native.score(X, y) - 0.1
+
+
+# The diagonal mode is another compiled path: scikit-learn's checks run on it
+# too, with the expected failures of every estimator of the package.
+_ONLINE_SAMPLE_WEIGHT = {
+    "check_sample_weight_equivalence_on_dense_data": (
+        "an update scaled by a weight differs from two visits of the sample"
+    ),
+    "check_sample_weight_equivalence_on_sparse_data": (
+        "an update scaled by a weight differs from two visits of the sample"
+    ),
+}
+
+
+@parametrize_with_checks([SecondOrderPerceptron(diagonal=True)],
+                         expected_failed_checks=lambda e: _ONLINE_SAMPLE_WEIGHT)
+def test_diagonal_mode_passes_the_estimator_checks(estimator, check):
+    check(estimator)

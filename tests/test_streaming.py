@@ -245,3 +245,26 @@ def test_weights_near_overflow_still_refused():
             refused += 1
         assert np.isfinite(est.coef_).all()
     assert refused >= 2
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(eta0=2.0, fit_intercept=False),
+                                       MarginPerceptron(margin=0.1, fit_intercept=False)],
+                         ids=_ids)
+def test_margin_overflow_refused_and_nothing_changes(estimator):
+    """A row whose margin overflows (inf - inf) is refused by the checked
+    path: the in-place pass is not taken for rows that large."""
+    est = clone(estimator).partial_fit(np.array([[1.0, 0.0], [0.0, 1.0]]), [1, 0],
+                                       classes=[0, 1])
+    est.partial_fit(np.array([[0.5, 0.5]]), [1])
+    huge = np.array([[1.7e308, 1.7e308]])
+    refused = 0
+    for label in [1, 0, 1, 0]:
+        before = _snapshot(est)
+        try:
+            est.partial_fit(huge, [label])
+        except ValueError as error:
+            assert "overflow" in str(error)
+            assert _snapshot(est) == before
+            refused += 1
+        assert np.isfinite(est.coef_).all()
+    assert refused >= 1

@@ -1,0 +1,175 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Benchmarks P11 and P12 of PERFORMANCE.md: the budgeted kernel perceptron.
+
+P11 (scale): ``KernelPerceptron(budget=500)`` (rbf, other parameters at
+their defaults) on make_moons(n, noise=0.2) with 10,000 more rows held out,
+n = 1,000,000 (quick mode: 200,000), against
+``make_pipeline(Nystroem(n_components=500, gamma=<the same gamma>),
+sklearn Perceptron())``.  Targets: fit <= 0.25x the pipeline's time, test
+accuracy >= the pipeline's - 0.005, peak extra memory during ``fit``
+(tracemalloc, which sees NumPy's allocations) <= X's size + O(B (d + K))
+(reported as the ratio of the peak to X's size, the O(B (d + K)) part being
+a few hundred kB here, with what the shared validation of labels and
+weights allocates per sample).  Fit times are medians of 5 repeats in
+alternation (3 in quick mode), BLAS limited to one thread.
+
+P12 (budgets that work): standardized digits (75% train), make_moons(20000,
+noise=0.2), make_circles(20000, noise=0.1, factor=0.5) and
+make_classification(20000, 20 features, 10 informative, 10 classes), 75%
+train / 25% test; B in {50, 100, 200, 400} and no budget, each strategy,
+``average`` False and True.  Targets, for every strategy: accuracy
+non-decreasing in B within 0.01 (the value is the smallest change of
+accuracy from one budget to the next larger one, "none" last) and
+``average=True`` never below ``average=False`` - 0.01 (the value is the
+smallest difference); for the default strategy, at B = half the unbudgeted
+number of support vectors, accuracy >= unbudgeted - 0.02.  Quick mode runs
+the default strategy and "forgetron", with 5,000 samples instead of 20,000
+(the unbudgeted fit of the 10-class problem keeps nearly every sample as a
+support vector and takes about a minute at 20,000); full mode every
+strategy at the sizes above.  Each fit
+runs once (the fits are deterministic; accuracies are the measure).
+
+Run ``python benchmarks/bench_kernel_budget.py [--full]``.
+"""
+
+import sys
+import time
+import tracemalloc
+import warnings
+
+from sklearn.datasets import (
+    load_digits,
+    make_circles,
+    make_classification,
+    make_moons,
+)
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.kernel_approximation import Nystroem
+from sklearn.linear_model import Perceptron
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_perceptrons import KernelPerceptron
+
+from _common import format_table, interleaved_times, row, single_threaded
+
+BUDGETS = [50, 100, 200, 400, None]
+DEFAULT = KernelPerceptron().budget_strategy
+ALL_STRATEGIES = ["local_projection", "projection", "forgetron", "random",
+                  "oldest"]
+
+
+def _quiet_fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
+
+
+def p11(quick):
+    n = 200_000 if quick else 1_000_000
+    X, y = make_moons(n + 10_000, noise=0.2, random_state=0)
+    X_train, y_train, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
+    ours = KernelPerceptron(budget=500)
+    _quiet_fit(ours, X_train, y_train)
+    gamma = ours.gamma_
+    pipe = make_pipeline(Nystroem(n_components=500, gamma=gamma, random_state=0),
+                         Perceptron())
+    case = f"P11 moons {n:,}, B=500"
+    t_ours, t_pipe = interleaved_times(
+        [lambda: _quiet_fit(ours, X_train, y_train),
+         lambda: _quiet_fit(pipe, X_train, y_train)],
+        repeats=3 if quick else 5, warmup=0)
+    acc_ours = ours.score(X_test, y_test)
+    acc_pipe = pipe.score(X_test, y_test)
+    tracemalloc.start()
+    _quiet_fit(KernelPerceptron(budget=500), X_train, y_train)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    accurate = acc_ours >= acc_pipe - 0.005
+    fit_row = row(case, "fit time / Nystroem+Perceptron", t_ours / t_pipe,
+                  at_most=0.25,
+                  note=f"{t_ours:.2f} s vs {t_pipe:.2f} s, "
+                       f"{ours.n_iter_} epochs")
+    if not accurate:
+        fit_row["met"] = False
+    return [
+        fit_row,
+        row(case, "test accuracy - pipeline's", acc_ours - acc_pipe,
+            at_least=-0.005, note=f"{acc_ours:.4f} vs {acc_pipe:.4f}"),
+        row(case, "peak extra memory / X's size", peak / X_train.nbytes,
+            note=f"{peak / 2**20:.1f} MB, X {X_train.nbytes / 2**20:.1f} MB"),
+    ]
+
+
+def p12_datasets(quick):
+    n = 5000 if quick else 20000
+    X_digits, y_digits = load_digits(return_X_y=True)
+    X_digits = StandardScaler().fit_transform(X_digits)
+    return [
+        ("digits", X_digits, y_digits),
+        (f"moons {n}", *make_moons(n, noise=0.2, random_state=0)),
+        (f"circles {n}",
+         *make_circles(n, noise=0.1, factor=0.5, random_state=0)),
+        (f"classification {n}x20, 10 classes",
+         *make_classification(n, 20, n_informative=10, n_classes=10,
+                              random_state=0)),
+    ]
+
+
+def p12(quick):
+    strategies = [DEFAULT, "forgetron"] if quick else ALL_STRATEGIES
+    rows = []
+    for name, X, y in p12_datasets(quick):
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.25, random_state=0)
+        free = _quiet_fit(KernelPerceptron(), X_train, y_train)
+        n_sv = free.dual_coef_.shape[1]
+        for strategy in strategies:
+            acc = {}
+            seconds = {}
+            for average in (False, True):
+                for budget in BUDGETS:
+                    clf = KernelPerceptron(budget=budget, budget_strategy=strategy,
+                                           average=average)
+                    start = time.perf_counter()
+                    _quiet_fit(clf, X_train, y_train)
+                    seconds[average, budget] = time.perf_counter() - start
+                    acc[average, budget] = clf.score(X_test, y_test)
+            case = f"P12 {name}, {strategy}"
+            curve = " ".join(f"{b or 'none'}:{acc[False, b]:.3f}"
+                             for b in BUDGETS)
+            curve_avg = " ".join(f"{b or 'none'}:{acc[True, b]:.3f}"
+                                 for b in BUDGETS)
+            times = " ".join(f"{seconds[False, b]:.2f}" for b in BUDGETS)
+            for average, label in ((False, "plain"), (True, "average")):
+                steps = [acc[average, b2] - acc[average, b1]
+                         for b1, b2 in zip(BUDGETS, BUDGETS[1:])]
+                rows.append(row(
+                    case, f"accuracy change as B grows ({label})", min(steps),
+                    at_least=-0.01,
+                    note=f"B: acc {curve if not average else curve_avg}"
+                         + ("" if average else f"; fit s {times}")))
+            rows.append(row(
+                case, "average=True - average=False",
+                min(acc[True, b] - acc[False, b] for b in BUDGETS),
+                at_least=-0.01))
+        half = max(1, n_sv // 2)
+        clf = _quiet_fit(KernelPerceptron(budget=half), X_train, y_train)
+        acc_half = clf.score(X_test, y_test)
+        acc_free = free.score(X_test, y_test)
+        rows.append(row(
+            f"P12 {name}, {DEFAULT}", "unbudgeted - B=half SVs accuracy",
+            acc_free - acc_half, at_most=0.02,
+            note=f"B={half} of {n_sv}: {acc_half:.3f} vs {acc_free:.3f}"))
+    return rows
+
+
+def run(quick=True):
+    with single_threaded():
+        return p11(quick) + p12(quick)
+
+
+if __name__ == "__main__":
+    print(format_table(run(quick="--full" not in sys.argv)))

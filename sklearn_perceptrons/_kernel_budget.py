@@ -1,0 +1,415 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The budgeted walk of :class:`~sklearn_perceptrons.KernelPerceptron`.
+
+With a budget of B support vectors, a visit computes the scores of its
+sample from the support vectors themselves (B kernel values), so that an
+epoch costs O(n_samples * B * n_features) and no array of per-sample scores
+is kept: ``fit`` on a million rows is a few passes over X.  The compiled
+walk (``_kernel_budget_fast``) owns the visits and the removals; this module
+owns the state between calls, its conversion to and from the estimator's
+:class:`~sklearn_perceptrons._kernel._DualState`, the epochs, the stopping
+rule and the progress messages.  It serves the built-in kernels computed
+from features ("linear", "poly", "rbf", "sigmoid", "laplacian", "cosine");
+"precomputed" and callable kernels keep the walk of ``_kernel_fast``.
+"""
+
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _kernel as _k
+from . import _kernel_budget_fast
+from ._rows import one_vs_all_table
+from ._training import StoppingRule, record_partial_pass, set_fit_results, train
+
+# Mirrors of the enum of _kernel_budget_fast.pyx.
+STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
+                  "local_projection": 4}
+_PROJECTION = 3
+# Neighbours of a local projection ("local_projection", and the average's
+# share of a vector removed by "forgetron", "random" or "oldest").
+NEIGHBOURS = 8
+_STATUS_DONE = 0
+# Ridge added to the diagonal of the kept set's Gram matrix before it is
+# inverted: an rbf Gram matrix of a few hundred points is singular to
+# working precision, and the ridge bounds the inverse's entries by
+# 1 / ridge.  Relative to K'(x, x) >= 1 it changes a projection by about
+# the ridge.
+RIDGE = 1e-3
+# Visits per call of the compiled walk: between calls Python may print
+# progress (``verbose``).
+_CHUNK = 1 << 15
+_PROGRESS_SECONDS = 10.0
+# Training rows on which ``fit`` (with ``tol``) checks the model of every
+# epoch, to return the best one: enough to see a change of accuracy of 0.01
+# on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
+CHECK_ROWS = 2000
+_DUMMY_INT = np.zeros(1, dtype=np.int32)
+
+
+def applies(estimator, kernel, n_possible=None):
+    """Whether a fit or ``partial_fit`` call takes the budgeted walk: a
+    budget, a kernel computed here (not "precomputed" nor a callable, which
+    keep the walk of ``_kernel_fast``), and (``fit``) more rows than the budget
+    (a budget that cannot bind changes nothing, and the unbudgeted walk is
+    faster)."""
+    if estimator.budget is None:
+        return False
+    if kernel.code > _k._KERNEL_CODES["cosine"]:
+        return False
+    return n_possible is None or n_possible > estimator.budget
+
+
+class _BudgetState:
+    """The support set of a budgeted walk, in slots ``0 .. n_sv - 1``.
+
+    ``sv`` (n_features, B), feature-major, in the dtype of X (dense even
+    for CSR X: the kernel of a CSR row with the support vectors costs
+    O(nnz * B));
+    ``alpha``/``asum`` (B, K) the coefficients and Daume's sums; ``P`` the
+    inverse of the support vectors' Gram matrix plus ``RIDGE`` (strategy
+    "projection" only); ``sv_row`` the index of each support vector in the
+    current training data (-1 when it is not one of its rows).
+    """
+
+    def __init__(self, estimator, kernel, n_features, n_rows, dtype):
+        B = int(estimator.budget)
+        self.B, self.K = B, n_rows
+        self.strategy = STRATEGY_CODES[estimator.budget_strategy]
+        self.average = bool(estimator.average)
+        self.iparams = np.array([
+            kernel.code, int(kernel.degree), self.strategy, B, int(self.average),
+            n_rows, n_features, NEIGHBOURS,
+        ], dtype=np.int64)
+        self.dparams = np.array([
+            kernel.gamma, kernel.coef0, float(estimator.fit_intercept),
+            float(estimator.threshold), RIDGE,
+        ])
+        # Feature-major: the compiled loops run over support vectors.
+        self.sv = np.zeros((max(n_features, 1), B), dtype=dtype)
+        self.col = np.zeros(max(n_features, 1), dtype=dtype)
+        self.sv_norm = np.zeros(B)
+        self.sv_self = np.zeros(B)
+        self.sv_row = np.full(B, -1, dtype=np.int64)
+        self.sv_class = np.zeros(B, dtype=np.int32)
+        self.sv_time = np.zeros(B, dtype=np.int64)
+        self.sv_entry = np.zeros(B, dtype=np.int64)
+        self.alpha = np.zeros((B, n_rows))
+        self.asum = np.zeros((B, n_rows))
+        projection = self.strategy == _PROJECTION
+        self.P = np.zeros((B, B) if projection else (1, 1))
+        self.visits = np.zeros(n_rows)
+        self.forget = np.zeros((2, n_rows))
+        self.counters = np.zeros(3, dtype=np.int64)
+        self.rng = np.zeros(1, dtype=np.uint64)
+        M = NEIGHBOURS
+        self.work = np.zeros(3 * B + 4 * n_rows + M * M + M)
+        self.iwork = np.zeros(n_rows + M, dtype=np.int32)
+
+    @property
+    def n_sv(self):
+        return int(self.counters[0])
+
+    def load(self, state, sv_row, *, keep_average):
+        """Start from the iterate of a :class:`_DualState`, its support
+        vectors at their positions in the support list (``sv_order``)."""
+        m = state.sv.shape[0]
+        self.counters[1] = state.clock
+        self.forget[:] = state.forget
+        self.rng[0] = np.uint64(state.rng)
+        if keep_average:
+            self.visits[:] = state.visits
+        if m == 0:
+            return
+        if m > self.B:
+            raise ValueError(
+                f"The model holds {m} support vectors, more than budget="
+                f"{self.B}; lower them with a fresh fit."
+            )
+        slots = np.asarray(state.sv_order, dtype=np.intp)
+        sv = state.sv.toarray() if sp.issparse(state.sv) else state.sv
+        self.sv[: sv.shape[1], slots] = sv.T
+        self.alpha[slots] = state.alpha
+        if self.average and keep_average:
+            self.asum[slots] = state.alpha_sum
+        self.sv_row[slots] = sv_row
+        self.sv_class[slots] = state.sv_class
+        self.sv_time[slots] = state.sv_time
+        # Entry order: the order of ``state.sv``, before any new vector.
+        self.sv_entry[slots] = np.arange(m) - m
+        self.counters[0] = m
+        self.counters[2] = m
+        _kernel_budget_fast.stats(self.sv, m, self.iparams, self.dparams,
+                                  self.sv_norm, self.sv_self)
+
+    def gram(self):
+        n = self.n_sv
+        out = np.zeros((max(n, 1), max(n, 1)))
+        _kernel_budget_fast.gram(self.sv, n, self.iparams, self.dparams,
+                                 self.sv_norm, out)
+        return out[:n, :n]
+
+    def refresh_inverse(self):
+        """Recompute P from the support vectors (the rank-one updates of the
+        walk accumulate rounding; an epoch starts from a fresh inverse)."""
+        if self.strategy != _PROJECTION or self.n_sv == 0:
+            return
+        n = self.n_sv
+        G = np.ascontiguousarray(self.gram())
+        _kernel_budget_fast.ridge_inverse(G, n, RIDGE, self.P)
+
+    def weight_norm(self):
+        """||f|| in kernel space, over all rows."""
+        n = self.n_sv
+        if n == 0:
+            return 0.0
+        a = self.alpha[:n]
+        return float(np.sqrt(max(np.sum(a * (self.gram() @ a)), 0.0)))
+
+    def run(self, X, order, y_class, step, table, *, progress=None):
+        """Visit the rows ``order`` of X; returns the updates per row.
+        ``progress(t, updates)`` is called between chunks of visits."""
+        values, indices, indptr, sparse = _k._parts(X)
+        if values.shape[0] == 0:
+            values = np.zeros(1, dtype=X.dtype)
+        if not sparse:
+            indices = indptr = _DUMMY_INT
+        updates = np.zeros(self.K, dtype=np.int64)
+        n = order.shape[0]
+        t = 0
+        while t < n:
+            end = min(n, t + _CHUNK)
+            status, t = _kernel_budget_fast.walk(
+                values, indices, indptr, sparse, self.sv, self.col, order, t,
+                end,
+                y_class, step, *table, self.iparams, self.dparams,
+                self.sv_norm, self.sv_self, self.sv_row, self.sv_class,
+                self.sv_time, self.sv_entry, self.alpha, self.asum, self.P,
+                self.visits, self.forget, self.counters, self.rng, updates,
+                self.work, self.iwork,
+            )
+            if status != _STATUS_DONE:
+                raise ValueError(
+                    "The scores of the training samples became non-finite "
+                    "(floating-point overflow). Scale the features or lower "
+                    "gamma / degree, or the sample and class weights."
+                )
+            if progress is not None and t < n:
+                progress(t, updates)
+        return updates
+
+    def snapshot(self):
+        return {name: getattr(self, name).copy() for name in _SNAPSHOT}
+
+    def restore(self, snapshot):
+        for name, value in snapshot.items():
+            getattr(self, name)[...] = value
+
+    def result(self, X, *, by_row):
+        """The iterate as a :class:`_DualState`, its support vectors sorted by
+        training row (``by_row``: ``fit``) or by entry (``partial_fit``, where
+        they are appended)."""
+        n = self.n_sv
+        if by_row:
+            slots = np.lexsort((self.sv_entry[:n], self.sv_row[:n]))
+        else:
+            slots = np.argsort(self.sv_entry[:n], kind="stable")
+        V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
+        sv = _k._prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
+        return _k._DualState(
+            sv=sv, sv_class=self.sv_class[slots].copy(),
+            sv_index=self.sv_row[slots].astype(np.intp) if by_row
+            else np.full(n, -1, dtype=np.intp),
+            alpha=self.alpha[slots].copy(),
+            alpha_sum=self.asum[slots].copy(),
+            visits=self.visits.copy(), sv_time=self.sv_time[slots].copy(),
+            clock=int(self.counters[1]), forget=self.forget.copy(),
+            rng=int(self.rng[0]), sv_scores=None,
+            sv_order=slots.astype(np.intp),
+        )
+
+
+_SNAPSHOT = ("sv", "sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
+             "sv_entry", "alpha", "asum", "P", "visits", "forget", "counters",
+             "rng")
+
+
+def _progress_printer(estimator, epoch, n, start):
+    """A ``progress`` callback printing at most every ``_PROGRESS_SECONDS``
+    (None when not verbose)."""
+    if not estimator.verbose:
+        return None
+    last = [start]
+
+    def progress(t, updates):
+        now = perf_counter()
+        if now - last[0] >= _PROGRESS_SECONDS:
+            last[0] = now
+            print(f"-- Epoch {epoch}: {t}/{n} samples visited, updates "
+                  f"{int(updates.sum())}, time {now - start:.1f} s", flush=True)
+
+    return progress
+
+
+class _ModelCheck:
+    """Accuracy of the model of an epoch on a fixed sample of training rows
+    (all of them when there are at most ``CHECK_ROWS``), drawn from the
+    fit's seed so that a fit stays deterministic."""
+
+    def __init__(self, X, y_class, n_classes, kernel, estimator):
+        n = X.shape[0]
+        if n > CHECK_ROWS:
+            seed = estimator.random_state if isinstance(
+                estimator.random_state, (int, np.integer)) else 0
+            rows = np.sort(np.random.RandomState(seed).choice(
+                n, CHECK_ROWS, replace=False))
+            self.X = _k._take_rows(X, rows)
+            self.y = y_class[rows]
+        else:
+            self.X, self.y = X, y_class
+        self.binary = n_classes == 2
+        self.kernel = kernel
+        self.average = estimator.average
+        self.cache_size = estimator.cache_size
+
+    def score(self, walk, X):
+        state = walk.result(X, by_row=False)
+        coef = np.ascontiguousarray(state.model(self.average))
+        scores = _k._dual_scores(self.X, self.kernel, state.sv, None, coef,
+                                 self.cache_size)
+        # Intercept: the padded kernel K + add.
+        scores += walk.dparams[2] * coef.sum(axis=0)
+        if self.binary:
+            predicted = (scores[:, 0] > 0).astype(np.intp)
+        else:
+            predicted = scores.argmax(axis=1)
+        return float(np.mean(predicted == self.y))
+
+
+class _BudgetTrainer:
+    """The budgeted walk as a trainer of the epoch driver
+    (:func:`sklearn_perceptrons._training.train`): one row (the rows of a
+    multiclass problem stop together, on their total number of updates: a
+    removal changes every row), progress within long epochs, and, with a
+    ``check``, the model of the best epoch kept."""
+
+    n_rows = 1
+
+    def __init__(self, walk, X, y_class, step, table, estimator, check):
+        self.walk, self.X, self.y_class, self.step = walk, X, y_class, step
+        self.table = table
+        self.estimator = estimator
+        self.check = check
+        self.best = None
+        self.epoch = 0
+
+    def run_epoch(self, order, active):
+        self.epoch += 1
+        self.walk.refresh_inverse()
+        updates = self.walk.run(
+            self.X, order, self.y_class, self.step, self.table,
+            progress=_progress_printer(self.estimator, self.epoch,
+                                       order.shape[0], perf_counter()))
+        return np.array([updates.sum()], dtype=np.int64)
+
+    def weight_norm(self):
+        return self.walk.weight_norm()
+
+    def end_epoch(self, epoch, active, updates, stopper, val_score, last=False):
+        if self.check is not None:
+            # The model of this epoch against the best so far (ties keep
+            # the earlier one).
+            score = self.check.score(self.walk, self.X)
+            if self.best is None or score > self.best[0]:
+                self.best = (score, self.walk.snapshot())
+        return []
+
+    def keep_best(self):
+        if self.best is not None:
+            self.walk.restore(self.best[1])
+
+
+def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
+    """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
+    through the epoch driver.
+
+    ``state`` is the previous iterate (``warm_start``) or None; ``matched``
+    the rows of X its support vectors are (None when they are not rows of
+    X).  Rows of a multiclass problem stop together, on the rule applied to
+    their total number of updates (a removal changes every row).  With
+    ``tol`` (the stopping rule on), the model returned is that of the epoch
+    whose model classifies best a fixed sample of training rows: a late
+    epoch of a budgeted walk is not always better than an earlier one.
+    """
+    n, n_classes = X.shape[0], classes.shape[0]
+    n_rows = 1 if n_classes == 2 else n_classes
+    y_class = np.ascontiguousarray(y_class, dtype=np.int32)
+    step = np.ascontiguousarray(step, dtype=np.float64)
+    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype)
+    if state is not None:
+        rows = matched if matched is not None else np.full(
+            state.sv.shape[0], -1)
+        walk.load(state, rows, keep_average=False)
+    walk.rng[0] = np.uint64(estimator._random_seed(rng))
+    check = _ModelCheck(X, y_class, n_classes, kernel, estimator) if (
+        estimator.tol is not None) else None
+    trainer = _BudgetTrainer(walk, X, y_class, step,
+                             one_vs_all_table(n_classes), estimator, check)
+    stopper = StoppingRule(1, tol=estimator.tol,
+                           n_iter_no_change=estimator.n_iter_no_change,
+                           n_samples=n, early_stopping=False)
+    record = train(trainer, train_idx=np.arange(n, dtype=np.int32), rng=rng,
+                   shuffle=estimator.shuffle, max_iter=estimator.max_iter,
+                   stopper=stopper, verbose=estimator.verbose)
+    trainer.keep_best()
+    set_fit_results(estimator, record)
+
+    new_state = walk.result(X, by_row=True)
+    estimator._set_model(new_state, classes)
+    estimator.__dict__.pop("_budget_inverse", None)
+    estimator.gamma_ = kernel.gamma
+    estimator.support_ = new_state.sv_index
+    estimator._max_support_seen = int(walk.counters[2])
+    return estimator
+
+
+def partial_fit(estimator, X, classes, y_class, step, kernel, state):
+    """One pass of the budgeted walk over a batch, in its order, from the
+    iterate ``state`` (its average continues)."""
+    n_classes = classes.shape[0]
+    n_rows = 1 if n_classes == 2 else n_classes
+    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype)
+    walk.load(state, np.full(state.sv.shape[0], -1), keep_average=True)
+    # The inverse Gram matrix left by the previous call (in the order of the
+    # support vectors), when it is that of this support set: a call on one
+    # row then costs O(B^2), not an O(B^3) inversion.
+    inverse = getattr(estimator, "_budget_inverse", None)
+    m = state.sv.shape[0]
+    if (walk.strategy == _PROJECTION and inverse is not None
+            and inverse.shape == (m, m) and m > 0):
+        slots = np.asarray(state.sv_order, dtype=np.intp)
+        walk.P[np.ix_(slots, slots)] = inverse
+    else:
+        walk.refresh_inverse()
+    updates = walk.run(
+        X, np.arange(X.shape[0], dtype=np.int32),
+        np.ascontiguousarray(y_class, dtype=np.int32),
+        np.ascontiguousarray(step, dtype=np.float64),
+        one_vs_all_table(n_classes),
+    )
+    total = int(updates.sum())
+    result = walk.result(X, by_row=False)
+    estimator._set_model(result, classes)
+    if walk.strategy == _PROJECTION:
+        estimator._budget_inverse = walk.P[
+            np.ix_(result.sv_order, result.sv_order)].copy()
+    else:
+        estimator.__dict__.pop("_budget_inverse", None)
+    estimator.gamma_ = kernel.gamma
+    estimator.__dict__.pop("support_", None)
+    record_partial_pass(estimator, total)
+    estimator._max_support_seen = max(
+        getattr(estimator, "_max_support_seen", 0), int(walk.counters[2]))
+    return estimator

@@ -1,0 +1,273 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The budgeted walk of KernelPerceptron (``_kernel_budget``).
+
+The oracle is a NumPy transcription of the definitions: every score
+recomputed from the Gram matrix, the removed vector's coefficients carried
+by an explicit least-squares projection (``np.linalg.solve`` / ``inv``),
+the average as the explicit mean of the iterates.
+"""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import load_digits, make_classification, make_moons
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_perceptrons import KernelPerceptron, _kernel_budget
+from sklearn_perceptrons._kernel_budget import NEIGHBOURS, RIDGE
+
+ALL_STRATEGIES = ["local_projection", "projection", "forgetron", "random",
+                  "oldest"]
+PROJECTIONS = ["local_projection", "projection"]
+
+
+def binary_data(n=80, n_features=4, seed=0):
+    X, y = make_classification(n, n_features, n_informative=2, n_redundant=0,
+                               flip_y=0.1, random_state=seed)
+    return X, y
+
+
+def multiclass_data(n=90, seed=0):
+    X, y = make_classification(n, 5, n_informative=3, n_redundant=0,
+                               n_classes=3, n_clusters_per_class=1,
+                               flip_y=0.1, random_state=seed)
+    return X, y
+
+
+def reference_budgeted(gram, y_class, n_classes, orders, *, budget, strategy,
+                       step, threshold=0.0, average=False):
+    """The budgeted kernel perceptron with the projection strategies, from
+    the definitions.  ``gram`` is the padded Gram matrix over all rows.
+    Returns the (n, n_rows) dual coefficients of the model."""
+    n = gram.shape[0]
+    n_rows = 1 if n_classes == 2 else n_classes
+    signs = (np.array([[-1.0], [1.0]]) if n_classes == 2
+             else np.where(np.eye(n_classes, dtype=bool), 1.0, -1.0))
+    alpha = np.zeros((n, n_rows))
+    history = np.zeros((n, n_rows))
+    visits = 0
+    support = []
+    for order in orders:
+        for i in order:
+            s = signs[y_class[i]]
+            score = gram[i, support] @ alpha[support] if support else np.zeros(
+                n_rows)
+            update = (s * score <= threshold) & (step[i] != 0)
+            if update.any():
+                if i not in support and len(support) >= budget:
+                    idx = np.array(support)
+                    if strategy == "projection":
+                        P = np.linalg.inv(gram[np.ix_(idx, idx)]
+                                          + RIDGE * np.eye(len(idx)))
+                        loss = (alpha[idx] ** 2).sum(1) / np.diag(P)
+                        q = int(np.argmin(loss))
+                        r = support[q]
+                        keep = [p for p in range(len(idx)) if p != q]
+                        near = idx[keep]
+                        coef = -P[keep, q] / P[q, q]
+                    else:
+                        loss = (alpha[idx] ** 2).sum(1) * np.diag(gram)[idx]
+                        q = int(np.argmin(loss))
+                        r = support[q]
+                        kept = [j for j in support if j != r]
+                        near = sorted(kept, key=lambda j: -(
+                            gram[r, j] ** 2 / gram[j, j]))[:NEIGHBOURS]
+                        coef = np.linalg.solve(
+                            gram[np.ix_(near, near)] + RIDGE * np.eye(len(near)),
+                            gram[near, r])
+                    alpha[near] += coef[:, None] * alpha[r]
+                    history[near] += coef[:, None] * history[r]
+                    alpha[r] = 0.0
+                    history[r] = 0.0
+                    support[q] = i
+                elif i not in support:
+                    support.append(i)
+                alpha[i] += np.where(update, step[i] * s, 0.0)
+            visits += 1
+            history += alpha
+    return history / max(visits, 1) if average else alpha
+
+
+def dense_coef(est, n):
+    coef = np.zeros((n, est.dual_coef_.shape[0]))
+    coef[est.support_] = est.dual_coef_.T
+    return coef
+
+
+@pytest.mark.parametrize("strategy", PROJECTIONS)
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_carried_coefficients_match_numpy_projection(strategy, average,
+                                                     multiclass):
+    X, y = multiclass_data(60) if multiclass else binary_data(60)
+    classes, y_class = np.unique(y, return_inverse=True)
+    step = np.random.RandomState(0).uniform(0.5, 1.5, size=X.shape[0])
+    gamma, budget = 0.3, 12
+    clf = KernelPerceptron(gamma=gamma, budget=budget, budget_strategy=strategy,
+                           average=average, threshold=0.2, shuffle=False,
+                           tol=None, max_iter=3)
+    clf.fit(X, y, sample_weight=step)
+    gram = pairwise_kernels(X, metric="rbf", gamma=gamma) + 1.0
+    expected = reference_budgeted(
+        gram, y_class, len(classes), [np.arange(X.shape[0])] * 3,
+        budget=budget, strategy=strategy, step=step, threshold=0.2,
+        average=average)
+    # The case matters: removals happened and carried something.
+    assert clf.n_mistakes_ > 3 * budget
+    assert_allclose(dense_coef(clf, X.shape[0]), expected, rtol=1e-7,
+                    atol=1e-9)
+
+
+@pytest.mark.parametrize("strategy", ALL_STRATEGIES)
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_budget_never_exceeded(strategy, average, multiclass):
+    X, y = multiclass_data(120) if multiclass else binary_data(120)
+    budget = 9
+    params = dict(budget=budget, budget_strategy=strategy, average=average)
+    clf = KernelPerceptron(max_iter=4, **params).fit(X, y)
+    assert clf._max_support_seen == budget
+    assert clf.dual_coef_.shape[1] <= budget == clf.support_vectors_.shape[0]
+    online = KernelPerceptron(**params)
+    for i in range(X.shape[0]):
+        online.partial_fit(X[i : i + 1], y[i : i + 1], classes=np.unique(y))
+        assert online.support_vectors_.shape[0] <= budget
+        assert online.dual_coef_.shape[1] == online.support_vectors_.shape[0]
+    assert online._max_support_seen == budget
+
+
+@pytest.mark.parametrize("strategy", PROJECTIONS)
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_partial_fit_pass_equals_one_epoch(strategy, multiclass):
+    X, y = multiclass_data(70) if multiclass else binary_data(70)
+    params = dict(average=True, budget=9, budget_strategy=strategy,
+                  threshold=0.2, gamma=0.3)
+    epoch = KernelPerceptron(max_iter=1, shuffle=False, tol=None,
+                             **params).fit(X, y)
+    online = KernelPerceptron(**params)
+    for start in range(0, X.shape[0], 7):
+        online.partial_fit(X[start : start + 7], y[start : start + 7],
+                           classes=np.unique(y))
+    assert_allclose(online.support_vectors_, X[epoch.support_])
+    assert_allclose(online.dual_coef_, epoch.dual_coef_, rtol=1e-7, atol=1e-9)
+    assert online.n_mistakes_ == epoch.n_mistakes_
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "forgetron"])
+def test_csr_and_float32_agree_with_dense(strategy):
+    X, y = multiclass_data(90)
+    params = dict(budget=15, budget_strategy=strategy, average=True,
+                  max_iter=5)
+    ref = KernelPerceptron(**params).fit(X, y)
+    csr = KernelPerceptron(**params).fit(sp.csr_matrix(X), y)
+    assert sp.issparse(csr.support_vectors_)
+    assert_array_equal(csr.support_, ref.support_)
+    assert_allclose(csr.dual_coef_, ref.dual_coef_, rtol=1e-7, atol=1e-9)
+    assert_allclose(csr.support_vectors_.toarray(), ref.support_vectors_)
+    f32 = KernelPerceptron(**params).fit(X.astype(np.float32), y)
+    assert f32.support_vectors_.dtype == np.float32
+    assert np.mean(f32.predict(X) == ref.predict(X)) >= 0.95
+
+
+def test_fit_does_not_copy_float32_X():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((20000, 50)).astype(np.float32)
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    clf = KernelPerceptron(budget=30, max_iter=1, tol=None)
+    tracemalloc.start()
+    clf.fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # Labels, weights and the epoch's order: O(n_samples) small arrays, no
+    # copy of X (4 MB).
+    assert peak < 0.5 * X.nbytes
+
+
+def test_averaging_keeps_what_was_learned():
+    # P12-like: digits, 10 classes, budget a fifth of the unbudgeted support.
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    train, test = slice(0, 1200), slice(1200, None)
+    scores = {}
+    for average in (False, True):
+        clf = KernelPerceptron(budget=100, average=average).fit(X[train], y[train])
+        scores[average] = clf.score(X[test], y[test])
+    assert scores[True] >= scores[False] - 0.01
+    assert scores[False] >= 0.85
+
+
+def test_deterministic_random_state():
+    X, y = binary_data(150)
+    params = dict(budget=10, max_iter=4)
+    a = KernelPerceptron(random_state=3, **params).fit(X, y)
+    b = KernelPerceptron(random_state=3, **params).fit(X, y)
+    c = KernelPerceptron(random_state=4, **params).fit(X, y)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert_array_equal(a.support_, b.support_)
+    assert not (np.array_equal(a.support_, c.support_)
+                and np.array_equal(a.dual_coef_, c.dual_coef_))
+
+
+def test_verbose_reports_progress_within_an_epoch(capsys, monkeypatch):
+    monkeypatch.setattr(_kernel_budget, "_CHUNK", 100)
+    monkeypatch.setattr(_kernel_budget, "_PROGRESS_SECONDS", 0.0)
+    X, y = make_moons(500, noise=0.2, random_state=0)
+    KernelPerceptron(budget=20, verbose=1, max_iter=2, tol=None).fit(X, y)
+    lines = capsys.readouterr().out.strip().splitlines()
+    progress = [line for line in lines if "samples visited" in line]
+    assert len(progress) == 8  # 4 chunk boundaries per epoch
+    assert progress[0].startswith("-- Epoch 1: 100/500 samples visited")
+
+
+def test_budget_at_least_the_data_keeps_the_unbudgeted_walk():
+    X, y = binary_data(50)
+    free = KernelPerceptron(max_iter=5).fit(X, y)
+    roomy = KernelPerceptron(max_iter=5, budget=50).fit(X, y)
+    assert_array_equal(roomy.dual_coef_, free.dual_coef_)
+
+
+def test_projection_strategies_on_precomputed_kernels_fall_back():
+    X, y = binary_data(60)
+    gram = pairwise_kernels(X, metric="rbf", gamma=0.3)
+    a = KernelPerceptron(kernel="precomputed", budget=10,
+                         budget_strategy="local_projection").fit(gram, y)
+    b = KernelPerceptron(kernel="precomputed", budget=10,
+                         budget_strategy="forgetron").fit(gram, y)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert a.dual_coef_.shape[1] <= 10
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "oldest"])
+def test_fit_returns_the_best_epoch_not_a_worse_late_one(strategy):
+    # With the stopping rule on, the model returned is the epoch's model that
+    # classifies the check rows (here all training rows) best: never worse
+    # than the last iterate of the same walk.
+    X, y = make_moons(600, noise=0.3, random_state=1)
+    params = dict(budget=15, budget_strategy=strategy, random_state=2)
+    ruled = KernelPerceptron(**params).fit(X, y)
+    last = KernelPerceptron(max_iter=ruled.n_iter_, tol=None, **params).fit(X, y)
+    assert ruled.mistakes_per_epoch_ == last.mistakes_per_epoch_
+    assert ruled.score(X, y) >= last.score(X, y)
+    firsts = [KernelPerceptron(max_iter=e, tol=None, **params).fit(X, y).score(X, y)
+              for e in range(1, ruled.n_iter_ + 1)]
+    assert ruled.score(X, y) == max(firsts)
+
+
+def test_projection_partial_fit_reuses_its_inverse():
+    # Row by row, the inverse kept between calls gives the same model as
+    # one call on the whole batch (which keeps it up to date in the walk).
+    X, y = binary_data(80)
+    params = dict(budget=10, budget_strategy="projection", gamma=0.3)
+    batch = KernelPerceptron(**params).partial_fit(X, y, classes=[0, 1])
+    rows = KernelPerceptron(**params)
+    for i in range(X.shape[0]):
+        rows.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+    assert_allclose(rows.dual_coef_, batch.dual_coef_, rtol=1e-9, atol=1e-12)
+    G = pairwise_kernels(rows.support_vectors_, metric="rbf", gamma=0.3) + 1.0
+    assert_allclose(rows._budget_inverse,
+                    np.linalg.inv(G + RIDGE * np.eye(G.shape[0])), rtol=1e-6)

@@ -324,6 +324,8 @@ class BaseLinearPerceptron(BasePerceptron):
         return eta * sample_weight
 
     def _partial_fit(self, X, y, classes, sample_weight):
+        if self._stream_one(X, y, classes, sample_weight):
+            return self
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
@@ -371,6 +373,51 @@ class BaseLinearPerceptron(BasePerceptron):
         self.coef_, self.intercept_ = state.model(copy=False)
         record_partial_pass(self, total)
         return self
+
+
+    def _stream_one(self, X, y, classes, sample_weight):
+        """The shortest way of a streaming call: a few dense rows of the
+        state's dtype, no classes, no weights, nothing to print.  Checks what
+        can fail (shape, labels; finiteness and overflow in ``stream_pass``),
+        updates, and returns True; returns False, having changed nothing,
+        whenever the general path is needed (including for every error)."""
+        d = self.__dict__
+        state = d.get("_state")
+        if (
+            state is None or classes is not None or sample_weight is not None
+            or type(X) is not np.ndarray or X.ndim != 2
+            or X.dtype != state.coef.dtype or not X.flags.c_contiguous
+            or "feature_names_in_" in d or X.shape[1] != d["n_features_in_"]
+            or not 0 < X.shape[0] <= 8 or self.verbose or not self._plain_pass
+            or self.class_weight is not None
+        ):
+            return False
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            return False
+        cache = stream_cache(self)
+        classes = d["classes_"]
+        entry = cache.get("labels")
+        if entry is None or entry[0] is not classes:
+            return False
+        try:
+            y_class = np.array([entry[1][label] for label in y.tolist()],
+                               dtype=np.int32)
+        except (KeyError, TypeError):
+            return False
+        n_rows = state.coef.shape[0]
+        step = np.full(X.shape[0], self._learning_rate(), dtype=np.float64)
+        updates = stream_pass(
+            cache, self, state, X, y_class, step,
+            one_vs_all_table(classes.shape[0]),
+            fit_intercept=self.fit_intercept, rule=self._stream_rule(X, n_rows),
+        )
+        if updates is None:
+            return False
+        # Nothing below can fail.
+        self.coef_, self.intercept_ = state.model(copy=False)
+        record_partial_pass(self, int(updates.sum()))
+        return True
 
 
 class Perceptron(BaseLinearPerceptron):

@@ -12,12 +12,14 @@ River); the runs alternate inside every repeat so both see the same load.
 Holdout accuracy: one pass over the training stream, scored on held-out rows.
 """
 
+import sys
+
 import numpy as np
 from sklearn.datasets import make_classification
 
 from sklearn_perceptrons import Perceptron
 
-from ._common import interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded
 
 try:
     from river import linear_model as river_linear
@@ -121,3 +123,7 @@ def run(quick=True):
         rows += stream_rows(n_samples, 2, repeats)
         rows += stream_rows(n_samples, 10, repeats)
     return rows
+
+
+if __name__ == "__main__":
+    print(format_table(run(quick="--full" not in sys.argv)))

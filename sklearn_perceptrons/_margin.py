@@ -9,6 +9,7 @@ plugs into the driver of :mod:`sklearn_perceptrons._training` as a trainer
 keeps the pocket; its online form splits the pass of ``partial_fit``.
 """
 
+import dataclasses
 import numbers
 
 import numpy as np
@@ -16,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
+from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
     RULE_MARGIN,
@@ -88,6 +90,7 @@ def _row_geometry(sq_norms, y_class, step, signs_of_class):
     )
 
 
+@dataclasses.dataclass(eq=False)
 class _MarginSearch:
     """State of the certified margin search of every row (``margin="auto"``).
 
@@ -98,20 +101,17 @@ class _MarginSearch:
     snapshot of ``keep_state_on_error`` stays valid.
     """
 
-    def __init__(self, sq_radius, halvings, run_updates, start_norm,
-                 step_min, step_max):
-        self.sq_radius = sq_radius
-        self.halvings = halvings
-        self.run_updates = run_updates
-        self.start_norm = start_norm
-        self.step_min = step_min
-        self.step_max = step_max
+    sq_radius: np.ndarray
+    halvings: np.ndarray
+    run_updates: np.ndarray
+    start_norm: np.ndarray
+    step_min: np.ndarray
+    step_max: np.ndarray
 
     def copy(self):
-        return _MarginSearch(*(np.array(getattr(self, name)) for name in (
-            "sq_radius", "halvings", "run_updates", "start_norm",
-            "step_min", "step_max",
-        )))
+        return _MarginSearch(
+            *(np.array(getattr(self, f.name)) for f in dataclasses.fields(self))
+        )
 
     def gamma(self):
         return np.ldexp(np.sqrt(self.sq_radius), -self.halvings)
@@ -310,6 +310,7 @@ class _SearchTrainer(LinearTrainer):
         return coef, intercept
 
 
+@shared_doc
 class MarginPerceptron(BaseLinearPerceptron):
     """The margin perceptron, with a certified search for a large margin.
 
@@ -412,13 +413,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         If > 0, print one line per epoch: updates, ``||w||`` and time; if
         > 1, also a line whenever "auto" halves the γ of a row.
 
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights, in the dtype of the training data.
-
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        Intercepts.
+    {{linear_coef_attrs}}
 
     margin_ : float or ndarray of shape (n_classes,)
         The smallest signed distance ``s * (w~ . x~) / ||w~||`` of a sample
@@ -432,15 +427,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         The γ used: ``margin`` for a float; with "auto", the last γ tried,
         ``R / 2**h`` (R the radius of the padded training data of the row).
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels; ``classes_[1]`` is the positive class of a
-        binary problem.
-
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X has string column names.
+    {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest number over one-vs-all
@@ -451,13 +438,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         Updates (mistakes and margin mistakes) made by the last ``fit`` over
         all rows and runs; ``partial_fit`` adds to it.
 
-    mistakes_per_epoch_ : list of int
-        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
-        one entry per call.
-
-    converged_ : bool
-        Whether every row of the last ``fit`` ended on an epoch with zero
-        updates (after ``partial_fit``: whether its pass made no update).
+    {{epoch_record_attrs}}
 
     See Also
     --------

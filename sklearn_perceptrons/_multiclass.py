@@ -47,6 +47,7 @@ from sklearn.utils.validation import (
 )
 
 from . import _linear
+from ._docstrings import shared_doc
 from ._base import (
     BasePerceptron,
     class_indices,
@@ -558,6 +559,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return indices, np.where(y_class[indices] == j, 1.0, -1.0)
 
 
+@shared_doc
 class OneVsAllPerceptron(_BaseReduction):
     """One-vs-all (one-vs-the-rest) multiclass reduction of a binary classifier.
 
@@ -574,17 +576,7 @@ class OneVsAllPerceptron(_BaseReduction):
     generic path (one clone per class) bit for bit when the sample order is
     the same.  See Notes for when the generic path is used instead.
 
-    Parameters
-    ----------
-    estimator : estimator object, default=None
-        A binary classifier with ``fit`` and ``decision_function``, cloned for
-        every class.  ``None`` means :class:`Perceptron()`.
-
-    n_jobs : int, default=None
-        Number of jobs training the binary problems of the generic path in
-        parallel (joblib).  ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
-        The fast path is one sequential compiled pass and does not use it.
+    {{reduction_parameters}}
 
     Attributes
     ----------
@@ -593,11 +585,7 @@ class OneVsAllPerceptron(_BaseReduction):
         binary problem.  Each has ``classes_ == [0, 1]`` and is usable on its
         own (including ``partial_fit``, when the base has it).
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels.
-
-    n_classes_ : int
-        Number of classes.
+    {{reduction_classes}}
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -614,24 +602,16 @@ class OneVsAllPerceptron(_BaseReduction):
 
     Notes
     -----
-    The fast path is used when the base estimator's type is exactly
-    :class:`Perceptron` or :class:`MarginPerceptron`, except with
-    ``class_weight`` (the binary estimators see labels 0/1, so their class
-    weights are those of their binary problem), ``early_stopping=True`` (each
-    binary estimator draws its own validation split) or
-    ``margin="auto"`` (a search per binary problem); these use the generic
-    path.  With ``shuffle=True`` and an integer ``random_state`` the
-    one-vs-all rows still see the permutations their binary estimators would
-    draw, so the fast path equals the generic path there too.  The fast path
-    emits a binary estimator's ``ConvergenceWarning`` for every row that
-    reaches ``max_iter``, and its ``verbose`` lines sum the updates of every
-    row.
+    {{reduction_fast_path}}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
+    With ``shuffle=True`` and an integer ``random_state`` the one-vs-all
+    rows still see the permutations their binary estimators would draw, so
+    the fast path equals the generic path there too. The fast path emits a
+    binary estimator's ``ConvergenceWarning`` for every row that reaches
+    ``max_iter``, and its ``verbose`` lines sum the updates of every row.
+
+    {{reduction_example_iris}}
     >>> from sklearn_perceptrons import OneVsAllPerceptron, Perceptron
-    >>> X, y = load_iris(return_X_y=True)
     >>> clf = OneVsAllPerceptron(Perceptron(average=True)).fit(X, y)
     >>> len(clf.estimators_)
     3
@@ -691,6 +671,7 @@ class OneVsAllPerceptron(_BaseReduction):
 
 
 
+@shared_doc
 class OneVsOnePerceptron(_BaseReduction):
     """One-vs-one multiclass reduction of a binary classifier.
 
@@ -712,17 +693,7 @@ class OneVsOnePerceptron(_BaseReduction):
     generic path (one clone per pair on the pair's samples) bit for bit.  See
     Notes for when the generic path is used instead.
 
-    Parameters
-    ----------
-    estimator : estimator object, default=None
-        A binary classifier with ``fit`` and ``decision_function``, cloned for
-        every pair.  ``None`` means :class:`Perceptron()`.
-
-    n_jobs : int, default=None
-        Number of jobs training the pairs of the generic path in parallel
-        (joblib).  ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
-        context; ``-1`` means all processors.  The fast path is one
-        sequential compiled pass and does not use it.
+    {{reduction_parameters}}
 
     Attributes
     ----------
@@ -733,11 +704,7 @@ class OneVsOnePerceptron(_BaseReduction):
         not yet seen any sample of its two classes is an unfitted clone of the
         base estimator, and abstains when predicting.
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels.
-
-    n_classes_ : int
-        Number of classes.
+    {{reduction_classes}}
 
     pairwise_indices_ : list of ndarrays or None
         Indices of the training samples of every pair, when the base estimator
@@ -756,27 +723,18 @@ class OneVsOnePerceptron(_BaseReduction):
 
     Notes
     -----
-    The fast path is used when the base estimator's type is exactly
-    :class:`Perceptron` or :class:`MarginPerceptron`, except with
-    ``class_weight`` (the binary estimators see labels 0/1, so their class
-    weights are those of their binary problem), ``early_stopping=True`` (each
-    pair's estimator draws its own validation split from its own samples) or
-    ``margin="auto"`` (a search per pair, on the pair's radius); these use
-    the generic path.  With ``shuffle=True`` the fast path draws one
-    permutation of all the samples per epoch, while each binary estimator of
-    the generic path draws its own permutation of its pair's samples: both
-    are valid shuffled perceptrons, but their results differ.
+    {{reduction_fast_path}}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
+    With ``shuffle=True`` the fast path draws one permutation of all the
+    samples per epoch, while each binary estimator of the generic path
+    draws its own permutation of its pair's samples: both are valid
+    shuffled perceptrons, but their results differ.
+
+    {{reduction_example_iris}}
     >>> from sklearn_perceptrons import OneVsOnePerceptron, Perceptron
-    >>> X, y = load_iris(return_X_y=True)
     >>> clf = OneVsOnePerceptron(Perceptron(average=True)).fit(X, y)
     >>> len(clf.estimators_)
     3
-    >>> clf.decision_function(X[:2]).shape
-    (2, 3)
     >>> bool(clf.score(X, y) > 0.9)
     True
     >>> votes = clf.decision_function(X[:1]).round()  # 2 votes for setosa

@@ -72,9 +72,11 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     γ = R / 2**h.  After every epoch (but the last): no update -> converged;
     otherwise, if the updates since γ last changed exceed the bound of a run
     from ||w~|| = a -- (c_max/c_min) 4 R² / (ε² γ²), or for a > 0 the larger
-    4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min) -- then
+    4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min) -- or
+    2 ||w~|| < γ c_min (updates since then) - a (Novikoff), then
     h += 1 and the run restarts at w~ = 0; else if the tol rule fires,
-    h += 1 and the run goes on from its iterate (a = ||w~||); with tol set,
+    h += 1 and the run goes on from its iterate (a = ||w~||), the tol rule
+    keeping its history; with tol set,
     the search stops instead of halving when the pocket's weighted error
     rate has not fallen by more than tol over the last n_iter_no_change
     halvings (API.md §8.2).  The model is the iterate, or with ``average``
@@ -129,21 +131,28 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
             # 4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min)
             budget = max(budget, 4 * (a + max(a, 2 * c_max * R * t + c_max * R))
                          * t / (3 * R * c_min))
+        # Novikoff: a unit separator of margin γ would give ||w~|| >= u . w~
+        # >= γ Σc - a; a norm below half of that is a proof too.
+        c_min = c[counted].min()
+        proved = run_updates > budget or (
+            run_updates > 0
+            and 2 * np.sqrt(w @ w) < gamma * (c_min * run_updates) - a)
         if epoch == max_iter:
             break
-        if tol is not None and (run_updates > budget or stalled):
+        if tol is not None and (proved or stalled):
             score = -pocket_errors / c.sum()
             idle = 0 if score > at_halving + tol else idle + 1
             at_halving = max(at_halving, score)
             if idle >= n_iter_no_change:
                 break
-        if run_updates > budget:
+        if proved:
             h, w, run_updates, a = h + 1, np.zeros_like(w), 0, 0.0
             w_sum, visits = np.zeros_like(w), 0
             best, stalls = np.inf, 0
         elif stalled:
+            # The tol rule keeps its history: while the updates stall, γ
+            # is halved after every epoch.
             h, run_updates, a = h + 1, 0, np.sqrt(w @ w)
-            best, stalls = np.inf, 0
     final = model if converged else pocket
     return dict(w=final, gamma=np.sqrt(sq_radius) * 2.0 ** -h, total=total,
                 per_epoch=per_epoch, converged=converged)

@@ -55,6 +55,8 @@ from libc.math cimport fabs, sqrt, tanh
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
+from ._random cimport randint
+
 cdef extern from *:
     """
     #include <math.h>
@@ -428,24 +430,11 @@ cdef inline void _row_stats(
 
 # -- the support set -----------------------------------------------------------
 
-cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
-    """Next draw of the SplitMix64 generator (Steele, Lea & Flood, 2014)."""
-    cdef uint64_t z
-    state[0] += <uint64_t> 0x9E3779B97F4A7C15ULL
-    z = state[0]
-    z = (z ^ (z >> 30)) * <uint64_t> 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * <uint64_t> 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
-
-
 cdef Py_ssize_t _pick_removal(State* s, Py_ssize_t n_sv) noexcept nogil:
     cdef Py_ssize_t j, k, best = 0
     cdef double loss, best_loss, a
-    cdef uint64_t z
     if s.strategy == STRATEGY_RANDOM:
-        z = _splitmix64(s.rng)
-        j = <Py_ssize_t> (<double> (z >> 11) * (1.0 / 9007199254740992.0) * n_sv)
-        return j if j < n_sv else n_sv - 1
+        return randint(s.rng, n_sv)
     if s.strategy == STRATEGY_PROJECTION:
         best_loss = -1.0
         for j in range(n_sv):

@@ -79,6 +79,9 @@ static inline float skp_exp_single(double x) {
    packs into the vectors the target has.  Either way each lane is computed
    alike, so both builds give the same bits. */
 #if defined(__AVX__) && defined(__GNUC__)
+/* Rows of a dense pass computed together: as many accumulators as the
+   sixteen vector registers allow. */
+#define SKP_DOT_ROWS 8
 typedef double skp_quad __attribute__((vector_size(32)));
 typedef float skp_quad_f __attribute__((vector_size(16)));
 #define SKP_LANE(q, i) ((q)[i])
@@ -95,6 +98,7 @@ static inline void skp_quad_madd(skp_quad *acc, const skp_quad *a,
     *acc += *a * *b;
 }
 #else
+#define SKP_DOT_ROWS 4
 typedef struct { double v[4]; } skp_quad;
 #define SKP_LANE(q, i) ((q).v[i])
 static inline void skp_quad_load_d(skp_quad *q, const double *p) {
@@ -132,41 +136,27 @@ static inline double skp_dot_##SUF(const T *z, const double *x,              \
     for (; f < d; f++) s0 += z[f] * x[f];                                    \
     return (s0 + s1) + (s2 + s3);                                            \
 }                                                                            \
-/* skp_dot of the four consecutive rows z, z + d, z + 2d, z + 3d with x,   \
-   in the same order (lane i of a row's vector holds its s_i), with four   \
-   independent chains that keep the adders busy. */                        \
-static inline void skp_dot4_##SUF(const T *z, const double *x, Py_ssize_t d, \
-                                  double *out) {                             \
-    const T *z1 = z + d, *z2 = z + 2 * d, *z3 = z + 3 * d;                   \
-    skp_quad a0, a1, a2, a3, p, v;                                           \
+/* skp_dot of the R = 4 or 8 consecutive rows z, z + d, ... with x, each in \
+   the same order (lane i of a row's accumulator holds its s_i): R         \
+   independent chains keep the adders busy. */                             \
+static inline void skp_dotr_##SUF(const T *z, const double *x, Py_ssize_t d, \
+                                  int R, double *out) {                      \
+    skp_quad a[8], p, v;                                                     \
     Py_ssize_t f, g;                                                         \
-    memset(&a0, 0, sizeof a0);                                               \
-    a1 = a2 = a3 = a0;                                                       \
+    int r;                                                                   \
+    memset(a, 0, sizeof a);                                                  \
     for (f = 0; f + 4 <= d; f += 4) {                                        \
         skp_quad_load_d(&p, x + f);                                          \
-        skp_quad_load_##SUF(&v, z + f);                                      \
-        skp_quad_madd(&a0, &v, &p);                                          \
-        skp_quad_load_##SUF(&v, z1 + f);                                     \
-        skp_quad_madd(&a1, &v, &p);                                          \
-        skp_quad_load_##SUF(&v, z2 + f);                                     \
-        skp_quad_madd(&a2, &v, &p);                                          \
-        skp_quad_load_##SUF(&v, z3 + f);                                     \
-        skp_quad_madd(&a3, &v, &p);                                          \
+        for (r = 0; r < R; r++) {                                            \
+            skp_quad_load_##SUF(&v, z + r * d + f);                          \
+            skp_quad_madd(&a[r], &v, &p);                                    \
+        }                                                                    \
     }                                                                        \
-    out[0] = SKP_LANE(a0, 0);                                                \
-    out[1] = SKP_LANE(a1, 0);                                                \
-    out[2] = SKP_LANE(a2, 0);                                                \
-    out[3] = SKP_LANE(a3, 0);                                                \
-    for (g = f; g < d; g++) {                                                \
-        out[0] += z[g] * x[g];                                               \
-        out[1] += z1[g] * x[g];                                              \
-        out[2] += z2[g] * x[g];                                              \
-        out[3] += z3[g] * x[g];                                              \
+    for (r = 0; r < R; r++) {                                                \
+        double s0 = SKP_LANE(a[r], 0);                                       \
+        for (g = f; g < d; g++) s0 += z[r * d + g] * x[g];                   \
+        out[r] = (s0 + SKP_LANE(a[r], 1)) + (SKP_LANE(a[r], 2) + SKP_LANE(a[r], 3)); \
     }                                                                        \
-    out[0] = (out[0] + SKP_LANE(a0, 1)) + (SKP_LANE(a0, 2) + SKP_LANE(a0, 3)); \
-    out[1] = (out[1] + SKP_LANE(a1, 1)) + (SKP_LANE(a1, 2) + SKP_LANE(a1, 3)); \
-    out[2] = (out[2] + SKP_LANE(a2, 1)) + (SKP_LANE(a2, 2) + SKP_LANE(a2, 3)); \
-    out[3] = (out[3] + SKP_LANE(a3, 1)) + (SKP_LANE(a3, 2) + SKP_LANE(a3, 3)); \
 }                                                                            \
 static inline double skp_l1_##SUF(const T *z, const double *x,               \
                                   Py_ssize_t d) {                            \
@@ -209,8 +199,8 @@ static void skp_dense_pass_##SUF(int mode, const T *values, Py_ssize_t d,    \
             o[j] = skp_clamp_log(-gamma * skp_l1_##SUF(values + j * d, x, d)); \
         return;                                                              \
     }                                                                        \
-    for (j = start; j + 4 <= stop; j += 4)                                   \
-        skp_dot4_##SUF(values + j * d, x, d, o + j);                         \
+    for (j = start; j + SKP_DOT_ROWS <= stop; j += SKP_DOT_ROWS)             \
+        skp_dotr_##SUF(values + j * d, x, d, SKP_DOT_ROWS, o + j);           \
     for (; j < stop; j++)                                                    \
         o[j] = skp_dot_##SUF(values + j * d, x, d);                          \
     if (mode == 1) {                                                         \

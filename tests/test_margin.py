@@ -817,3 +817,26 @@ def test_auto_early_stopping_stops_when_the_validation_score_stalls():
     assert clf.n_iter_ <= last_gain + 3
     # The kept model is the best validation epoch.
     assert clf.score(X[val], y[val]) == pytest.approx(max(scores))
+
+
+def test_auto_at_defaults_ends_a_few_epochs_after_the_pocket_stalls():
+    # Regression (issue 18 item 15), counted in epochs: the search used to
+    # wait n_iter_no_change tol-rule stalls per halving, 49-108 epochs on
+    # breast_cancer and 20-108 on the noisy sets below.
+    from sklearn.datasets import load_breast_cancer, make_classification
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    cases = [
+        (StandardScaler().fit_transform(X), y, 50),
+        (*make_classification(1000, 10, flip_y=0.2, random_state=0), 20),
+        (*make_classification(1000, 10, n_classes=3, n_informative=4,
+                              flip_y=0.2, random_state=0), 25),
+    ]
+    for X, y, most in cases:
+        for seed in range(3):
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", ConvergenceWarning)
+                clf = MarginPerceptron(random_state=seed).fit(X, y)
+            assert not clf.converged_
+            assert len(clf.mistakes_per_epoch_) == clf.n_iter_ <= most

@@ -273,7 +273,7 @@ def _kesler_margins(X, y_class, coef, intercept):
     scores = X @ coef.T + intercept
     own = scores[np.arange(len(y_class)), y_class]
     others = scores.copy()
-    others[np.arange(len(y_class)), y_class] = np.inf
+    others[np.arange(len(y_class)), y_class] = -np.inf
     return own[:, None] - others
 
 

@@ -21,6 +21,10 @@ estimators of this package is a parameter of that walk, not a copy of it:
   when ``m <= threshold[k]`` (Rosenblatt with a threshold), ``RULE_MARGIN``
   updates when ``w~ = 0`` or ``m < kappa[k] * ||w~||`` (the margin
   perceptron; ``||w~||`` is kept up to date incrementally);
+  ``RULE_CS_MAX`` and ``RULE_CS_UNIFORM`` are the native multiclass rules
+  (Crammer-Singer): the K scores of the rows of a sample's table are
+  computed first, and they decide which rows move, the one of sign +1 (the
+  sample's class) toward x and the violating ones away;
 * how big the update is, ``step[i] = eta0 * sample_weight[i] *
   class_weight[y_i]``, is computed once per call in Python;
 * averaging keeps the running sums of Daume's trick, so the average over every
@@ -41,6 +45,8 @@ import numpy as np
 cdef enum:
     RULE_THRESHOLD = 0
     RULE_MARGIN = 1
+    RULE_CS_MAX = 2
+    RULE_CS_UNIFORM = 3
 
 
 cdef extern from "_prefetch.h":
@@ -141,6 +147,83 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline int _multiclass_visit(
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    Py_ssize_t n_features, Py_ssize_t i, int c,
+    const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    floating* coef, floating* intercept, bint fit_intercept,
+    const unsigned char* active, int rule, const double* threshold,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates, double* scores,
+) noexcept nogil:
+    """The Crammer-Singer rule on one sample of class ``c``: a mistake when
+    some row ``r`` of sign -1 scores ``s_own - s_r <= threshold[own]``; then
+    the row of sign +1 moves by ``+step`` and the highest violating row (ties:
+    the first in the table) by ``-step`` (``RULE_CS_MAX``), or every violating
+    row by ``-step / (their number)`` (``RULE_CS_UNIFORM``).  The mistake is
+    counted once, on the own row.  Returns 1 on a score that is not a number,
+    else 0.  The rows move together, so only the own row's ``active`` flag is
+    read."""
+    cdef Py_ssize_t p, k, own = -1, best = -1, n_viol = 0
+    cdef double raw, own_score = 0.0, best_score = 0.0, scale
+    cdef Py_ssize_t start = class_rows_ptr[c], stop = class_rows_ptr[c + 1]
+    for p in range(start, stop):
+        if class_signs[p] > 0:
+            own = class_rows[p]
+    if own < 0 or not active[own]:
+        return 0
+    for p in range(start, stop):
+        k = class_rows[p]
+        raw = _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+        if fit_intercept:
+            raw += intercept[k]
+        if isnan(raw):
+            return 1
+        scores[p - start] = raw
+        if k == own:
+            own_score = raw
+    for p in range(start, stop):
+        k = class_rows[p]
+        if class_signs[p] > 0:
+            continue
+        raw = scores[p - start]
+        if isnan(own_score - raw):
+            return 1
+        if own_score - raw <= threshold[own]:
+            n_viol += 1
+            if best < 0 or raw > best_score:
+                best, best_score = k, raw
+    # A sample of weight zero never updates, so it is no mistake either.
+    if n_viol and step[i] != 0.0:
+        updates[own] += 1
+        for p in range(start, stop):
+            k = class_rows[p]
+            if k == own:
+                scale = step[i]
+            elif rule == RULE_CS_MAX:
+                if k != best:
+                    continue
+                scale = -step[i]
+            elif own_score - scores[p - start] <= threshold[own]:
+                scale = -step[i] / n_viol
+            else:
+                continue
+            _row_add(
+                coef + k * n_features, coef_sum + k * n_features,
+                scale, scale * visits[k], average,
+                x_values, x_indices, nnz, sparse,
+            )
+            if fit_intercept:
+                intercept[k] += <floating>scale
+                if average:
+                    intercept_sum[k] += scale * visits[k]
+    for p in range(start, stop):
+        visits[class_rows[p]] += 1.0
+    return 0
+
+
 cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
@@ -152,7 +235,7 @@ cdef bint _epoch(
     const unsigned char* active,
     int rule, const double* threshold, const double* kappa, double* norm,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates,
+    long long* updates, double* scores,
 ) noexcept nogil:
     """The pass; returns True, at once, on a margin that is not a number
     (``w . x`` overflowed: inf - inf), which no rule can compare."""
@@ -188,6 +271,15 @@ cdef bint _epoch(
             x_values = X_values + i * n_features
             nnz = n_features
         c = y_class[i]
+        if rule >= RULE_CS_MAX:
+            if _multiclass_visit(
+                x_values, x_indices, nnz, sparse, n_features, i, c, step,
+                class_rows_ptr, class_rows, class_signs, coef, intercept,
+                fit_intercept, active, rule, threshold, average, coef_sum,
+                intercept_sum, visits, updates, scores,
+            ):
+                return True
+            continue
         for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
             k = class_rows[p]
             if not active[k]:
@@ -296,6 +388,7 @@ def epoch_dense(
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    double[::1] scores,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of dense X.
 
@@ -324,7 +417,9 @@ def epoch_dense(
         Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
     rule : int
         0: update when ``m <= threshold[k]``; 1: update when ``norm[k] == 0``
-        or ``m < kappa[k] * norm[k]`` (margin perceptron).
+        or ``m < kappa[k] * norm[k]`` (margin perceptron); 2, 3: the
+        Crammer-Singer rules "max" and "uniform" (one row per class, the row
+        of sign +1 is the sample's own; see ``_multiclass_visit``).
     threshold, kappa : ndarrays of float64 of shape (n_rows,)
         Parameters of the rule of every row.
     norm : ndarray of float64 of shape (n_rows,)
@@ -336,7 +431,11 @@ def epoch_dense(
     visits : ndarray of float64 of shape (n_rows,)
         Number of visits of every row so far; incremented in place.
     updates : ndarray of int64 of shape (n_rows,)
-        Number of updates of every row; incremented in place.
+        Number of updates of every row; incremented in place (a
+        Crammer-Singer mistake counts once, on the sample's own row).
+    scores : ndarray of float64
+        Scratch space of the Crammer-Singer rules, at least as long as the
+        longest span of ``class_rows`` (length 1 is enough otherwise).
 
     Returns
     -------
@@ -354,6 +453,7 @@ def epoch_dense(
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+            &scores[0],
         )
     return overflow
 
@@ -381,6 +481,7 @@ def epoch_csr(
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    double[::1] scores,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of a CSR X.
 
@@ -399,6 +500,7 @@ def epoch_csr(
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+            &scores[0],
         )
     return overflow
 

@@ -105,9 +105,13 @@ def _shared_pass_supported(estimator, *, partial=False):
       path draws its own validation split from its own samples, which a pass
       shared by every sub-problem cannot reproduce;
     * ``margin="auto"`` of the margin perceptron: its certified search runs
-      per binary problem, on that problem's radius.
+      per binary problem, on that problem's radius;
+    * ``multi_class="crammer_singer"``: its binary problems have two rows
+      that move together, not the one row of the shared pass.
     """
     if type(estimator) not in _SHARED_PASS_TYPES:
+        return False
+    if getattr(estimator, "multi_class", "ovr") != "ovr":
         return False
     if estimator.class_weight is not None:
         return False

@@ -8,9 +8,9 @@ one estimator needs, so that no module reaches into another's privates:
 
 * **Row tables** say which rows a sample of class ``c`` updates, and with
   which sign: ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` and ``signs`` at the same
-  places (:func:`one_vs_all_table`, :func:`one_vs_one_table`; a
-  Crammer-Singer table would give the true class +1 and every other -1 on
-  one row per class).  :func:`sign_matrix` turns a table into a dense
+  places (:func:`one_vs_all_table`, :func:`one_vs_one_table`,
+  :func:`crammer_singer_table`: the true class +1 and every other -1 on
+  one row per class, where the rule, not the table, decides which rows move).  :func:`sign_matrix` turns a table into a dense
   (n_classes, n_rows) matrix.
 * **Linear state** (:class:`LinearState`): weights, intercepts and the sums
   of averaging of every row.
@@ -34,6 +34,8 @@ from ._cpu import linear_fast
 # Update rules of the compiled epoch; mirrored by the enum of _linear_epoch.pxi.
 RULE_THRESHOLD = 0
 RULE_MARGIN = 1
+RULE_CS_MAX = 2
+RULE_CS_UNIFORM = 3
 
 # Typed specialisations, picked once: indexing a fused function at every call
 # would redo the dtype dispatch.
@@ -120,6 +122,20 @@ def one_vs_one_table(n_classes):
         np.asarray(rows_ptr, dtype=np.int32),
         np.asarray(rows, dtype=np.int32),
         np.asarray(signs, dtype=np.int8),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def crammer_singer_table(n_classes):
+    """Every row (one per class) for every class, +1 on the class's own row
+    and -1 on the others: the rows a Crammer-Singer visit scores (two rows
+    for two classes too)."""
+    if n_classes > 2:
+        return one_vs_all_table(n_classes)
+    return _read_only(
+        np.array([0, 2, 4], dtype=np.int32),
+        np.array([0, 1, 0, 1], dtype=np.int32),
+        np.array([1, -1, -1, 1], dtype=np.int8),
     )
 
 
@@ -355,7 +371,9 @@ def stream_pass(cache, owner, state, X, y_class, step, table, *,
 class Rule(NamedTuple):
     """The update rule of every row: a sample of margin ``m`` updates row
     ``k`` when ``m <= threshold[k]`` (``RULE_THRESHOLD``) or when ``w~ = 0``
-    or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``)."""
+    or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``); ``RULE_CS_MAX`` and
+    ``RULE_CS_UNIFORM`` are the Crammer-Singer rules (one row per class, a
+    mistake when another row scores within ``threshold`` of the own row)."""
 
     code: int
     threshold: np.ndarray
@@ -394,10 +412,13 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         _MARGIN_NORMS[state.coef.dtype](
             state.coef, state.intercept, fit_intercept, norm
         )
+    # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
+    scores = np.empty(max(n_rows, 2) if rule.code >= RULE_CS_MAX else 1)
     overflow = _EPOCH[X.dtype, sp.issparse(X)](
         *_data(X), order, y_class, step, *table, state.coef, state.intercept,
         fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
         state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
+        scores,
     )
     if overflow:
         raise ValueError(
@@ -491,3 +512,41 @@ class LinearTrainer(StateTrainer):
         )
         check_finite_weights(self.state)
         return updates
+
+
+class CoupledTrainer:
+    """A trainer whose rows move and stop together: the driver sees one row
+    (the total of the updates), every row of ``trainer`` is trained while it
+    is active, and the best validation epoch is kept for all rows at once.
+    The Crammer-Singer rules use it: a mistake moves several rows, so a row
+    cannot stop while the others go on."""
+
+    n_rows = 1
+
+    def __init__(self, trainer):
+        self.trainer = trainer
+        self._n_inner = trainer.n_rows
+
+    @property
+    def state(self):
+        return self.trainer.state
+
+    def run_epoch(self, order, active):
+        inner = np.repeat(active, self._n_inner)
+        return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+
+    def weight_norm(self):
+        return self.trainer.weight_norm()
+
+    def scores(self, rows):
+        return self.trainer.scores(rows)
+
+    def snapshot(self):
+        return self.trainer.snapshot()
+
+    def keep_rows(self, snapshot, rows):
+        if np.any(rows):
+            self.trainer.keep_rows(snapshot, slice(None))
+
+    def restore(self, snapshot):
+        self.trainer.restore(snapshot)

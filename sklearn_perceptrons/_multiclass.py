@@ -54,6 +54,7 @@ from ._base import (
     encode_labels,
     keep_state_on_error,
     partial_fit_classes,
+    partial_fit_context,
     PredictMixin,
     validate_rows,
 )
@@ -104,9 +105,13 @@ def _shared_pass_supported(estimator, *, partial=False):
       path draws its own validation split from its own samples, which a pass
       shared by every sub-problem cannot reproduce;
     * ``margin="auto"`` of the margin perceptron: its certified search runs
-      per binary problem, on that problem's radius.
+      per binary problem, on that problem's radius;
+    * ``multi_class="crammer_singer"``: its binary problems have two rows
+      that move together, not the one row of the shared pass.
     """
     if type(estimator) not in _SHARED_PASS_TYPES:
+        return False
+    if getattr(estimator, "multi_class", "ovr") != "ovr":
         return False
     if estimator.class_weight is not None:
         return False
@@ -281,6 +286,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self.estimator = estimator
         self.n_jobs = n_jobs
 
+    def __getstate__(self):
+        # The streaming cache (see _base.stream_cache) is never saved.
+        state = dict(super().__getstate__())
+        state.pop("_stream", None)
+        return state
+
     def _base_estimator(self):
         return Perceptron() if self.estimator is None else self.estimator
 
@@ -329,8 +340,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return self._fit(X, y, sample_weight)
 
     @available_if(_estimators_have("partial_fit"))
-    @_fit_context(prefer_skip_nested_validation=False)
     @keep_state_on_error
+    @partial_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one ``partial_fit`` pass of every binary estimator over its
         samples of a batch.

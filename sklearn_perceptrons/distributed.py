@@ -619,6 +619,12 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "certified search of margin='auto' halves the margin between "
                 "serial runs and has no mixed counterpart."
             )
+        if getattr(base, "multi_class", "ovr") != "ovr":
+            raise ValueError(
+                "ParameterMixing mixes one-vs-all rows: use "
+                "Perceptron(multi_class='ovr'); multi_class='crammer_singer' "
+                "is trained by Perceptron.fit or partial_fit."
+            )
         if base.early_stopping:
             raise ValueError(
                 "ParameterMixing does not support early_stopping=True in the "

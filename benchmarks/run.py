@@ -49,7 +49,7 @@ sys.modules.setdefault("benchmarks._common", _common)
 
 # The benchmark modules, in the order of the report.
 SUITES = ["linear", "margin", "kernel", "kernel_budget", "multiclass",
-          "second_order", "voted", "crammer_singer", "feasibility",
+          "second_order", "voted", "crammer_singer", "streaming", "feasibility",
           "distributed"]
 
 

@@ -20,11 +20,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _kernel as _k
-from . import _kernel_budget_fast
+from ._cpu import kernel_budget_fast as _kernel_budget_fast
 from ._rows import one_vs_all_table
 from ._training import StoppingRule, record_partial_pass, set_fit_results, train
 
-# Mirrors of the enum of _kernel_budget_fast.pyx.
+# Mirrors of the enums of _kernel_budget_core.pxi.
 STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
                   "local_projection": 4}
 _PROJECTION = 3

@@ -29,6 +29,7 @@ from ._base import (
     decision_shape,
     keep_state_on_error,
     partial_fit_context,
+    stream_cache,
 )
 from ._rows import (
     RULE_CS_MAX,
@@ -39,10 +40,14 @@ from ._rows import (
     LinearTrainer,
     Rule,
     check_finite_weights,
+    commit_state,
     crammer_singer_table,
     one_vs_all_table,
+    pass_bound,
     run_epoch,
     sign_matrix,
+    stream_pass,
+    writable_state,
 )
 from ._training import (
     ArgmaxValidation,
@@ -79,6 +84,30 @@ class BaseLinearPerceptron(BasePerceptron):
     def _rule(self, X, n_rows):
         """The update :class:`~sklearn_perceptrons._rows.Rule` of every row."""
         raise NotImplementedError
+
+    # Whether _rule reads X (else partial_fit reuses it while the parameters
+    # stay the same).
+    _rule_reads_data = False
+
+    @property
+    def _plain_pass(self):
+        # Whether the pass of partial_fit is the plain compiled pass (not
+        # replaced by a subclass), which stream_pass may run.
+        return type(self)._partial_pass is BaseLinearPerceptron._partial_pass
+
+    def _stream_rule(self, X, n_rows):
+        """:meth:`_rule`, cached per validated parameters for partial_fit."""
+        if self._rule_reads_data:
+            return self._rule(X, n_rows)
+        cache = stream_cache(self)
+        key, entry = cache.get("params"), cache.get("rule")
+        if entry is not None and key is not None and entry[0] is key \
+                and entry[1] == n_rows:
+            return entry[2]
+        rule = self._rule(X, n_rows)
+        if key is not None:
+            cache["rule"] = (key, n_rows, rule)
+        return rule
 
     def _crammer_singer(self):
         """Whether the classes are learned by the native multiclass rule."""
@@ -124,7 +153,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return run_epoch(
             X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=self._rule(X, n_rows),
+            rule=self._stream_rule(X, n_rows),
         )
 
     def _finish_row(self, X, samples):
@@ -188,6 +217,14 @@ class BaseLinearPerceptron(BasePerceptron):
     @partial_fit_context
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
+
+        Built for streaming: after the first call, a call on a few rows of a
+        float ndarray costs little more than the update itself (the
+        parameters are validated again only when they changed, and the
+        weights are updated in place, so ``coef_`` may change under a
+        reference kept from an earlier call, as with scikit-learn's
+        ``SGDClassifier``: copy it to keep a snapshot).  A failed call still
+        leaves the estimator as it was.
 
         Parameters
         ----------
@@ -326,6 +363,8 @@ class BaseLinearPerceptron(BasePerceptron):
         return eta * sample_weight
 
     def _partial_fit(self, X, y, classes, sample_weight):
+        if self._stream_one(X, y, classes, sample_weight):
+            return self
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
@@ -336,31 +375,95 @@ class BaseLinearPerceptron(BasePerceptron):
         n_classes = classes.shape[0]
         n_rows, table = self._layout(n_classes)
         step = self._partial_fit_steps(classes, y_class, sample_weight)
-        if hasattr(self, "_state"):
-            if self._state.coef.shape[0] != n_rows:
-                raise ValueError(
-                    f"partial_fit needs the multi_class of the first call: the "
-                    f"model has {self._state.coef.shape[0]} weight row(s), "
-                    f"multi_class={getattr(self, 'multi_class', 'ovr')!r} learns "
-                    f"{n_rows}. Call "
-                    "fit to start anew."
+        if hasattr(self, "_state") and self._state.coef.shape[0] != n_rows:
+            raise ValueError(
+                f"partial_fit needs the multi_class of the first call: the "
+                f"model has {self._state.coef.shape[0]} weight row(s), "
+                f"multi_class={getattr(self, 'multi_class', 'ovr')!r} learns "
+                f"{n_rows}. Call fit to start anew."
+            )
+        cache = stream_cache(self)
+        start = perf_counter() if self.verbose else 0.0
+        updates = None
+        if (hasattr(self, "_state") and self._plain_pass
+                and not self._crammer_singer()):
+            # One compiled call for a few dense rows (see stream_pass).
+            state = self._state
+            updates = stream_pass(
+                cache, self, state, X, y_class, step, table,
+                fit_intercept=self.fit_intercept,
+                rule=self._stream_rule(X, n_rows),
+            )
+        if updates is None:
+            if hasattr(self, "_state"):
+                # In place when provably safe, so a call copies nothing.
+                state, bound = writable_state(
+                    cache, self, self._state,
+                    *pass_bound(X, step, self.fit_intercept),
                 )
-            state = self._state.copy()
-        else:
-            state = self._initial_state(X, n_rows, None, None)
-        start = perf_counter()
-        updates = self._partial_pass(X, state, y_class, step, table)
-        check_finite_weights(state)
+            else:
+                state, bound = self._initial_state(X, n_rows, None, None), None
+            updates = self._partial_pass(X, state, y_class, step, table)
+            if bound is None:
+                check_finite_weights(state)
+            # Nothing below can fail.
+            commit_state(cache, self, state, bound)
         total = int(updates.sum())
         if self.verbose:
             print_epoch(getattr(self, "n_iter_", 0) + 1, total,
                         float(np.linalg.norm(state.coef)), perf_counter() - start)
         self.classes_ = classes
         self._state = state
-        # The next call updates a copy of the state, so coef_ may share it.
+        # coef_ may share the state: later calls update it in place, as
+        # scikit-learn's SGD partial_fit does.
         self.coef_, self.intercept_ = self._public_model(state.model(copy=False))
         record_partial_pass(self, total)
         return self
+
+
+    def _stream_one(self, X, y, classes, sample_weight):
+        """The shortest way of a streaming call: a few dense rows of the
+        state's dtype, no classes, no weights, nothing to print.  Checks what
+        can fail (shape, labels; finiteness and overflow in ``stream_pass``),
+        updates, and returns True; returns False, having changed nothing,
+        whenever the general path is needed (including for every error)."""
+        d = self.__dict__
+        state = d.get("_state")
+        if (
+            state is None or classes is not None or sample_weight is not None
+            or type(X) is not np.ndarray or X.ndim != 2
+            or X.dtype != state.coef.dtype or not X.flags.c_contiguous
+            or "feature_names_in_" in d or X.shape[1] != d["n_features_in_"]
+            or not 0 < X.shape[0] <= 8 or self.verbose or not self._plain_pass
+            or self.class_weight is not None or self._crammer_singer()
+        ):
+            return False
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            return False
+        cache = stream_cache(self)
+        classes = d["classes_"]
+        entry = cache.get("labels")
+        if entry is None or entry[0] is not classes:
+            return False
+        try:
+            y_class = np.array([entry[1][label] for label in y.tolist()],
+                               dtype=np.int32)
+        except (KeyError, TypeError):
+            return False
+        n_rows = state.coef.shape[0]
+        step = np.full(X.shape[0], self._learning_rate(), dtype=np.float64)
+        updates = stream_pass(
+            cache, self, state, X, y_class, step,
+            one_vs_all_table(classes.shape[0]),
+            fit_intercept=self.fit_intercept, rule=self._stream_rule(X, n_rows),
+        )
+        if updates is None:
+            return False
+        # Nothing below can fail.
+        self.coef_, self.intercept_ = state.model(copy=False)
+        record_partial_pass(self, int(updates.sum()))
+        return True
 
 
 class Perceptron(BaseLinearPerceptron):

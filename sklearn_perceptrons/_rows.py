@@ -265,6 +265,106 @@ def check_finite_weights(state):
 
 
 # ---------------------------------------------------------------------------
+# Streaming: a fitted estimator's pass updates its own state in place
+# ---------------------------------------------------------------------------
+
+# Largest weight magnitude a pass may reach without a check: a quarter of the
+# dtype's maximum, so that no rounding of a bounded sum can overflow.
+_SAFE_BOUND = {
+    np.dtype(np.float64): float(np.finfo(np.float64).max) / 4,
+    np.dtype(np.float32): float(np.finfo(np.float32).max) / 4,
+}
+
+
+def weight_bound(state):
+    """The largest magnitude of a weight or intercept of ``state``."""
+    with np.errstate(invalid="ignore"):
+        return float(max(np.abs(state.coef).max(initial=0.0),
+                         np.abs(state.intercept).max(initial=0.0)))
+
+
+def pass_bound(X, step, fit_intercept):
+    """How far one pass over X can move any weight or intercept when each
+    sample updates each row at most once (the linear rules):
+    ``max(max |X|, 1 if fit_intercept) * sum(step)`` (inf for a non-finite
+    X, whose pass the caller then checks); and ``max |X|``."""
+    values = X.data if sp.issparse(X) else X
+    largest = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+    reach = 1.0 if fit_intercept and largest < 1.0 else largest
+    return reach * float(np.add.reduce(step)), largest
+
+
+def safe_bound(bound, largest, n_features, dtype):
+    """Whether weights and intercepts of magnitude <= ``bound`` are far from
+    overflow, and keep every margin ``w . x + b`` of rows of magnitude <=
+    ``largest``, and the norm the margin rule updates, finite: then a pass
+    cannot fail (nor stop midway on a margin that overflowed)."""
+    limit = _SAFE_BOUND[dtype]
+    return (bound * (n_features * max(largest, 1.0) + 1.0) < limit
+            and 4.0 * (n_features + 1) * bound * bound < limit)
+
+
+def writable_state(cache, owner, state, increment, largest=0.0):
+    """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
+    its weights after the pass (None: unproven, check the pass).
+
+    The pass updates ``state`` itself when ``owner`` made it by an earlier
+    pass (``cache["state"]``, see :func:`commit_state`) and its weights,
+    bounded by the bound of that pass plus ``increment``, cannot overflow
+    (:func:`safe_bound`, rows of magnitude <= ``largest``): the pass then
+    cannot fail, and no copy of the model is needed to undo it.
+    Otherwise (the first pass after ``fit``, a changed parameter, weights
+    near overflow) the pass updates a copy, checked before it is adopted.
+    """
+    entry = cache.get("state")
+    if entry is not None and entry[0] is state and entry[1] == id(owner):
+        bound = entry[2] + increment
+        if safe_bound(bound, largest, state.coef.shape[1], state.coef.dtype):
+            return state, bound
+    return state.copy(), None
+
+
+def commit_state(cache, owner, state, bound):
+    """Record that ``owner`` owns ``state`` after a successful pass, with the
+    bound of its weights (None: computed, one read of the model)."""
+    if bound is None:
+        bound = weight_bound(state)
+    cache["state"] = (state, id(owner), bound)
+
+
+def stream_pass(cache, owner, state, X, y_class, step, table, *,
+                fit_intercept, rule):
+    """The in-place pass of :func:`writable_state` over a few dense rows in
+    one compiled call (``DenseStream``, bound once to ``state`` and kept in
+    ``cache``), which also checks X finite and the weights safe from
+    overflow.  Returns the updates of every row, or None when it cannot be
+    taken (CSR or other-dtype rows, a state ``owner`` does not own yet, an
+    unproven pass): the caller then takes its general path.
+    """
+    if type(X) is not np.ndarray or X.dtype != state.coef.dtype:
+        return None
+    entry = cache.get("state")
+    if entry is None or entry[0] is not state or entry[1] != id(owner):
+        return None
+    bound = cache.get("dense")
+    if bound is None or bound[0] is not state or bound[1] is not rule \
+            or bound[2] is not table:
+        stream = linear_fast.DenseStream(
+            state.coef, state.intercept, *table, fit_intercept, rule.code,
+            rule.threshold, rule.kappa, state.average, state.coef_sum,
+            state.intercept_sum, state.visits, entry[2],
+            _SAFE_BOUND[state.coef.dtype],
+        )
+        bound = cache["dense"] = (state, rule, table, stream)
+    stream = bound[3]
+    stream.bound = entry[2]
+    updates = stream.run(X, y_class, step)
+    if updates is not None:
+        cache["state"] = (state, entry[1], stream.bound)
+    return updates
+
+
+# ---------------------------------------------------------------------------
 # The compiled epoch
 # ---------------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import sum_duplicates
+from ._docstrings import shared_doc
 
 __all__ = [
     "condition_measure",
@@ -592,6 +593,7 @@ def radius(X, *, fit_intercept=False):
     },
     prefer_skip_nested_validation=True,
 )
+@shared_doc
 def margin(X, y, coef, intercept=0.0):
     """Smallest signed distance of a sample to a hyperplane.
 
@@ -603,14 +605,7 @@ def margin(X, y, coef, intercept=0.0):
     margin perceptron) works with. With ``intercept=0`` it is the ordinary
     geometric margin ``min_i s_i (w . x_i) / ||w||``.
 
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The samples. Sparse matrices are never densified.
-
-    y : array-like of shape (n_samples,)
-        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
-        positive class.
+    {{bounds_X_y}}
 
     coef : array-like of shape (n_features,) or (1, n_features)
         The weight vector ``w``, e.g. a binary classifier's ``coef_``.
@@ -815,6 +810,7 @@ def max_margin(X, y, *, fit_intercept=True, multi_class="ovr"):
     },
     prefer_skip_nested_validation=True,
 )
+@shared_doc
 def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None,
                   multi_class="ovr"):
     """Block--Novikoff bound on the number of updates of the perceptron.
@@ -827,14 +823,7 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None,
     quantities are those of the padded vectors, which is exactly
     :class:`~sklearn_perceptrons.Perceptron` with ``fit_intercept=True``.
 
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The samples. Sparse matrices are never densified.
-
-    y : array-like of shape (n_samples,)
-        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
-        positive class.
+    {{bounds_X_y}}
 
     fit_intercept : bool, default=True
         Whether the perceptron fits an intercept (runs on ``[x; 1]``).

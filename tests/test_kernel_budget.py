@@ -271,3 +271,45 @@ def test_projection_partial_fit_reuses_its_inverse():
     G = pairwise_kernels(rows.support_vectors_, metric="rbf", gamma=0.3) + 1.0
     assert_allclose(rows._budget_inverse,
                     np.linalg.inv(G + RIDGE * np.eye(G.shape[0])), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "poly"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
+    # The AVX2 twin of the budgeted walk rounds as the baseline build: the
+    # same support vectors and coefficients, bit for bit, through removals
+    # (binary: the fused score; 3 classes: one score per row).
+    import importlib
+
+    from sklearn_perceptrons._cpu import _cpu_has_avx2
+
+    if not _cpu_has_avx2():
+        pytest.skip("this CPU has no AVX2")
+    try:
+        avx2 = importlib.import_module(
+            "sklearn_perceptrons._kernel_budget_fast_avx2")
+    except ImportError:
+        pytest.skip("the AVX2 build is not available on this platform")
+    baseline = importlib.import_module("sklearn_perceptrons._kernel_budget_fast")
+    noise = np.random.RandomState(5).normal(size=(90, 10))
+    data = [(np.hstack([X, noise[:, :c]]), y) for (X, y), c in
+            ((binary_data(90), 9), (multiclass_data(90), 10))]
+    if sparse:
+        data = [(sp.csr_matrix(np.where(np.abs(X) < 0.5, 0.0, X)), y)
+                for X, y in data]
+    results = []
+    for module in (avx2, baseline):
+        monkeypatch.setattr(_kernel_budget, "_kernel_budget_fast", module)
+        fits = []
+        for (X, y), strategy in zip(data, ["projection", "local_projection"]):
+            clf = KernelPerceptron(kernel=kernel, gamma=0.05, degree=2,
+                                   budget=12, budget_strategy=strategy,
+                                   average=True, max_iter=4, tol=None)
+            clf.fit(X, y)
+            fits.append((clf.support_, clf.dual_coef_, clf.n_mistakes_))
+        results.append(fits)
+    for (_, _, n_mistakes), _ in zip(results[1], data):
+        assert n_mistakes > 3 * 12  # removals happened
+    for fit_a, fit_b in zip(*results):
+        for a, b in zip(fit_a, fit_b):
+            assert_array_equal(a, b)

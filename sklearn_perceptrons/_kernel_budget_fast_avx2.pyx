@@ -1,0 +1,5 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The budgeted walk of the kernel perceptron, compiled for CPUs with AVX2 (see _kernel_budget_core.pxi)."""
+
+include "_kernel_budget_core.pxi"

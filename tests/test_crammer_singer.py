@@ -412,3 +412,17 @@ def test_verbose_prints_one_line_per_epoch(capsys):
     _fit(Perceptron(multi_class="crammer_singer", verbose=1, max_iter=3,
                     tol=None), X, y)
     assert capsys.readouterr().out.count("-- Epoch") == 3
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_a_stream_of_single_rows_equals_one_batch(n_classes):
+    X, y = _data(n_classes, seed=14, n=40)
+    params = dict(multi_class="crammer_singer", update="uniform", average=True)
+    batch = Perceptron(**params).partial_fit(X, y, classes=np.unique(y))
+    stream = Perceptron(**params)
+    stream.partial_fit(X[:1], y[:1], classes=np.unique(y))
+    for i in range(1, len(y)):
+        stream.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert_allclose(stream.coef_, batch.coef_, rtol=1e-12, atol=1e-12)
+    assert_allclose(stream.intercept_, batch.intercept_, rtol=1e-12, atol=1e-12)
+    assert stream.n_mistakes_ == batch.n_mistakes_

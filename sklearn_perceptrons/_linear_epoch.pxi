@@ -585,7 +585,8 @@ cdef class DenseStream:
         active = np.ones(self.n_rows, dtype=np.uint8)
         norm = np.zeros(self.n_rows)
         updates = np.zeros(self.n_rows, dtype=np.int64)
-        scores = np.zeros(self.n_rows)
+        # Scratch of the Crammer-Singer rules (one score per row).
+        scores = np.zeros(max(self.n_rows, 2))
         order = np.arange(256, dtype=np.int32)
         cdef const unsigned char[::1] ac = active
         cdef double[::1] no = norm

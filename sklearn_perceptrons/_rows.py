@@ -10,7 +10,8 @@ one estimator needs, so that no module reaches into another's privates:
   which sign: ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` and ``signs`` at the same
   places (:func:`one_vs_all_table`, :func:`one_vs_one_table`,
   :func:`crammer_singer_table`: the true class +1 and every other -1 on
-  one row per class, where the rule, not the table, decides which rows move).  :func:`sign_matrix` turns a table into a dense
+  one row per class, where the rule, not the table, decides which rows
+  move).  :func:`sign_matrix` turns a table into a dense
   (n_classes, n_rows) matrix.
 * **Linear state** (:class:`LinearState`): weights, intercepts and the sums
   of averaging of every row.

@@ -25,6 +25,7 @@ from ._rows import (
     row_scores,
     run_epoch,
     sign_matrix,
+    weight_norms,
 )
 
 def _padded_sq_norms(X, fit_intercept):
@@ -155,36 +156,6 @@ class _MarginSearch:
         full[rows] = out
         return full
 
-    def norm_proof(self, state, fit_intercept, rows):
-        """Which of ``rows`` have an iterate that proves that no separator of
-        margin gamma exists.
-
-        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
-        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
-        triggered it; a run started at ``||w~_0|| = a`` that has made ``n``
-        updates has then ``||w~|| >= u . w~ >= gamma c_min n - a``.  A norm
-        below half of that is a proof, usually reached long before the
-        update budget.  The computed iterate differs from the exact one by
-        at most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
-        once per coordinate, and ``||w~|| <= a + n c_max R`` all along):
-        that slack, doubled, is added to the norm, and the factor 2 covers
-        the rest.
-        """
-        n = self.run_updates[rows]
-        proved = n > 0
-        if not proved.all():
-            # Rows without updates (possibly without any sample that can
-            # update them: an infinite c_min) prove nothing.
-            rows, n = rows[proved], n[proved]
-        norms = _weight_norms(state.coef[rows], state.intercept[rows], fit_intercept)
-        radius, start = np.sqrt(self.sq_radius[rows]), self.start_norm[rows]
-        gamma = np.ldexp(radius, -self.halvings[rows])
-        reached = gamma * (self.step_min[rows] * n) - start
-        eps = np.finfo(state.coef.dtype).eps
-        slack = 2.0 * eps * n * (start + (n + 1.0) * self.step_max[rows] * radius)
-        proved[proved] = 2.0 * (norms + slack) < reached
-        return proved
-
     def halve(self, state, rows, fit_intercept):
         """Halve gamma of ``rows`` and go on from their current iterates.
 
@@ -277,13 +248,20 @@ class _SearchTrainer(LinearTrainer):
         self.score_at_halving = np.full(n_rows, -np.inf)
         self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
         self.budget = None
+        self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
 
     def _level_changed(self):
         # gamma and the budgets change only with the levels: recomputed
         # then, not after every epoch.
-        self.rule = self.rule._replace(
-            kappa=(1.0 - self.epsilon) * self.search.gamma())
-        self.budget = self.search.budget(self.epsilon)
+        search = self.search
+        gamma = search.gamma()
+        self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
+        self.budget = search.budget(self.epsilon)
+        # The constants of the norm proof (see _proved);
+        # rows that no sample can update get a rate of 0 and never prove.
+        usable = np.isfinite(search.step_min) & (search.step_max > 0)
+        self.proof_rate = np.where(usable, gamma * np.where(usable, search.step_min, 0.0), 0.0)
+        self.proof_cr = np.where(usable, search.step_max, 0.0) * np.sqrt(search.sq_radius)
 
     def run_epoch(self, order, active):
         if self.budget is None:
@@ -291,6 +269,28 @@ class _SearchTrainer(LinearTrainer):
         updates = super().run_epoch(order, active)
         self.search.run_updates += updates
         return updates
+
+    def _proved(self):
+        """Rows whose run proves that no separator of margin gamma exists:
+        over the update budget, or an iterate too short.
+
+        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
+        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
+        triggered it; a run started at ``||w~_0|| = a`` that has made ``n``
+        updates has then ``||w~|| >= u . w~ >= gamma c_min n - a``.  A norm
+        below half of that is a proof, usually reached long before the
+        update budget.  The computed iterate differs from the exact one by
+        at most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
+        once per coordinate, and ``||w~|| <= a + n c_max R`` all along):
+        that slack, doubled, is added to the norm, and the factor 2 covers
+        the rest.
+        """
+        search, state = self.search, self.state
+        n = search.run_updates
+        start = search.start_norm
+        norms = weight_norms(state.coef, state.intercept, self.fit_intercept)
+        slack = self.proof_eps * n * (start + (n + 1.0) * self.proof_cr)
+        return (n > self.budget) | (2.0 * (norms + slack) < self.proof_rate * n - start)
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
         search, state = self.search, self.state
@@ -312,17 +312,17 @@ class _SearchTrainer(LinearTrainer):
             self.pocket_coef[better] = coef[better]
             self.pocket_intercept[better] = intercept[better]
 
-        # The rows still searching, and the level their proofs reach.
-        going = rows[~stopper.converged[rows]]
-        if not len(going):
+        # The rows still searching (as masks over all rows: fewer
+        # operations than indexing, for the few rows a fit has).
+        going = active & ~stopper.converged
+        if not going.any():
             return ()
-        stalled = stopper.active[going] == 0
-        proved = ((search.run_updates[going] > self.budget[going])
-                  | search.norm_proof(state, self.fit_intercept, going))
+        stalled = going & (stopper.active == 0)
+        proved = going & self._proved()
         if val_score is not None:
             # The validation score stalled: the row stops, keeping its best
             # validation epoch; only proofs halve.
-            stopper.active[going[~stalled]] = 1
+            stopper.active[going & ~stalled] = 1
             halve = proved & ~stalled
         else:
             # The search stops rows when they converge, or when halving no
@@ -331,7 +331,8 @@ class _SearchTrainer(LinearTrainer):
             halve = stalled | proved
         if last or not halve.any():
             return ()
-        going, proved = going[halve], proved[halve]
+        going = np.flatnonzero(halve)
+        proved = proved[going]
         if self.tol is not None:
             pocket = self.pocket_score[going]
             gain = pocket > self.score_at_halving[going] + self.tol

@@ -213,7 +213,7 @@ class _TrainingErrors:
         if takes_part is not None:
             wrong &= takes_part
         if self.uniform:
-            return np.count_nonzero(wrong, axis=0) * self.weights[0]
+            return wrong.sum(axis=0) * self.weights[0]
         return self.weights @ wrong
 
 
@@ -248,6 +248,10 @@ class _SearchTrainer(LinearTrainer):
         self.score_at_halving = np.full(n_rows, -np.inf)
         self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
         self.budget = None
+        self.all_rows = np.arange(n_rows)
+        if training_errors is not None:
+            total = training_errors.total
+            self.error_total = np.where(total > 0, total, 1.0)
         self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
 
     def _level_changed(self):
@@ -294,16 +298,15 @@ class _SearchTrainer(LinearTrainer):
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
         search, state = self.search, self.state
-        rows = np.flatnonzero(active)
+        rows = self.all_rows if active.all() else np.flatnonzero(active)
         if val_score is not None:
             score = val_score[rows]
         else:
             # The model is only read here (the pocket copies its rows).
             coef, intercept = state.model(copy=False)
             errors = self.training_errors(self.X, coef, intercept, rows)
-            total = self.training_errors.total[rows]
-            score = -np.divide(errors, total, out=np.zeros(len(rows)),
-                               where=total > 0)
+            # A row without training weight has no error: rate 0.
+            score = -(errors / self.error_total[rows])
         improved = score > self.pocket_score[rows]
         if improved.any():
             better = rows[improved]

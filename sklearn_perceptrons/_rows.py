@@ -247,6 +247,14 @@ class LinearState:
         return coef.astype(self.coef.dtype), intercept.astype(self.coef.dtype)
 
 
+def weight_norms(coef, intercept, fit_intercept):
+    """``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row, accumulated
+    in float64 by the compiled routine the margin rule uses."""
+    norm = np.empty(coef.shape[0])
+    _MARGIN_NORMS[coef.dtype](coef, intercept, fit_intercept, norm)
+    return norm
+
+
 def check_finite_weights(state):
     """Raise ValueError when an update overflowed (never return NaN weights)."""
     # A finite sum proves every weight finite in one cheap reduction; only a

@@ -62,6 +62,7 @@ from ._random cimport randint
 cdef extern from "_kernel_fast.h":
     double SKP_LOG_DBL_MIN
     double skp_exp(double x) noexcept nogil
+    void skp_exp_line(double* buf, Py_ssize_t n) noexcept nogil
     double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
 
 # Mirrors of the codes of ``_kernel.py`` (kernels) and ``_kernel_budget.py``
@@ -179,10 +180,21 @@ cdef inline double _norm_stat(State* s, double sq, double norm1) noexcept nogil:
     return sq
 
 
-cdef inline double _exp_kernel(double t) noexcept nogil:
-    """exp(t) for t <= 0, t clamped where skp_exp is exact enough; a NaN
-    passes through, to be reported as a non-finite score."""
-    return skp_exp(SKP_LOG_DBL_MIN if t < SKP_LOG_DBL_MIN else t)
+cdef inline double _clamp_log(double t) noexcept nogil:
+    """t clamped to the domain of skp_exp; a NaN passes through, to be
+    reported as a non-finite score."""
+    return SKP_LOG_DBL_MIN if t < SKP_LOG_DBL_MIN else t
+
+
+cdef void _exp_line(double* v, Py_ssize_t n, double scale, double add) noexcept nogil:
+    """v[j] = exp(scale * v[j]) + add, for scale * v[j] <= 0, in three
+    loops: GCC vectorizes each, not one loop doing all three."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        v[j] = _clamp_log(scale * v[j])
+    skp_exp_line(v, n)
+    for j in range(n):
+        v[j] += add
 
 
 cdef void _dense_reductions(
@@ -273,8 +285,7 @@ cdef double _kernels(
                 if out[j] < 0.0:
                     out[j] = 0.0
     if mode < 2:
-        for j in range(n_sv):
-            out[j] = _exp_kernel(-s.gamma * out[j]) + s.add
+        _exp_line(out, n_sv, -s.gamma, s.add)
         return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
     if kind == KERNEL_COSINE:
         xn = sqrt(x_sq)
@@ -427,7 +438,7 @@ cdef double _pair(
         else:
             acc += x * y
     if s.kind == KERNEL_RBF or s.kind == KERNEL_LAPLACIAN:
-        return _exp_kernel(-s.gamma * acc) + s.add
+        return skp_exp(_clamp_log(-s.gamma * acc)) + s.add
     if s.kind == KERNEL_COSINE:
         if s.sv_norm[a] > 0.0 and s.sv_norm[b] > 0.0:
             return acc / (s.sv_norm[a] * s.sv_norm[b]) + s.add

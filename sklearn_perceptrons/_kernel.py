@@ -326,6 +326,16 @@ class _DualState:
     sv_scores: object
     sv_order: object
 
+    def restore_counters(self, counters, clock_index, forget, rng, visits, *,
+                         keep_average):
+        """Copy the clock, the Forgetron's state, the generator state and,
+        with ``keep_average``, the visit counts into a walker's arrays."""
+        counters[clock_index] = self.clock
+        forget[:] = self.forget
+        rng[0] = np.uint64(self.rng)
+        if keep_average:
+            visits[:] = self.visits
+
     @classmethod
     def empty(cls, X, n_rows, rng):
         """No support vector yet, in the format and dtype of X."""
@@ -447,11 +457,8 @@ class _DualWalk:
         """Start from the iterate ``state`` whose support vectors are the Z
         rows ``rows``; averaging restarts unless ``keep_average``."""
         m = rows.shape[0]
-        self.counters[_C_CLOCK] = state.clock
-        self.forget[:] = state.forget
-        self.rng[0] = np.uint64(state.rng)
-        if keep_average:
-            self.visits[:] = state.visits
+        state.restore_counters(self.counters, _C_CLOCK, self.forget, self.rng,
+                               self.visits, keep_average=keep_average)
         if m == 0:
             return
         self.alpha[rows] = state.alpha

@@ -116,11 +116,8 @@ class _BudgetState:
         """Start from the iterate of a :class:`_DualState`, its support
         vectors at their positions in the support list (``sv_order``)."""
         m = state.sv.shape[0]
-        self.counters[1] = state.clock
-        self.forget[:] = state.forget
-        self.rng[0] = np.uint64(state.rng)
-        if keep_average:
-            self.visits[:] = state.visits
+        state.restore_counters(self.counters, 1, self.forget, self.rng,
+                               self.visits, keep_average=keep_average)
         if m == 0:
             return
         if m > self.B:

@@ -212,13 +212,14 @@ class BaseLinearPerceptron(BasePerceptron):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
 
-        Built for streaming: after the first call, a call on a few rows of a
-        float ndarray costs little more than the update itself (the
-        parameters are validated again only when they changed, and the
-        weights are updated in place, so ``coef_`` may change under a
-        reference kept from an earlier call, as with scikit-learn's
-        ``SGDClassifier``: copy it to keep a snapshot).  A failed call still
-        leaves the estimator as it was.
+        :class:`Perceptron` and :class:`MarginPerceptron` are built for
+        streaming: after the first call, a call on a few rows of a float
+        ndarray costs little more than the update itself (the parameters are
+        validated again only when they changed, and the weights are updated
+        in place, so ``coef_`` may change under a reference kept from an
+        earlier call, as with scikit-learn's ``SGDClassifier``: copy it to
+        keep a snapshot).  :class:`SecondOrderPerceptron` copies its state
+        once per call.  A failed call leaves the estimator as it was.
 
         {{partial_fit_params}}
         """

@@ -43,8 +43,8 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 
-# The site loads nothing from another host (tests/test_docs_offline.py and
-# .ci/run check the built pages in a headless browser).
+# The site loads nothing from another host (.ci/run checks the built pages
+# in headless Chromium with docs/check_offline.py).
 mathjax_path = "mathjax/tex-chtml.js"
 
 templates_path = ["_templates"]
@@ -203,21 +203,59 @@ def _check_api_reference(app):
         )
 
 
-# A numpydoc type such as ``ndarray of shape (n_features_in_,)`` holds a
-# word ending in "_", which reStructuredText reads as a hyperlink reference
-# ("Unknown target name").  Escape such words in the type part of the
-# "name : type" lines of docstrings, before numpydoc renders them.
-_PARAM_LINE = re.compile(r"^(\s*\*{0,2}\w+\s+:\s)(.*)$")
-_TRAILING_UNDERSCORE = re.compile(r"\b([A-Za-z]\w*?)_(?=[,)\s]|$)")
+# A word ending in "_" such as ``n_mistakes_`` (a fitted attribute) is read by
+# reStructuredText as a hyperlink reference ("Unknown target name") when a
+# docstring writes it bare: in a numpydoc type (``ndarray of shape
+# (n_features_in_,)``) or in prose.  Escape such words before numpydoc renders
+# the docstring, except in names of "name : type" lines, inline literals and
+# roles, doctests and their output, and literal blocks.
+_TRAILING_UNDERSCORE = re.compile(
+    r"(?<![\w\\])([A-Za-z]\w*?)_(?=[\s,.;:)\]]|$)"
+    r"(?!\s+:(?:\s|$))"  # not the name of a "name : type" line
+)
+# Inline literals and roles (which may span lines), and `text <url>`_ links.
+_QUOTED = re.compile(r"(``.*?``|:\w+:`[^`]*`|`[^`]*`_{0,2})", re.S)
+
+
+def _escape_prose(text):
+    parts = _QUOTED.split(text)
+    return "".join(part if k % 2 else _TRAILING_UNDERSCORE.sub(r"\1\\_", part)
+                   for k, part in enumerate(parts))
 
 
 def _escape_trailing_underscores(app, what, name, obj, options, lines):
+    prose = []  # indices of the lines that are neither code nor doctest
+    literal_indent = None  # the indentation that a literal block is under
+    in_doctest = False
     for i, line in enumerate(lines):
-        match = _PARAM_LINE.match(line)
-        if match and "`" not in match.group(2):
-            lines[i] = match.group(1) + _TRAILING_UNDERSCORE.sub(
-                r"\1\\_", match.group(2)
-            )
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if stripped.startswith((">>>", "...")):
+            in_doctest = True
+            continue
+        if in_doctest:
+            if stripped:
+                continue  # the expected output of a doctest
+            in_doctest = False
+        prose.append(i)
+        if stripped.endswith("::"):
+            literal_indent = indent
+    # Runs of consecutive prose lines are escaped together, so that an inline
+    # literal broken across two lines stays a literal.
+    runs, start = [], 0
+    for k in range(1, len(prose) + 1):
+        if k == len(prose) or prose[k] != prose[k - 1] + 1:
+            runs.append(prose[start:k])
+            start = k
+    for run in runs:
+        if run:
+            text = _escape_prose("\n".join(lines[i] for i in run)).split("\n")
+            for i, new_line in zip(run, text):
+                lines[i] = new_line
 
 
 # Methods inherited from scikit-learn (``score``, ``get_params``, ...) keep

@@ -15,6 +15,7 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -66,22 +67,152 @@ def sum_duplicates(X):
     return X
 
 
-def partial_fit_context(method):
+def partial_fit_context(method=None, *, prefer_skip_nested_validation=True):
     """``_fit_context`` for the first call of ``partial_fit`` only.
 
-    scikit-learn's ``_fit_context`` already skips parameter validation once a
-    ``partial_fit`` estimator is fitted; later calls also skip its context
-    managers, whose cost would dominate a one-row call.
+    The first call goes the full way (parameter validation and
+    scikit-learn's configuration context).  A later call validates the
+    parameters again only when they changed since the last validation
+    (:func:`check_params`): scikit-learn's ``_fit_context`` would skip the
+    validation of a fitted ``partial_fit`` altogether, and its context
+    managers would dominate the cost of a one-row call.  Skipping the context
+    is safe: it only tells nested scikit-learn calls to skip validating
+    arguments that this package passes valid, so they return the same.
     """
-    first_call = _fit_context(prefer_skip_nested_validation=True)(method)
+    if method is None:
+        return functools.partial(
+            partial_fit_context,
+            prefer_skip_nested_validation=prefer_skip_nested_validation,
+        )
+    first_call = _fit_context(
+        prefer_skip_nested_validation=prefer_skip_nested_validation
+    )(method)
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        if hasattr(self, "classes_"):
+        if "classes_" in self.__dict__:
+            check_params(self)
             return method(self, *args, **kwargs)
-        return first_call(self, *args, **kwargs)
+        result = first_call(self, *args, **kwargs)
+        stream_cache(self)["params"] = _params_key(self)
+        return result
 
     return wrapper
+
+
+# ---------------------------------------------------------------------------
+# Streaming: what the one-row calls of a fitted estimator reuse
+# ---------------------------------------------------------------------------
+
+_PARAM_NAMES = {}
+_IMMUTABLE = frozenset({bool, int, float, str, type(None), np.float64, np.int64})
+
+
+def _frozen(value):
+    """A parameter value as part of a key: dicts by content (a dict changed in
+    place is a changed parameter), nested estimators by their own key."""
+    if type(value) is dict:
+        return (dict, tuple(value.items()))
+    if isinstance(value, BaseEstimator):
+        return (type(value), _params_key(value))
+    return value
+
+
+def _params_key(estimator):
+    """The current parameter values of ``estimator``, compared with ``==``
+    (identity first) to tell whether they changed since the last check."""
+    cls = type(estimator)
+    names = _PARAM_NAMES.get(cls)
+    if names is None:
+        names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+    key = tuple(map(estimator.__dict__.get, names))
+    # Only a dict or an estimator can change in place; most keys hold only
+    # immutable values, and are then built without a Python loop.
+    if not set(map(type, key)) <= _IMMUTABLE:
+        key = tuple(map(_frozen, key))
+    return key
+
+
+def stream_cache(estimator):
+    """The private cache of a streaming estimator (a dict in ``_stream``):
+    derived data only, every entry keyed on what it was derived from, never
+    pickled.  ``"params"``: the key of the last validated parameters."""
+    cache = estimator.__dict__.get("_stream")
+    if cache is None:
+        cache = estimator.__dict__["_stream"] = {}
+    return cache
+
+
+def check_params(estimator):
+    """Validate the parameters of a fitted streaming estimator unless they
+    are the ones validated last (the cost of a one-row call is then one key
+    comparison); ``set_params`` or an assignment to a parameter invalidates.
+
+    Returns the key of the (valid) parameters: the same object as long as
+    they do not change, so that caches derived from them can compare it by
+    identity.
+    """
+    cache = stream_cache(estimator)
+    key = _params_key(estimator)
+    try:
+        same = key == cache.get("params")
+    except Exception:  # values that do not compare: treat as changed
+        same = False
+    if same:
+        return cache["params"]
+    if not get_config()["skip_parameter_validation"]:
+        estimator._validate_params()
+        # A nested estimator (of a meta-estimator) too: set_params may have
+        # changed it in place.
+        for value in estimator.get_params(deep=False).values():
+            if isinstance(value, BaseEstimator) and hasattr(value, "_validate_params"):
+                value._validate_params()
+    cache.clear()
+    cache["params"] = key
+    return key
+
+
+def stream_class_indices(estimator, classes, y):
+    """:func:`class_indices` of a fitted estimator, with the labels of a few
+    rows looked up in a dict cached per ``classes`` (the common case of a
+    stream: one row per call); any unknown label goes the full way and its
+    error."""
+    if y.shape[0] > 8:
+        return class_indices(classes, y)
+    cache = stream_cache(estimator)
+    entry = cache.get("labels")
+    if entry is None or entry[0] is not classes:
+        try:
+            index = {label: i for i, label in enumerate(classes.tolist())}
+        except TypeError:  # unhashable labels
+            return class_indices(classes, y)
+        entry = cache["labels"] = (classes, index)
+    index = entry[1]
+    try:
+        codes = [index[label] for label in y.tolist()]
+    except (KeyError, TypeError):
+        return class_indices(classes, y)
+    return np.array(codes, dtype=np.int32)
+
+
+def lean_sample_weight(sample_weight, X):
+    """:func:`check_sample_weight` (``allow_all_zero``) for the common case of
+    a 1-d float array-like of the right length, finite and >= 0; anything
+    else goes the full way, with its messages."""
+    if type(sample_weight) is np.ndarray and sample_weight.dtype == np.float64:
+        weight = sample_weight
+    else:
+        try:
+            weight = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError):
+            weight = None
+    if (
+        weight is not None and weight.ndim == 1 and weight.shape[0] == X.shape[0]
+        and math.isfinite(np.add.reduce(weight)) and weight.min() >= 0
+    ):
+        # Read only by the caller, never written: no copy.
+        return weight
+    return check_sample_weight(sample_weight, X, allow_all_zero=True)
 
 
 def keep_state_on_error(method):
@@ -372,6 +503,7 @@ class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
     def __getstate__(self):
         # BaseEstimator.__getstate__ may return self.__dict__ itself: copy it.
         state = dict(super().__getstate__())
+        state.pop("_stream", None)
         for name in self._state_types:
             if state.get(name) is not None:
                 state[name] = dict(vars(state[name]))
@@ -425,14 +557,24 @@ class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
         X, y = validate_rows(self, X, y, reset=first_call)
-        y_class = class_indices(classes, y)
-        if sample_weight is not None:
-            sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
+        if first_call:
+            y_class = class_indices(classes, y)
+            if sample_weight is not None:
+                sample_weight = check_sample_weight(
+                    sample_weight, X, allow_all_zero=True
+                )
+        else:
+            y_class = stream_class_indices(self, classes, y)
+            if sample_weight is not None:
+                sample_weight = lean_sample_weight(sample_weight, X)
         return X, y_class, sample_weight, classes
 
     def _validate_predict_data(self, X):
         """Validate X for prediction (the lean path for float ndarrays)."""
-        check_is_fitted(self)
+        if "n_features_in_" not in self.__dict__:
+            # Fitted estimators have n_features_in_, which is all that
+            # check_is_fitted would look for: only the others pay for it.
+            check_is_fitted(self)
         return validate_rows(self, X, reset=False)
 
     def _class_weights(self, classes, y_class=None, *, partial=False):

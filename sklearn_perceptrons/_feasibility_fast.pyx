@@ -225,6 +225,17 @@ cdef inline void _axpy(const floating* data, const index_t* indices,
             x[indices[k]] += alpha * data[k]
 
 
+cdef inline Py_ssize_t _row_bounds(const index_t* indptr, Py_ssize_t i,
+                                   Py_ssize_t p, bint dense,
+                                   Py_ssize_t* end) noexcept nogil:
+    """Row i as [start, end) in ``data``: returns start, sets ``end[0]``."""
+    if dense:
+        end[0] = (i + 1) * p
+        return i * p
+    end[0] = indptr[i + 1]
+    return indptr[i]
+
+
 cdef inline bint _violated(double r, bint perceptron, double tol) noexcept nogil:
     # Written as "not satisfied" so that a NaN residual never counts as
     # satisfied.
@@ -254,12 +265,7 @@ def _row_sqnorms(const floating[::1] data, const index_t[::1] indices,
     cdef bint any_nonzero
     with nogil:
         for i in range(n):
-            if dense:
-                start = i * p
-                end = start + p
-            else:
-                start = indptr[i]
-                end = indptr[i + 1]
+            start = _row_bounds(&indptr[0], i, p, dense, &end)
             s = 0.0
             any_nonzero = False
             for k in range(start, end):
@@ -276,12 +282,7 @@ def _matvec(const floating[::1] data, const index_t[::1] indices,
     cdef Py_ssize_t i, start, end
     with nogil:
         for i in range(n):
-            if dense:
-                start = i * p
-                end = start + p
-            else:
-                start = indptr[i]
-                end = indptr[i + 1]
+            start = _row_bounds(&indptr[0], i, p, dense, &end)
             out[i] = _dot(&data[0], &indices[0], start, end, dense, &x[0])
 
 
@@ -352,12 +353,7 @@ cdef int _row_action_impl(
                 # calling this otherwise).
                 clean += 1
                 continue
-            if dense:
-                start = i * p
-                end = start + p
-            else:
-                start = indptr[i]
-                end = indptr[i + 1]
+            start = _row_bounds(indptr, i, p, dense, &end)
             d = _dot(data, indices, start, end, dense, x)
             if not isfinite(d):
                 out[0] = NONFINITE
@@ -393,12 +389,7 @@ cdef int _row_action_impl(
             for i in range(n):
                 if sqnorm[i] == 0.0:
                     continue
-                if dense:
-                    start = i * p
-                    end = start + p
-                else:
-                    start = indptr[i]
-                    end = indptr[i + 1]
+                start = _row_bounds(indptr, i, p, dense, &end)
                 r = sgn * _dot(data, indices, start, end, dense, x) - c[i]
                 if _violated(r, perceptron, tol):
                     feasible = False
@@ -774,10 +765,5 @@ def _rmatvec(const floating[::1] data, const index_t[::1] indices,
         for i in range(n):
             if y[i] == 0.0:
                 continue
-            if dense:
-                start = i * p
-                end = start + p
-            else:
-                start = indptr[i]
-                end = indptr[i + 1]
+            start = _row_bounds(&indptr[0], i, p, dense, &end)
             _axpy(&data[0], &indices[0], start, end, dense, y[i], &out[0])

@@ -21,7 +21,7 @@ from time import perf_counter
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ._base import (
@@ -29,18 +29,28 @@ from ._base import (
     decision_shape,
     keep_state_on_error,
     partial_fit_context,
+    stream_cache,
 )
 from ._rows import (
+    RULE_CS_MAX,
+    RULE_CS_UNIFORM,
     RULE_THRESHOLD,
+    CoupledTrainer,
     LinearState,
     LinearTrainer,
     Rule,
     check_finite_weights,
+    commit_state,
+    crammer_singer_table,
     one_vs_all_table,
+    pass_bound,
     run_epoch,
     sign_matrix,
+    stream_pass,
+    writable_state,
 )
 from ._training import (
+    ArgmaxValidation,
     Validation,
     print_epoch,
     record_partial_pass,
@@ -75,6 +85,53 @@ class BaseLinearPerceptron(BasePerceptron):
         """The update :class:`~sklearn_perceptrons._rows.Rule` of every row."""
         raise NotImplementedError
 
+    # Whether _rule reads X (else partial_fit reuses it while the parameters
+    # stay the same).
+    _rule_reads_data = False
+
+    @property
+    def _plain_pass(self):
+        # Whether the pass of partial_fit is the plain compiled pass (not
+        # replaced by a subclass), which stream_pass may run.
+        return type(self)._partial_pass is BaseLinearPerceptron._partial_pass
+
+    def _stream_rule(self, X, n_rows):
+        """:meth:`_rule`, cached per validated parameters for partial_fit."""
+        if self._rule_reads_data:
+            return self._rule(X, n_rows)
+        cache = stream_cache(self)
+        key, entry = cache.get("params"), cache.get("rule")
+        if entry is not None and key is not None and entry[0] is key \
+                and entry[1] == n_rows:
+            return entry[2]
+        rule = self._rule(X, n_rows)
+        if key is not None:
+            cache["rule"] = (key, n_rows, rule)
+        return rule
+
+    def _crammer_singer(self):
+        """Whether the classes are learned by the native multiclass rule."""
+        return getattr(self, "multi_class", "ovr") == "crammer_singer"
+
+    def _layout(self, n_classes):
+        """(n_rows, table) of the weight rows: one-vs-all (one row for two
+        classes), or Crammer-Singer's one row per class (two for two)."""
+        if self._crammer_singer():
+            return n_classes, crammer_singer_table(n_classes)
+        return (1 if n_classes == 2 else n_classes), one_vs_all_table(n_classes)
+
+    @staticmethod
+    def _public_model(model):
+        """(coef_, intercept_) of a model: two Crammer-Singer rows of a binary
+        problem become their difference ``w_1 - w_0``, the one row whose
+        sign decides as the argmax of the two scores does (ties aside:
+        ``predict`` of a 1-d decision takes ``classes_[0]`` at 0, as the
+        argmax does)."""
+        coef, intercept = model
+        if coef.shape[0] == 2:
+            return coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+        return coef, intercept
+
     # -- hooks of fit and partial_fit ----------------------------------------
 
     def _trainer(self, X, y_class, step, table, state, train_idx):
@@ -97,7 +154,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return run_epoch(
             X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=self._rule(X, n_rows),
+            rule=self._stream_rule(X, n_rows),
         )
 
     def _finish_row(self, X, samples):
@@ -162,6 +219,14 @@ class BaseLinearPerceptron(BasePerceptron):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
 
+        Built for streaming: after the first call, a call on a few rows of a
+        float ndarray costs little more than the update itself (the
+        parameters are validated again only when they changed, and the
+        weights are updated in place, so ``coef_`` may change under a
+        reference kept from an earlier call, as with scikit-learn's
+        ``SGDClassifier``: copy it to keep a snapshot).  A failed call still
+        leaves the estimator as it was.
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -192,6 +257,14 @@ class BaseLinearPerceptron(BasePerceptron):
             return 2 if rows == 1 else rows
         previous = getattr(self, "classes_", None)
         named = "" if previous is None else f" {previous.tolist()!r}"
+        if previous_features == n_features and {previous_rows, n_rows} == {1, 2}:
+            raise ValueError(
+                f"warm_start=True continues the previous fit, which learned "
+                f"{previous_rows} weight row(s); multi_class="
+                f"{getattr(self, 'multi_class', 'ovr')!r} learns {n_rows} for two classes. "
+                "warm_start needs the multi_class of the previous fit: set "
+                "warm_start=False to fit a new model."
+            )
         raise ValueError(
             f"warm_start=True continues the previous fit, which had "
             f"{n_classes(previous_rows)} classes{named} and {previous_features} "
@@ -247,8 +320,8 @@ class BaseLinearPerceptron(BasePerceptron):
             X, y, sample_weight
         )
         n_classes = classes.shape[0]
-        table = one_vs_all_table(n_classes)
-        n_rows = 1 if n_classes == 2 else n_classes
+        n_rows, table = self._layout(n_classes)
+        coupled = self._crammer_singer()
         class_weight = self._class_weights(classes, y_class)
         step = self._learning_rate() * sample_weight * class_weight[y_class]
         state = self._initial_state(X, n_rows, coef_init, intercept_init)
@@ -259,22 +332,26 @@ class BaseLinearPerceptron(BasePerceptron):
             train_idx, val_idx = validation_split(
                 X.shape[0], self.validation_fraction, rng
             )
-            validation = Validation(val_idx, y_class, signs_of_class)
+            validation = (ArgmaxValidation(val_idx, y_class) if coupled
+                          else Validation(val_idx, y_class, signs_of_class))
         else:
             train_idx = np.arange(X.shape[0], dtype=np.int32)
 
         trainer = self._trainer(X, y_class, step, table, state, train_idx)
+        if coupled:
+            # A Crammer-Singer mistake moves several rows: they stop together.
+            trainer = CoupledTrainer(trainer)
         record = train(
             trainer, train_idx=train_idx, rng=rng, shuffle=self.shuffle,
             max_iter=self.max_iter, validation=validation,
             keep_best=not getattr(trainer, "keeps_own_best", False), verbose=self.verbose,
-            stopper=stopping_rule(self, n_rows, train_idx.shape[0]),
+            stopper=stopping_rule(self, trainer.n_rows, train_idx.shape[0]),
         )
         model = self._finish_fit(trainer, record, X, y_class, signs_of_class)
         set_fit_results(self, record)
         self.classes_ = classes
         self._state = trainer.state
-        self.coef_, self.intercept_ = model
+        self.coef_, self.intercept_ = self._public_model(model)
         return self
 
     def _partial_fit_steps(self, classes, y_class, sample_weight):
@@ -287,6 +364,8 @@ class BaseLinearPerceptron(BasePerceptron):
         return eta * sample_weight
 
     def _partial_fit(self, X, y, classes, sample_weight):
+        if self._stream_one(X, y, classes, sample_weight):
+            return self
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
@@ -295,26 +374,97 @@ class BaseLinearPerceptron(BasePerceptron):
             # other float type is cast to it (a copy of this batch only).
             X = X.astype(self._state.coef.dtype)
         n_classes = classes.shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        table = one_vs_all_table(n_classes)
+        n_rows, table = self._layout(n_classes)
         step = self._partial_fit_steps(classes, y_class, sample_weight)
-        if hasattr(self, "_state"):
-            state = self._state.copy()
-        else:
-            state = self._initial_state(X, n_rows, None, None)
-        start = perf_counter()
-        updates = self._partial_pass(X, state, y_class, step, table)
-        check_finite_weights(state)
+        if hasattr(self, "_state") and self._state.coef.shape[0] != n_rows:
+            raise ValueError(
+                f"partial_fit needs the multi_class of the first call: the "
+                f"model has {self._state.coef.shape[0]} weight row(s), "
+                f"multi_class={getattr(self, 'multi_class', 'ovr')!r} learns "
+                f"{n_rows}. Call fit to start anew."
+            )
+        cache = stream_cache(self)
+        start = perf_counter() if self.verbose else 0.0
+        updates = None
+        if (hasattr(self, "_state") and self._plain_pass
+                and not self._crammer_singer()):
+            # One compiled call for a few dense rows (see stream_pass).
+            state = self._state
+            updates = stream_pass(
+                cache, self, state, X, y_class, step, table,
+                fit_intercept=self.fit_intercept,
+                rule=self._stream_rule(X, n_rows),
+            )
+        if updates is None:
+            if hasattr(self, "_state"):
+                # In place when provably safe, so a call copies nothing.
+                state, bound = writable_state(
+                    cache, self, self._state,
+                    *pass_bound(X, step, self.fit_intercept),
+                )
+            else:
+                state, bound = self._initial_state(X, n_rows, None, None), None
+            updates = self._partial_pass(X, state, y_class, step, table)
+            if bound is None:
+                check_finite_weights(state)
+            # Nothing below can fail.
+            commit_state(cache, self, state, bound)
         total = int(updates.sum())
         if self.verbose:
             print_epoch(getattr(self, "n_iter_", 0) + 1, total,
                         float(np.linalg.norm(state.coef)), perf_counter() - start)
         self.classes_ = classes
         self._state = state
-        # The next call updates a copy of the state, so coef_ may share it.
-        self.coef_, self.intercept_ = state.model(copy=False)
+        # coef_ may share the state: later calls update it in place, as
+        # scikit-learn's SGD partial_fit does.
+        self.coef_, self.intercept_ = self._public_model(state.model(copy=False))
         record_partial_pass(self, total)
         return self
+
+
+    def _stream_one(self, X, y, classes, sample_weight):
+        """The shortest way of a streaming call: a few dense rows of the
+        state's dtype, no classes, no weights, nothing to print.  Checks what
+        can fail (shape, labels; finiteness and overflow in ``stream_pass``),
+        updates, and returns True; returns False, having changed nothing,
+        whenever the general path is needed (including for every error)."""
+        d = self.__dict__
+        state = d.get("_state")
+        if (
+            state is None or classes is not None or sample_weight is not None
+            or type(X) is not np.ndarray or X.ndim != 2
+            or X.dtype != state.coef.dtype or not X.flags.c_contiguous
+            or "feature_names_in_" in d or X.shape[1] != d["n_features_in_"]
+            or not 0 < X.shape[0] <= 8 or self.verbose or not self._plain_pass
+            or self.class_weight is not None or self._crammer_singer()
+        ):
+            return False
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0]:
+            return False
+        cache = stream_cache(self)
+        classes = d["classes_"]
+        entry = cache.get("labels")
+        if entry is None or entry[0] is not classes:
+            return False
+        try:
+            y_class = np.array([entry[1][label] for label in y.tolist()],
+                               dtype=np.int32)
+        except (KeyError, TypeError):
+            return False
+        n_rows = state.coef.shape[0]
+        step = np.full(X.shape[0], self._learning_rate(), dtype=np.float64)
+        updates = stream_pass(
+            cache, self, state, X, y_class, step,
+            one_vs_all_table(classes.shape[0]),
+            fit_intercept=self.fit_intercept, rule=self._stream_rule(X, n_rows),
+        )
+        if updates is None:
+            return False
+        # Nothing below can fail.
+        self.coef_, self.intercept_ = state.model(copy=False)
+        record_partial_pass(self, int(updates.sum()))
+        return True
 
 
 class Perceptron(BaseLinearPerceptron):
@@ -326,7 +476,8 @@ class Perceptron(BaseLinearPerceptron):
     ``b += eta0 * c * s`` whenever ``m <= threshold``, where ``c`` is the
     sample's weight times its class weight.  Starts from ``w = 0, b = 0``.
     More than two classes are learned one-vs-all, all K rows in one pass
-    over X per epoch.
+    over X per epoch, or with ``multi_class="crammer_singer"`` by the native
+    multiclass perceptron (one row per class, prediction the argmax).
 
     **Cost.**  An epoch reads every row of X once, about the time of one
     matrix-vector product ``X @ w`` (K products for K classes); an update
@@ -408,10 +559,42 @@ class Perceptron(BaseLinearPerceptron):
     verbose : int, default=0
         If > 0, print one line per epoch: updates, ``||w||`` and time.
 
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        How the classes are learned.  "ovr": one-vs-all, one binary
+        perceptron per class (one row for two classes).  "crammer_singer":
+        the multiclass perceptron (Kesler; Crammer & Singer, 2003), one
+        weight row per class (two for two classes, exposed as their
+        difference, see ``coef_``) and the prediction the class of highest
+        score ``w_k . x + b_k``; visiting sample ``x`` of class ``c`` is a
+        mistake when some other row scores ``(w_c . x + b_c) - (w_r . x +
+        b_r) <= threshold``: row ``c`` then gains ``eta0 * s * x`` (``s`` the
+        sample's weight times its class weight) and the rows that scored too
+        high lose it (see ``update``).  A mistake counts once in
+        ``n_mistakes_`` however many rows it moves.  The rows stop together:
+        one stopping rule on the total number of mistakes and, with early
+        stopping, on the multiclass validation accuracy (the best epoch is
+        kept for all rows).  Costs about one-vs-all's epoch; converges on
+        data that a linear argmax separates (see
+        :func:`~sklearn_perceptrons.bounds.mistake_bound`), where one-vs-all
+        may not.
+
+    update : {"max", "uniform"}, default="max"
+        The rows a Crammer-Singer mistake moves away: "max", only the
+        highest-scoring violating row (ties: the lowest class index), the
+        Kesler construction's binary perceptron (Collins' multiclass
+        perceptron); "uniform", every violating row by an equal share
+        ``eta0 * s * x / r`` for ``r`` violating rows (Crammer & Singer's
+        ultraconservative uniform update).  Ignored with
+        ``multi_class="ovr"``.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights, in the dtype of the training data.
+        Weights, in the dtype of the training data.  For two classes with
+        ``multi_class="crammer_singer"``, the difference ``w_1 - w_0`` of the
+        two rows (and ``intercept_`` ``b_1 - b_0``), so that
+        ``decision_function`` is the score of ``classes_[1]`` minus that of
+        ``classes_[0]``, as for every binary classifier of the package.
 
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
@@ -454,7 +637,10 @@ class Perceptron(BaseLinearPerceptron):
     vectors ``[x; 1]`` when ``fit_intercept``) and lie in a ball of radius R,
     ``fit`` with ``threshold=0`` makes at most ``(R / γ)²`` updates, whatever
     the order (Block and Novikoff); see
-    :func:`sklearn_perceptrons.bounds.mistake_bound`.
+    :func:`sklearn_perceptrons.bounds.mistake_bound`.  With
+    ``multi_class="crammer_singer"`` (either ``update``) and a multiclass
+    margin γ (unit Frobenius norm of the rows), at most ``2 (R / γ)²``
+    updates (``mistake_bound(..., multi_class="crammer_singer")``).
 
     References
     ----------
@@ -465,6 +651,9 @@ class Perceptron(BaseLinearPerceptron):
        Symposium on the Mathematical Theory of Automata, 1962.
     .. [3] Y. Freund and R. E. Schapire, "Large margin classification using
        the perceptron algorithm", Machine Learning 37(3), 1999.
+    .. [4] K. Crammer and Y. Singer, "Ultraconservative online algorithms
+       for multiclass problems", Journal of Machine Learning Research 3,
+       951-991, 2003.
 
     Examples
     --------
@@ -478,12 +667,17 @@ class Perceptron(BaseLinearPerceptron):
     1.0
     >>> clf.coef_.shape
     (1, 4)
+    >>> cs = Perceptron(multi_class="crammer_singer", average=True).fit(X, y)
+    >>> cs.coef_.shape
+    (3, 4)
     """
 
     _parameter_constraints = {
         **BaseLinearPerceptron._parameter_constraints,
         "threshold": [Interval(numbers.Real, 0, None, closed="left")],
         "eta0": [Interval(numbers.Real, 0, None, closed="neither")],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
+        "update": [StrOptions({"max", "uniform"})],
     }
 
     def __init__(
@@ -503,6 +697,8 @@ class Perceptron(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        multi_class="ovr",
+        update="max",
     ):
         self.threshold = threshold
         self.fit_intercept = fit_intercept
@@ -518,9 +714,14 @@ class Perceptron(BaseLinearPerceptron):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
+        self.multi_class = multi_class
+        self.update = update
 
     def _rule(self, X, n_rows):
-        return Rule(RULE_THRESHOLD, np.full(n_rows, float(self.threshold)),
+        code = RULE_THRESHOLD
+        if self._crammer_singer():
+            code = RULE_CS_MAX if self.update == "max" else RULE_CS_UNIFORM
+        return Rule(code, np.full(n_rows, float(self.threshold)),
                     np.zeros(n_rows))
 
 

@@ -21,6 +21,10 @@ estimators of this package is a parameter of that walk, not a copy of it:
   when ``m <= threshold[k]`` (Rosenblatt with a threshold), ``RULE_MARGIN``
   updates when ``w~ = 0`` or ``m < kappa[k] * ||w~||`` (the margin
   perceptron; ``||w~||`` is kept up to date incrementally);
+  ``RULE_CS_MAX`` and ``RULE_CS_UNIFORM`` are the native multiclass rules
+  (Crammer-Singer): the K scores of the rows of a sample's table are
+  computed first, and they decide which rows move, the one of sign +1 (the
+  sample's class) toward x and the violating ones away;
 * how big the update is, ``step[i] = eta0 * sample_weight[i] *
   class_weight[y_i]``, is computed once per call in Python;
 * averaging keeps the running sums of Daume's trick, so the average over every
@@ -33,12 +37,16 @@ The walk holds no Python objects and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport isfinite, isnan, sqrt
+from libc.math cimport INFINITY, fabs, fmax, isfinite, isnan, sqrt
+
+import numpy as np
 
 # Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
     RULE_THRESHOLD = 0
     RULE_MARGIN = 1
+    RULE_CS_MAX = 2
+    RULE_CS_UNIFORM = 3
 
 
 cdef extern from "_prefetch.h":
@@ -139,6 +147,83 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline int _multiclass_visit(
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    Py_ssize_t n_features, Py_ssize_t i, int c,
+    const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    floating* coef, floating* intercept, bint fit_intercept,
+    const unsigned char* active, int rule, const double* threshold,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates, double* scores,
+) noexcept nogil:
+    """The Crammer-Singer rule on one sample of class ``c``: a mistake when
+    some row ``r`` of sign -1 scores ``s_own - s_r <= threshold[own]``; then
+    the row of sign +1 moves by ``+step`` and the highest violating row (ties:
+    the first in the table) by ``-step`` (``RULE_CS_MAX``), or every violating
+    row by ``-step / (their number)`` (``RULE_CS_UNIFORM``).  The mistake is
+    counted once, on the own row.  Returns 1 on a score that is not a number,
+    else 0.  The rows move together, so only the own row's ``active`` flag is
+    read."""
+    cdef Py_ssize_t p, k, own = -1, best = -1, n_viol = 0
+    cdef double raw, own_score = 0.0, best_score = 0.0, scale
+    cdef Py_ssize_t start = class_rows_ptr[c], stop = class_rows_ptr[c + 1]
+    for p in range(start, stop):
+        if class_signs[p] > 0:
+            own = class_rows[p]
+    if own < 0 or not active[own]:
+        return 0
+    for p in range(start, stop):
+        k = class_rows[p]
+        raw = _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+        if fit_intercept:
+            raw += intercept[k]
+        if isnan(raw):
+            return 1
+        scores[p - start] = raw
+        if k == own:
+            own_score = raw
+    for p in range(start, stop):
+        k = class_rows[p]
+        if class_signs[p] > 0:
+            continue
+        raw = scores[p - start]
+        if isnan(own_score - raw):
+            return 1
+        if own_score - raw <= threshold[own]:
+            n_viol += 1
+            if best < 0 or raw > best_score:
+                best, best_score = k, raw
+    # A sample of weight zero never updates, so it is no mistake either.
+    if n_viol and step[i] != 0.0:
+        updates[own] += 1
+        for p in range(start, stop):
+            k = class_rows[p]
+            if k == own:
+                scale = step[i]
+            elif rule == RULE_CS_MAX:
+                if k != best:
+                    continue
+                scale = -step[i]
+            elif own_score - scores[p - start] <= threshold[own]:
+                scale = -step[i] / n_viol
+            else:
+                continue
+            _row_add(
+                coef + k * n_features, coef_sum + k * n_features,
+                scale, scale * visits[k], average,
+                x_values, x_indices, nnz, sparse,
+            )
+            if fit_intercept:
+                intercept[k] += <floating>scale
+                if average:
+                    intercept_sum[k] += scale * visits[k]
+    for p in range(start, stop):
+        visits[class_rows[p]] += 1.0
+    return 0
+
+
 cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
@@ -150,7 +235,7 @@ cdef bint _epoch(
     const unsigned char* active,
     int rule, const double* threshold, const double* kappa, double* norm,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates,
+    long long* updates, double* scores,
 ) noexcept nogil:
     """The pass; returns True, at once, on a margin that is not a number
     (``w . x`` overflowed: inf - inf), which no rule can compare."""
@@ -186,6 +271,15 @@ cdef bint _epoch(
             x_values = X_values + i * n_features
             nnz = n_features
         c = y_class[i]
+        if rule >= RULE_CS_MAX:
+            if _multiclass_visit(
+                x_values, x_indices, nnz, sparse, n_features, i, c, step,
+                class_rows_ptr, class_rows, class_signs, coef, intercept,
+                fit_intercept, active, rule, threshold, average, coef_sum,
+                intercept_sum, visits, updates, scores,
+            ):
+                return True
+            continue
         for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
             k = class_rows[p]
             if not active[k]:
@@ -294,6 +388,7 @@ def epoch_dense(
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    double[::1] scores,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of dense X.
 
@@ -322,7 +417,9 @@ def epoch_dense(
         Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
     rule : int
         0: update when ``m <= threshold[k]``; 1: update when ``norm[k] == 0``
-        or ``m < kappa[k] * norm[k]`` (margin perceptron).
+        or ``m < kappa[k] * norm[k]`` (margin perceptron); 2, 3: the
+        Crammer-Singer rules "max" and "uniform" (one row per class, the row
+        of sign +1 is the sample's own; see ``_multiclass_visit``).
     threshold, kappa : ndarrays of float64 of shape (n_rows,)
         Parameters of the rule of every row.
     norm : ndarray of float64 of shape (n_rows,)
@@ -334,7 +431,11 @@ def epoch_dense(
     visits : ndarray of float64 of shape (n_rows,)
         Number of visits of every row so far; incremented in place.
     updates : ndarray of int64 of shape (n_rows,)
-        Number of updates of every row; incremented in place.
+        Number of updates of every row; incremented in place (a
+        Crammer-Singer mistake counts once, on the sample's own row).
+    scores : ndarray of float64
+        Scratch space of the Crammer-Singer rules, at least as long as the
+        longest span of ``class_rows`` (length 1 is enough otherwise).
 
     Returns
     -------
@@ -352,6 +453,7 @@ def epoch_dense(
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+            &scores[0],
         )
     return overflow
 
@@ -379,6 +481,7 @@ def epoch_csr(
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    double[::1] scores,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of a CSR X.
 
@@ -397,6 +500,7 @@ def epoch_csr(
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+            &scores[0],
         )
     return overflow
 
@@ -421,3 +525,184 @@ def scores_csr(const floating[::1] X_data, const int[::1] X_indices,
         _scores(values, indices, &X_indptr[0], True, coef.shape[1],
                 &rows[0], rows.shape[0],
                 &coef[0, 0], &intercept[0], coef.shape[0], &out[0, 0])
+
+
+cdef class DenseStream:
+    """The pass of ``partial_fit`` over a few dense rows, bound to one state.
+
+    The arrays of the state and of the rule are taken once, when the stream
+    is made, so that a call passes only its rows: a one-row call then costs
+    about the update itself.  The stream keeps ``bound``, a bound of the
+    magnitude of every weight and intercept, and runs a pass only when the
+    weights provably cannot overflow (each sample updates a row at most
+    once, by ``step * x``); so a pass that runs cannot fail, and a pass that
+    would not be provably safe is left to the caller's checked path.  The
+    arithmetic is that of :func:`epoch_dense` (same loop, same build).
+    """
+
+    cdef object _arrays
+    cdef object _order_array
+    cdef bint single
+    cdef double* coef64
+    cdef float* coef32
+    cdef double* intercept64
+    cdef float* intercept32
+    cdef const int* rows_ptr
+    cdef const int* rows
+    cdef const signed char* signs
+    cdef const unsigned char* active
+    cdef const double* threshold
+    cdef const double* kappa
+    cdef double* norm
+    cdef double* coef_sum
+    cdef double* intercept_sum
+    cdef double* visits
+    cdef long long* updates
+    cdef int* order
+    cdef Py_ssize_t n_rows, n_features, n_order
+    cdef bint fit_intercept, average
+    cdef int rule
+    cdef public double bound
+    cdef public double limit
+
+    def __init__(self, coef, intercept, class_rows_ptr, class_rows, class_signs,
+                 bint fit_intercept, int rule, threshold, kappa, bint average,
+                 coef_sum, intercept_sum, visits, double bound, double limit):
+        cdef double[:, ::1] c64
+        cdef float[:, ::1] c32
+        cdef double[::1] i64
+        cdef float[::1] i32
+        cdef const int[::1] rp = class_rows_ptr
+        cdef const int[::1] r = class_rows
+        cdef const signed char[::1] s = class_signs
+        cdef const double[::1] th = threshold
+        cdef const double[::1] ka = kappa
+        cdef double[:, ::1] cs = coef_sum
+        cdef double[::1] isum = intercept_sum
+        cdef double[::1] vi = visits
+        self.n_rows, self.n_features = coef.shape[0], coef.shape[1]
+        active = np.ones(self.n_rows, dtype=np.uint8)
+        norm = np.zeros(self.n_rows)
+        updates = np.zeros(self.n_rows, dtype=np.int64)
+        order = np.arange(256, dtype=np.int32)
+        cdef const unsigned char[::1] ac = active
+        cdef double[::1] no = norm
+        cdef long long[::1] up = updates
+        cdef int[::1] od = order
+        self.single = coef.dtype == np.float32
+        if self.single:
+            c32 = coef
+            i32 = intercept
+            self.coef32, self.intercept32 = &c32[0, 0], &i32[0]
+        else:
+            c64 = coef
+            i64 = intercept
+            self.coef64, self.intercept64 = &c64[0, 0], &i64[0]
+        self.rows_ptr, self.rows, self.signs = &rp[0], &r[0], &s[0]
+        self.active, self.threshold, self.kappa = &ac[0], &th[0], &ka[0]
+        self.norm, self.updates, self.order = &no[0], &up[0], &od[0]
+        self.coef_sum, self.intercept_sum, self.visits = &cs[0, 0], &isum[0], &vi[0]
+        self.n_order = od.shape[0]
+        self.fit_intercept, self.rule, self.average = fit_intercept, rule, average
+        self.bound, self.limit = bound, limit
+        # Keep every array alive as long as the pointers are.
+        self._arrays = (coef, intercept, class_rows_ptr, class_rows, class_signs,
+                        threshold, kappa, coef_sum, intercept_sum, visits,
+                        active, norm, updates)
+        self._order_array = order
+
+    def run(self, X, const int[::1] y_class, const double[::1] step):
+        """One pass over the rows of X (C-ordered, the state's dtype).
+
+        Returns the number of updates of every row (a new array), or None,
+        touching nothing, when X is not finite or the pass is not provably
+        free of overflow (the caller then takes its checked path).
+        """
+        cdef const double[:, ::1] X64
+        cdef const float[:, ::1] X32
+        cdef Py_ssize_t n = X.shape[0], d = X.shape[1], t, j, k
+        cdef double largest = 0.0, value, total_step = 0.0, s, after
+        if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
+            raise ValueError("DenseStream.run: X, y_class and step do not match.")
+        cdef int[::1] grown
+        cdef const double* p64
+        cdef const float* p32
+        if n == 0 or d == 0:
+            return None
+        if n > self.n_order:
+            order = np.arange(n, dtype=np.int32)
+            grown = order
+            self._order_array = order
+            self.order, self.n_order = &grown[0], n
+        if self.single:
+            X32 = X
+            p32 = &X32[0, 0]
+            with nogil:
+                for t in range(n * d):
+                    value = fabs(p32[t])
+                    if value > largest:
+                        largest = value
+                    elif value != value:
+                        largest = INFINITY
+                        break
+        else:
+            X64 = X
+            p64 = &X64[0, 0]
+            with nogil:
+                for t in range(n * d):
+                    value = fabs(p64[t])
+                    if value > largest:
+                        largest = value
+                    elif value != value:
+                        largest = INFINITY
+                        break
+        # Not finite: the caller's checked path reports it.
+        if not largest < INFINITY:
+            return None
+        if self.fit_intercept and largest < 1.0:
+            largest = 1.0
+        for t in range(n):
+            total_step = total_step + step[t]
+        # Weights bounded by ``after`` keep every margin and the margin
+        # rule's norm finite (see _rows.safe_bound): the pass cannot stop.
+        after = self.bound + largest * total_step
+        if not (after * (d * fmax(largest, 1.0) + 1.0) < self.limit
+                and 4.0 * (d + 1) * after * after < self.limit):
+            return None
+        for k in range(self.n_rows):
+            self.updates[k] = 0
+        with nogil:
+            if self.rule != 0:
+                for k in range(self.n_rows):
+                    s = 0.0
+                    if self.single:
+                        for j in range(d):
+                            s += <double>self.coef32[k * d + j] * self.coef32[k * d + j]
+                        if self.fit_intercept:
+                            s += <double>self.intercept32[k] * self.intercept32[k]
+                    else:
+                        for j in range(d):
+                            s += self.coef64[k * d + j] * self.coef64[k * d + j]
+                        if self.fit_intercept:
+                            s += self.intercept64[k] * self.intercept64[k]
+                    self.norm[k] = sqrt(s)
+            if self.single:
+                _epoch(
+                    &X32[0, 0], NULL, NULL, False, d, self.order, n,
+                    &y_class[0], &step[0], self.rows_ptr, self.rows, self.signs,
+                    self.coef32, self.intercept32, self.fit_intercept,
+                    self.active, self.rule, self.threshold, self.kappa,
+                    self.norm, self.average, self.coef_sum, self.intercept_sum,
+                    self.visits, self.updates,
+                )
+            else:
+                _epoch(
+                    &X64[0, 0], NULL, NULL, False, d, self.order, n,
+                    &y_class[0], &step[0], self.rows_ptr, self.rows, self.signs,
+                    self.coef64, self.intercept64, self.fit_intercept,
+                    self.active, self.rule, self.threshold, self.kappa,
+                    self.norm, self.average, self.coef_sum, self.intercept_sum,
+                    self.visits, self.updates,
+                )
+        self.bound = after
+        return np.asarray(<long long[:self.n_rows]> self.updates).copy()

@@ -9,6 +9,7 @@ plugs into the driver of :mod:`sklearn_perceptrons._training` as a trainer
 keeps the pocket; its online form splits the pass of ``partial_fit``.
 """
 
+import dataclasses
 import numbers
 
 import numpy as np
@@ -16,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
+from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
     RULE_MARGIN,
@@ -88,6 +90,7 @@ def _row_geometry(sq_norms, y_class, step, signs_of_class):
     )
 
 
+@dataclasses.dataclass(eq=False)
 class _MarginSearch:
     """State of the certified margin search of every row (``margin="auto"``).
 
@@ -98,20 +101,17 @@ class _MarginSearch:
     snapshot of ``keep_state_on_error`` stays valid.
     """
 
-    def __init__(self, sq_radius, halvings, run_updates, start_norm,
-                 step_min, step_max):
-        self.sq_radius = sq_radius
-        self.halvings = halvings
-        self.run_updates = run_updates
-        self.start_norm = start_norm
-        self.step_min = step_min
-        self.step_max = step_max
+    sq_radius: np.ndarray
+    halvings: np.ndarray
+    run_updates: np.ndarray
+    start_norm: np.ndarray
+    step_min: np.ndarray
+    step_max: np.ndarray
 
     def copy(self):
-        return _MarginSearch(*(np.array(getattr(self, name)) for name in (
-            "sq_radius", "halvings", "run_updates", "start_norm",
-            "step_min", "step_max",
-        )))
+        return _MarginSearch(
+            *(np.array(getattr(self, f.name)) for f in dataclasses.fields(self))
+        )
 
     def gamma(self):
         return np.ldexp(np.sqrt(self.sq_radius), -self.halvings)
@@ -154,6 +154,21 @@ class _MarginSearch:
         full = np.full(self.sq_radius.shape, np.inf)
         full[rows] = out
         return full
+
+    def norm_proof(self, state, fit_intercept):
+        """Rows whose iterate proves that no separator of margin gamma exists.
+
+        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
+        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
+        triggered it; a run started at ``||w~_0|| = a`` has then ``||w~|| >=
+        u . w~ >= gamma * sum(c) - a``.  A norm below that (by a factor 2,
+        far beyond any rounding of the iterate) is a proof, usually reached
+        long before the update budget.
+        """
+        norms = _weight_norms(state.coef, state.intercept, fit_intercept)
+        with np.errstate(invalid="ignore"):
+            reached = self.gamma() * (self.step_min * self.run_updates) - self.start_norm
+            return (self.run_updates > 0) & (2.0 * norms < reached)
 
     def halve(self, state, rows, fit_intercept):
         """Halve gamma of ``rows`` and go on from their current iterates.
@@ -212,8 +227,9 @@ class _TrainingErrors:
 class _SearchTrainer(LinearTrainer):
     """The trainer of ``margin="auto"``: the margin rule at every row's
     current γ, and after every epoch the search's decisions (see the Notes
-    of :class:`MarginPerceptron`): a converged row stops; a row over its
-    update budget (a proof) restarts at the halved γ from ``w~ = 0``; a row
+    of :class:`MarginPerceptron`): a converged row stops; a row with a
+    proof (over its update budget, or an iterate too short) restarts at the
+    halved γ from ``w~ = 0``; a row
     whose tol rule fired goes on at the halved γ, or stops when the last
     ``patience`` halvings did not improve its pocket by more than ``tol``;
     with a validation set a row whose validation score stalled stops.
@@ -265,7 +281,9 @@ class _SearchTrainer(LinearTrainer):
 
         converged = active & stopper.converged
         stalled = active & ~converged & ~stopper.active.astype(bool)
-        proved = active & ~converged & (search.run_updates > search.budget(self.epsilon))
+        proved = active & ~converged & (
+            search.norm_proof(state, self.fit_intercept)
+            | (search.run_updates > search.budget(self.epsilon)))
         if val_score is not None:
             # The validation score stalled: the row stops, keeping its best
             # validation epoch; only proofs halve.
@@ -291,7 +309,7 @@ class _SearchTrainer(LinearTrainer):
             search.restart(state, halve[proved[halve]])
             search.halve(state, halve[~proved[halve]], self.fit_intercept)
             if val_score is None:
-                stopper.restart(halve)
+                stopper.restart(halve[proved[halve]])
         # Lazily: the driver reads them only when verbose > 1.
         return (
             f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
@@ -310,6 +328,7 @@ class _SearchTrainer(LinearTrainer):
         return coef, intercept
 
 
+@shared_doc
 class MarginPerceptron(BaseLinearPerceptron):
     """The margin perceptron, with a certified search for a large margin.
 
@@ -334,7 +353,7 @@ class MarginPerceptron(BaseLinearPerceptron):
     :class:`Perceptron`'s.  "auto" adds one scoring pass over the training
     data per epoch (to keep the pocket), and runs until the search ends:
     on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
-    otherwise a few dozen epochs (see Notes).
+    otherwise a few epochs after the pocket stops improving (see Notes).
 
     Parameters
     ----------
@@ -342,7 +361,8 @@ class MarginPerceptron(BaseLinearPerceptron):
         The target margin γ.  A float is used as is.  "auto" searches for a
         large margin by certified halving (see Notes): γ starts at the
         radius R of the (padded) training data and is halved whenever a run
-        has made more updates than a margin-γ separator would allow.
+        has made more updates, or has weights shorter, than a margin-γ
+        separator would allow.
 
     epsilon : float in (0, 1], default=0.5
         Approximation parameter ε: samples closer to the hyperplane than
@@ -412,13 +432,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         If > 0, print one line per epoch: updates, ``||w||`` and time; if
         > 1, also a line whenever "auto" halves the γ of a row.
 
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights, in the dtype of the training data.
-
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        Intercepts.
+    {{linear_coef_attrs}}
 
     margin_ : float or ndarray of shape (n_classes,)
         The smallest signed distance ``s * (w~ . x~) / ||w~||`` of a sample
@@ -432,15 +446,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         The γ used: ``margin`` for a float; with "auto", the last γ tried,
         ``R / 2**h`` (R the radius of the padded training data of the row).
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels; ``classes_[1]`` is the positive class of a
-        binary problem.
-
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X has string column names.
+    {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest number over one-vs-all
@@ -451,13 +457,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         Updates (mistakes and margin mistakes) made by the last ``fit`` over
         all rows and runs; ``partial_fit`` adds to it.
 
-    mistakes_per_epoch_ : list of int
-        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
-        one entry per call.
-
-    converged_ : bool
-        Whether every row of the last ``fit`` ended on an epoch with zero
-        updates (after ``partial_fit``: whether its pass made no update).
+    {{epoch_record_attrs}}
 
     See Also
     --------
@@ -486,22 +486,28 @@ class MarginPerceptron(BaseLinearPerceptron):
     ``w~ = 0`` (or at the warm start).  At the end of each epoch:
 
     * a row that made no update has converged and is frozen;
-    * a row whose run has made more updates than the bound above has
-      *proved* that no separator of margin γ exists: ``h`` increases by one
+    * a row whose run has made more updates than the bound above, or
+      whose iterate is too short for a run of margin γ (``2 ||w~|| < γ
+      c_min u - a`` after ``u`` updates of the run: a unit separator of
+      margin γ would give ``||w~|| >= u . w~ >= γ c_min u - a``; the
+      factor 2 guards against rounding), has *proved* that no separator of
+      margin γ exists: ``h`` increases by one
       and its run **restarts from** ``w~ = 0``, where the bound of the next
       level holds exactly as stated (continuing would need the larger bound
       of a run started at ``||w~|| = a``);
     * otherwise, when ``tol`` is set and the tol rule fires, ``h`` also
       increases by one, but the run goes on from its iterate (a stalled run
       is usually close to satisfying the halved margin) and its updates are
-      counted from there against the bound of a run started at the current
-      ``||w~||``, so that a later halving by the bound is still a proof.  A
+      counted from there against the bounds of a run started at the current
+      ``||w~||``, so that a later halving by a bound is still a proof.  The
+      tol rule keeps its history across such a halving (a proof starts it
+      anew), so while the updates stall γ is halved after every epoch.  A
       halving by the tol rule is a heuristic, not a proof.
 
     A row stops when it converges; with ``tol`` set, also when the last
     ``n_iter_no_change`` halvings (proofs or not) have not lowered its
     pocket's weighted training error rate by more than ``tol`` (so that data
-    that are not separable end in a few dozen epochs); with
+    that are not separable end a few epochs after the pocket stalls); with
     ``early_stopping``, when its validation accuracy stalls, as the tol rule
     of :class:`Perceptron` (only proofs halve γ then).  Every row stops after
     ``max_iter`` epochs in total (no halving after the last one).  A row that
@@ -603,6 +609,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
+
+    @property
+    def _rule_reads_data(self):
+        # The first level of the search is read from X.
+        return self.margin == "auto"
 
     def _rule(self, X, n_rows):
         if self.margin == "auto":

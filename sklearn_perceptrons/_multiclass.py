@@ -47,12 +47,14 @@ from sklearn.utils.validation import (
 )
 
 from . import _linear
+from ._docstrings import shared_doc
 from ._base import (
     BasePerceptron,
     class_indices,
     encode_labels,
     keep_state_on_error,
     partial_fit_classes,
+    partial_fit_context,
     PredictMixin,
     validate_rows,
 )
@@ -103,9 +105,13 @@ def _shared_pass_supported(estimator, *, partial=False):
       path draws its own validation split from its own samples, which a pass
       shared by every sub-problem cannot reproduce;
     * ``margin="auto"`` of the margin perceptron: its certified search runs
-      per binary problem, on that problem's radius.
+      per binary problem, on that problem's radius;
+    * ``multi_class="crammer_singer"``: its binary problems have two rows
+      that move together, not the one row of the shared pass.
     """
     if type(estimator) not in _SHARED_PASS_TYPES:
+        return False
+    if getattr(estimator, "multi_class", "ovr") != "ovr":
         return False
     if estimator.class_weight is not None:
         return False
@@ -280,6 +286,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self.estimator = estimator
         self.n_jobs = n_jobs
 
+    def __getstate__(self):
+        # The streaming cache (see _base.stream_cache) is never saved.
+        state = dict(super().__getstate__())
+        state.pop("_stream", None)
+        return state
+
     def _base_estimator(self):
         return Perceptron() if self.estimator is None else self.estimator
 
@@ -328,8 +340,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return self._fit(X, y, sample_weight)
 
     @available_if(_estimators_have("partial_fit"))
-    @_fit_context(prefer_skip_nested_validation=False)
     @keep_state_on_error
+    @partial_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one ``partial_fit`` pass of every binary estimator over its
         samples of a batch.
@@ -551,6 +563,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return indices, np.where(y_class[indices] == j, 1.0, -1.0)
 
 
+@shared_doc
 class OneVsAllPerceptron(_BaseReduction):
     """One-vs-all (one-vs-the-rest) multiclass reduction of a binary classifier.
 
@@ -567,17 +580,7 @@ class OneVsAllPerceptron(_BaseReduction):
     generic path (one clone per class) bit for bit when the sample order is
     the same.  See Notes for when the generic path is used instead.
 
-    Parameters
-    ----------
-    estimator : estimator object, default=None
-        A binary classifier with ``fit`` and ``decision_function``, cloned for
-        every class.  ``None`` means :class:`Perceptron()`.
-
-    n_jobs : int, default=None
-        Number of jobs training the binary problems of the generic path in
-        parallel (joblib).  ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
-        The fast path is one sequential compiled pass and does not use it.
+    {{reduction_parameters}}
 
     Attributes
     ----------
@@ -586,11 +589,7 @@ class OneVsAllPerceptron(_BaseReduction):
         binary problem.  Each has ``classes_ == [0, 1]`` and is usable on its
         own (including ``partial_fit``, when the base has it).
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels.
-
-    n_classes_ : int
-        Number of classes.
+    {{reduction_classes}}
 
     n_features_in_ : int
         Number of features seen during ``fit``.
@@ -607,24 +606,16 @@ class OneVsAllPerceptron(_BaseReduction):
 
     Notes
     -----
-    The fast path is used when the base estimator's type is exactly
-    :class:`Perceptron` or :class:`MarginPerceptron`, except with
-    ``class_weight`` (the binary estimators see labels 0/1, so their class
-    weights are those of their binary problem), ``early_stopping=True`` (each
-    binary estimator draws its own validation split) or
-    ``margin="auto"`` (a search per binary problem); these use the generic
-    path.  With ``shuffle=True`` and an integer ``random_state`` the
-    one-vs-all rows still see the permutations their binary estimators would
-    draw, so the fast path equals the generic path there too.  The fast path
-    emits a binary estimator's ``ConvergenceWarning`` for every row that
-    reaches ``max_iter``, and its ``verbose`` lines sum the updates of every
-    row.
+    {{reduction_fast_path}}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
+    With ``shuffle=True`` and an integer ``random_state`` the one-vs-all
+    rows still see the permutations their binary estimators would draw, so
+    the fast path equals the generic path there too. The fast path emits a
+    binary estimator's ``ConvergenceWarning`` for every row that reaches
+    ``max_iter``, and its ``verbose`` lines sum the updates of every row.
+
+    {{reduction_example_iris}}
     >>> from sklearn_perceptrons import OneVsAllPerceptron, Perceptron
-    >>> X, y = load_iris(return_X_y=True)
     >>> clf = OneVsAllPerceptron(Perceptron(average=True)).fit(X, y)
     >>> len(clf.estimators_)
     3
@@ -684,6 +675,7 @@ class OneVsAllPerceptron(_BaseReduction):
 
 
 
+@shared_doc
 class OneVsOnePerceptron(_BaseReduction):
     """One-vs-one multiclass reduction of a binary classifier.
 
@@ -705,17 +697,7 @@ class OneVsOnePerceptron(_BaseReduction):
     generic path (one clone per pair on the pair's samples) bit for bit.  See
     Notes for when the generic path is used instead.
 
-    Parameters
-    ----------
-    estimator : estimator object, default=None
-        A binary classifier with ``fit`` and ``decision_function``, cloned for
-        every pair.  ``None`` means :class:`Perceptron()`.
-
-    n_jobs : int, default=None
-        Number of jobs training the pairs of the generic path in parallel
-        (joblib).  ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
-        context; ``-1`` means all processors.  The fast path is one
-        sequential compiled pass and does not use it.
+    {{reduction_parameters}}
 
     Attributes
     ----------
@@ -726,11 +708,7 @@ class OneVsOnePerceptron(_BaseReduction):
         not yet seen any sample of its two classes is an unfitted clone of the
         base estimator, and abstains when predicting.
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels.
-
-    n_classes_ : int
-        Number of classes.
+    {{reduction_classes}}
 
     pairwise_indices_ : list of ndarrays or None
         Indices of the training samples of every pair, when the base estimator
@@ -749,27 +727,18 @@ class OneVsOnePerceptron(_BaseReduction):
 
     Notes
     -----
-    The fast path is used when the base estimator's type is exactly
-    :class:`Perceptron` or :class:`MarginPerceptron`, except with
-    ``class_weight`` (the binary estimators see labels 0/1, so their class
-    weights are those of their binary problem), ``early_stopping=True`` (each
-    pair's estimator draws its own validation split from its own samples) or
-    ``margin="auto"`` (a search per pair, on the pair's radius); these use
-    the generic path.  With ``shuffle=True`` the fast path draws one
-    permutation of all the samples per epoch, while each binary estimator of
-    the generic path draws its own permutation of its pair's samples: both
-    are valid shuffled perceptrons, but their results differ.
+    {{reduction_fast_path}}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
+    With ``shuffle=True`` the fast path draws one permutation of all the
+    samples per epoch, while each binary estimator of the generic path
+    draws its own permutation of its pair's samples: both are valid
+    shuffled perceptrons, but their results differ.
+
+    {{reduction_example_iris}}
     >>> from sklearn_perceptrons import OneVsOnePerceptron, Perceptron
-    >>> X, y = load_iris(return_X_y=True)
     >>> clf = OneVsOnePerceptron(Perceptron(average=True)).fit(X, y)
     >>> len(clf.estimators_)
     3
-    >>> clf.decision_function(X[:2]).shape
-    (2, 3)
     >>> bool(clf.score(X, y) > 0.9)
     True
     >>> votes = clf.decision_function(X[:1]).round()  # 2 votes for setosa

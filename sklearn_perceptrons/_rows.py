@@ -8,9 +8,9 @@ one estimator needs, so that no module reaches into another's privates:
 
 * **Row tables** say which rows a sample of class ``c`` updates, and with
   which sign: ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` and ``signs`` at the same
-  places (:func:`one_vs_all_table`, :func:`one_vs_one_table`; a
-  Crammer-Singer table would give the true class +1 and every other -1 on
-  one row per class).  :func:`sign_matrix` turns a table into a dense
+  places (:func:`one_vs_all_table`, :func:`one_vs_one_table`,
+  :func:`crammer_singer_table`: the true class +1 and every other -1 on
+  one row per class, where the rule, not the table, decides which rows move).  :func:`sign_matrix` turns a table into a dense
   (n_classes, n_rows) matrix.
 * **Linear state** (:class:`LinearState`): weights, intercepts and the sums
   of averaging of every row.
@@ -34,6 +34,8 @@ from ._cpu import linear_fast
 # Update rules of the compiled epoch; mirrored by the enum of _linear_epoch.pxi.
 RULE_THRESHOLD = 0
 RULE_MARGIN = 1
+RULE_CS_MAX = 2
+RULE_CS_UNIFORM = 3
 
 # Typed specialisations, picked once: indexing a fused function at every call
 # would redo the dtype dispatch.
@@ -120,6 +122,20 @@ def one_vs_one_table(n_classes):
         np.asarray(rows_ptr, dtype=np.int32),
         np.asarray(rows, dtype=np.int32),
         np.asarray(signs, dtype=np.int8),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def crammer_singer_table(n_classes):
+    """Every row (one per class) for every class, +1 on the class's own row
+    and -1 on the others: the rows a Crammer-Singer visit scores (two rows
+    for two classes too)."""
+    if n_classes > 2:
+        return one_vs_all_table(n_classes)
+    return _read_only(
+        np.array([0, 2, 4], dtype=np.int32),
+        np.array([0, 1, 0, 1], dtype=np.int32),
+        np.array([1, -1, -1, 1], dtype=np.int8),
     )
 
 
@@ -248,6 +264,106 @@ def check_finite_weights(state):
 
 
 # ---------------------------------------------------------------------------
+# Streaming: a fitted estimator's pass updates its own state in place
+# ---------------------------------------------------------------------------
+
+# Largest weight magnitude a pass may reach without a check: a quarter of the
+# dtype's maximum, so that no rounding of a bounded sum can overflow.
+_SAFE_BOUND = {
+    np.dtype(np.float64): float(np.finfo(np.float64).max) / 4,
+    np.dtype(np.float32): float(np.finfo(np.float32).max) / 4,
+}
+
+
+def weight_bound(state):
+    """The largest magnitude of a weight or intercept of ``state``."""
+    with np.errstate(invalid="ignore"):
+        return float(max(np.abs(state.coef).max(initial=0.0),
+                         np.abs(state.intercept).max(initial=0.0)))
+
+
+def pass_bound(X, step, fit_intercept):
+    """How far one pass over X can move any weight or intercept when each
+    sample updates each row at most once (the linear rules):
+    ``max(max |X|, 1 if fit_intercept) * sum(step)`` (inf for a non-finite
+    X, whose pass the caller then checks); and ``max |X|``."""
+    values = X.data if sp.issparse(X) else X
+    largest = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+    reach = 1.0 if fit_intercept and largest < 1.0 else largest
+    return reach * float(np.add.reduce(step)), largest
+
+
+def safe_bound(bound, largest, n_features, dtype):
+    """Whether weights and intercepts of magnitude <= ``bound`` are far from
+    overflow, and keep every margin ``w . x + b`` of rows of magnitude <=
+    ``largest``, and the norm the margin rule updates, finite: then a pass
+    cannot fail (nor stop midway on a margin that overflowed)."""
+    limit = _SAFE_BOUND[dtype]
+    return (bound * (n_features * max(largest, 1.0) + 1.0) < limit
+            and 4.0 * (n_features + 1) * bound * bound < limit)
+
+
+def writable_state(cache, owner, state, increment, largest=0.0):
+    """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
+    its weights after the pass (None: unproven, check the pass).
+
+    The pass updates ``state`` itself when ``owner`` made it by an earlier
+    pass (``cache["state"]``, see :func:`commit_state`) and its weights,
+    bounded by the bound of that pass plus ``increment``, cannot overflow
+    (:func:`safe_bound`, rows of magnitude <= ``largest``): the pass then
+    cannot fail, and no copy of the model is needed to undo it.
+    Otherwise (the first pass after ``fit``, a changed parameter, weights
+    near overflow) the pass updates a copy, checked before it is adopted.
+    """
+    entry = cache.get("state")
+    if entry is not None and entry[0] is state and entry[1] == id(owner):
+        bound = entry[2] + increment
+        if safe_bound(bound, largest, state.coef.shape[1], state.coef.dtype):
+            return state, bound
+    return state.copy(), None
+
+
+def commit_state(cache, owner, state, bound):
+    """Record that ``owner`` owns ``state`` after a successful pass, with the
+    bound of its weights (None: computed, one read of the model)."""
+    if bound is None:
+        bound = weight_bound(state)
+    cache["state"] = (state, id(owner), bound)
+
+
+def stream_pass(cache, owner, state, X, y_class, step, table, *,
+                fit_intercept, rule):
+    """The in-place pass of :func:`writable_state` over a few dense rows in
+    one compiled call (``DenseStream``, bound once to ``state`` and kept in
+    ``cache``), which also checks X finite and the weights safe from
+    overflow.  Returns the updates of every row, or None when it cannot be
+    taken (CSR or other-dtype rows, a state ``owner`` does not own yet, an
+    unproven pass): the caller then takes its general path.
+    """
+    if type(X) is not np.ndarray or X.dtype != state.coef.dtype:
+        return None
+    entry = cache.get("state")
+    if entry is None or entry[0] is not state or entry[1] != id(owner):
+        return None
+    bound = cache.get("dense")
+    if bound is None or bound[0] is not state or bound[1] is not rule \
+            or bound[2] is not table:
+        stream = linear_fast.DenseStream(
+            state.coef, state.intercept, *table, fit_intercept, rule.code,
+            rule.threshold, rule.kappa, state.average, state.coef_sum,
+            state.intercept_sum, state.visits, entry[2],
+            _SAFE_BOUND[state.coef.dtype],
+        )
+        bound = cache["dense"] = (state, rule, table, stream)
+    stream = bound[3]
+    stream.bound = entry[2]
+    updates = stream.run(X, y_class, step)
+    if updates is not None:
+        cache["state"] = (state, entry[1], stream.bound)
+    return updates
+
+
+# ---------------------------------------------------------------------------
 # The compiled epoch
 # ---------------------------------------------------------------------------
 
@@ -255,7 +371,9 @@ def check_finite_weights(state):
 class Rule(NamedTuple):
     """The update rule of every row: a sample of margin ``m`` updates row
     ``k`` when ``m <= threshold[k]`` (``RULE_THRESHOLD``) or when ``w~ = 0``
-    or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``)."""
+    or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``); ``RULE_CS_MAX`` and
+    ``RULE_CS_UNIFORM`` are the Crammer-Singer rules (one row per class, a
+    mistake when another row scores within ``threshold`` of the own row)."""
 
     code: int
     threshold: np.ndarray
@@ -294,10 +412,13 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         _MARGIN_NORMS[state.coef.dtype](
             state.coef, state.intercept, fit_intercept, norm
         )
+    # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
+    scores = np.empty(max(n_rows, 2) if rule.code >= RULE_CS_MAX else 1)
     overflow = _EPOCH[X.dtype, sp.issparse(X)](
         *_data(X), order, y_class, step, *table, state.coef, state.intercept,
         fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
         state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
+        scores,
     )
     if overflow:
         raise ValueError(
@@ -391,3 +512,41 @@ class LinearTrainer(StateTrainer):
         )
         check_finite_weights(self.state)
         return updates
+
+
+class CoupledTrainer:
+    """A trainer whose rows move and stop together: the driver sees one row
+    (the total of the updates), every row of ``trainer`` is trained while it
+    is active, and the best validation epoch is kept for all rows at once.
+    The Crammer-Singer rules use it: a mistake moves several rows, so a row
+    cannot stop while the others go on."""
+
+    n_rows = 1
+
+    def __init__(self, trainer):
+        self.trainer = trainer
+        self._n_inner = trainer.n_rows
+
+    @property
+    def state(self):
+        return self.trainer.state
+
+    def run_epoch(self, order, active):
+        inner = np.repeat(active, self._n_inner)
+        return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+
+    def weight_norm(self):
+        return self.trainer.weight_norm()
+
+    def scores(self, rows):
+        return self.trainer.scores(rows)
+
+    def snapshot(self):
+        return self.trainer.snapshot()
+
+    def keep_rows(self, snapshot, rows):
+        if np.any(rows):
+            self.trainer.keep_rows(snapshot, slice(None))
+
+    def restore(self, snapshot):
+        self.trainer.restore(snapshot)

@@ -199,6 +199,19 @@ class Validation:
                          out=np.zeros(scores.shape[1]), where=counts > 0)
 
 
+class ArgmaxValidation(Validation):
+    """Held-out samples scored by the multiclass accuracy of the argmax of
+    the rows' scores (row ``k`` is class ``k``; ties: the lowest class), one
+    score for rows that stop together (Crammer-Singer)."""
+
+    def __init__(self, idx, y_class):
+        self.idx = idx
+        self.y_class = y_class[idx]
+
+    def accuracy(self, scores):
+        return np.array([np.mean(scores.argmax(axis=1) == self.y_class)])
+
+
 def epoch_order(train_idx, shuffle, rng):
     """Indices of the next epoch: ``train_idx``, or a fresh permutation of it
     drawn from ``rng`` (one 63-bit seed per epoch) when ``shuffle``."""

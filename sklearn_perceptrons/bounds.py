@@ -16,7 +16,9 @@ data set, so that the theorems can be checked against a run:
 * :func:`second_order_mistake_bound` -- Theorem 1 of the second-order
   perceptron, from the mistakes of a run.
 
-Binary labels only: ``classes = np.unique(y)`` (sorted) must hold exactly two
+Binary labels (except for ``multi_class="crammer_singer"`` of
+:func:`max_margin` and :func:`mistake_bound`, the native multiclass
+perceptron): ``classes = np.unique(y)`` (sorted) must hold exactly two
 labels; ``classes[1]`` is the positive class (``s_i = +1``) and ``classes[0]``
 the negative class (``s_i = -1``), as in the estimators of this package.
 
@@ -46,11 +48,12 @@ import scipy.sparse as sp
 from scipy.linalg import lstsq, qr_delete, solve_triangular
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_consistent_length, column_or_1d
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import sum_duplicates
+from ._docstrings import shared_doc
 
 __all__ = [
     "condition_measure",
@@ -482,6 +485,62 @@ def _max_margin(X, signs, fit_intercept):
 
 
 # ----------------------------------------------------------------------------
+# The Kesler construction (multi_class="crammer_singer")
+# ----------------------------------------------------------------------------
+
+
+def _check_X_y_multiclass(X, y):
+    """Validate X and y; (X, class index of every sample, n_classes >= 2)."""
+    X = _check_X(X)
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(X, y)
+    check_classification_targets(y)
+    classes, y_class = np.unique(y, return_inverse=True)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            "The multiclass bounds need at least 2 classes; got "
+            f"{classes.shape[0]} class(es): {classes.tolist()!r}."
+        )
+    return X, y_class, classes.shape[0]
+
+
+def _kesler(X, y_class, n_classes, fit_intercept):
+    """The Kesler points ``z_ik = e_{y_i} (x) x~_i - e_k (x) x~_i`` for every
+    sample i and class k != y_i: n (K - 1) rows of K (n_features [+ 1])
+    columns (CSR for a CSR X), with ``W . z_ik = (w_{y_i} - w_k) . x~_i`` for
+    the weight rows W flattened class by class."""
+    n = X.shape[0]
+    sparse = sp.issparse(X)
+    if fit_intercept:
+        ones = np.ones((n, 1))
+        X = sp.hstack([X, sp.csr_matrix(ones)], format="csr") if sparse else (
+            np.hstack([X, ones]))
+    sample = np.repeat(np.arange(n), n_classes - 1)
+    other = np.array([k for c in y_class for k in range(n_classes) if k != c],
+                     dtype=np.intp)
+    rows = X[sample]
+    blocks = []
+    for k in range(n_classes):
+        factor = ((y_class[sample] == k).astype(np.float64)
+                  - (other == k).astype(np.float64))[:, None]
+        blocks.append(rows.multiply(factor) if sparse else rows * factor)
+    if sparse:
+        Z = sp.hstack([sp.csr_matrix(b) for b in blocks], format="csr")
+        Z.eliminate_zeros()
+        return Z
+    return np.hstack(blocks)
+
+
+def _unflatten(v, n_classes, fit_intercept):
+    """(coef of shape (K, n_features), intercept of shape (K,)) of a
+    flattened unit vector of the Kesler space."""
+    W = v.reshape(n_classes, -1)
+    if fit_intercept:
+        return W[:, :-1].copy(), W[:, -1].copy()
+    return W.copy(), np.zeros(n_classes)
+
+
+# ----------------------------------------------------------------------------
 # Public API
 # ----------------------------------------------------------------------------
 
@@ -534,6 +593,7 @@ def radius(X, *, fit_intercept=False):
     },
     prefer_skip_nested_validation=True,
 )
+@shared_doc
 def margin(X, y, coef, intercept=0.0):
     """Smallest signed distance of a sample to a hyperplane.
 
@@ -545,14 +605,7 @@ def margin(X, y, coef, intercept=0.0):
     margin perceptron) works with. With ``intercept=0`` it is the ordinary
     geometric margin ``min_i s_i (w . x_i) / ||w||``.
 
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The samples. Sparse matrices are never densified.
-
-    y : array-like of shape (n_samples,)
-        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
-        positive class.
+    {{bounds_X_y}}
 
     coef : array-like of shape (n_features,) or (1, n_features)
         The weight vector ``w``, e.g. a binary classifier's ``coef_``.
@@ -604,10 +657,11 @@ def margin(X, y, coef, intercept=0.0):
         "X": ["array-like", "sparse matrix"],
         "y": ["array-like"],
         "fit_intercept": ["boolean"],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
     },
     prefer_skip_nested_validation=True,
 )
-def max_margin(X, y, *, fit_intercept=True):
+def max_margin(X, y, *, fit_intercept=True, multi_class="ovr"):
     """Exact hard-margin separator: the unit vector with the largest margin.
 
     Solves ``max min_i s_i (w~ . x~_i)`` over ``||w~|| <= 1``, with
@@ -631,6 +685,11 @@ def max_margin(X, y, *, fit_intercept=True):
     fit_intercept : bool, default=True
         Whether the separator has a bias, measured in the padded space.
 
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        "ovr": the binary problem above (exactly two classes).
+        "crammer_singer": the multiclass margin of ``K >= 2`` classes, one
+        weight row ``w~_k = [w_k; b_k]`` per class (see Notes).
+
     Returns
     -------
     gamma : float
@@ -639,13 +698,16 @@ def max_margin(X, y, *, fit_intercept=True):
         ``0.0`` otherwise: it is then the optimal value of the problem above,
         attained by ``w~ = 0``.
 
-    coef : ndarray of shape (n_features,)
+    coef : ndarray of shape (n_features,) or (n_classes, n_features)
         The weights ``w`` of the separator, with ``||[w; b]|| = 1``; zeros
-        when the data are not separable.
+        when the data are not separable.  With
+        ``multi_class="crammer_singer"``, one row per class (in the order of
+        ``np.unique(y)``), with unit Frobenius norm of ``[W, b]``.
 
-    intercept : float
+    intercept : float or ndarray of shape (n_classes,)
         The bias ``b``; always 0.0 when ``fit_intercept=False`` or when the
-        data are not separable.
+        data are not separable.  One per class with
+        ``multi_class="crammer_singer"``.
 
     See Also
     --------
@@ -688,10 +750,26 @@ def max_margin(X, y, *, fit_intercept=True):
     orders of magnitude below ``R`` with a nearly flat hull), a
     :class:`~sklearn.exceptions.ConvergenceWarning` says so.
 
+    **Multiclass margin** (``multi_class="crammer_singer"``).  With one row
+    ``w~_k`` per class and ``||W~||_F = 1``, the margin is
+    ``gamma = max_W min_i min_{k != y_i} (w~_{y_i} - w~_k) . x~_i``: by how
+    much the true class's score beats every other on the worst sample.  In
+    the Kesler construction [2]_ sample ``i`` becomes the ``K - 1`` points
+    ``z_ik = e_{y_i} (x) x~_i - e_k (x) x~_i`` of ``R^{K m}`` (``m`` the
+    padded dimension), and ``W~ . z_ik = (w~_{y_i} - w~_k) . x~_i``; so
+    ``gamma`` is the binary margin through the origin of the points
+    ``z_ik``, all of sign +1, and it is solved exactly as above on those
+    ``n (K - 1)`` points of dimension ``K m`` (CSR when X is).  That costs
+    ``K - 1`` times the memory of X (and more time than the binary
+    problem): fine for modest sizes, such as checking a theorem on data of a
+    few thousand samples and classes.
+
     References
     ----------
     .. [1] P. Wolfe, "Finding the nearest point in a polytope", Mathematical
        Programming 11, 128-149, 1976.
+    .. [2] R. O. Duda and P. E. Hart, "Pattern Classification and Scene
+       Analysis", Wiley, 1973 (Kesler's construction, section 5.12).
 
     Examples
     --------
@@ -704,7 +782,18 @@ def max_margin(X, y, *, fit_intercept=True):
     >>> gamma, coef, intercept = max_margin(X, y)
     >>> round(gamma, 6), coef.round(6), round(intercept, 6)  # 1/sqrt(2)
     (0.707107, array([0.707107]), -0.707107)
+    >>> X3 = [[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]
+    >>> gamma, W, b = max_margin(X3, [0, 1, 2], fit_intercept=False,
+    ...                          multi_class="crammer_singer")
+    >>> W.shape, round(gamma, 6)
+    ((3, 2), 0.866025)
     """
+    if multi_class == "crammer_singer":
+        X, y_class, n_classes = _check_X_y_multiclass(X, y)
+        Z = _kesler(X, y_class, n_classes, fit_intercept)
+        gamma, v, _ = _max_margin(Z, np.ones(Z.shape[0]), False)
+        coef, intercept = _unflatten(v, n_classes, fit_intercept)
+        return float(gamma), coef, intercept
     X, signs = _check_X_y(X, y)
     gamma, coef, intercept = _max_margin(X, signs, fit_intercept)
     return float(gamma), coef, float(intercept)
@@ -717,10 +806,13 @@ def max_margin(X, y, *, fit_intercept=True):
         "fit_intercept": ["boolean"],
         "threshold": [Interval(numbers.Real, None, None, closed="neither")],
         "coef_init": ["array-like", None],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
     },
     prefer_skip_nested_validation=True,
 )
-def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
+@shared_doc
+def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None,
+                  multi_class="ovr"):
     """Block--Novikoff bound on the number of updates of the perceptron.
 
     For data separable with margin ``gamma`` (:func:`max_margin`) and radius
@@ -731,14 +823,7 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
     quantities are those of the padded vectors, which is exactly
     :class:`~sklearn_perceptrons.Perceptron` with ``fit_intercept=True``.
 
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The samples. Sparse matrices are never densified.
-
-    y : array-like of shape (n_samples,)
-        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
-        positive class.
+    {{bounds_X_y}}
 
     fit_intercept : bool, default=True
         Whether the perceptron fits an intercept (runs on ``[x; 1]``).
@@ -751,7 +836,17 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
             default=None
         The starting weights ``w0`` (``None`` means zeros). The starting
         intercept is taken to be 0, so ``w0~ = [w0; 0]`` and
-        ``||w0~|| = ||w0||``.
+        ``||w0~|| = ||w0||``.  Shape (n_classes, n_features) with
+        ``multi_class="crammer_singer"`` (its Frobenius norm is used).
+
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        "ovr": the binary perceptron (exactly two classes).
+        "crammer_singer": the native multiclass perceptron of ``K >= 2``
+        classes, ``Perceptron(multi_class="crammer_singer")`` with either
+        ``update``: the bound ``(2 delta + 2 R**2 + 2 gamma ||W0||) /
+        gamma**2`` with the multiclass margin ``gamma`` of
+        :func:`max_margin` (``2 R**2 / gamma**2`` for ``delta = 0`` and
+        ``W0 = 0``; see Notes).
 
     Returns
     -------
@@ -801,6 +896,33 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
     The bound is for unit sample weights and learning rate 1; see the module
     docstring for how a learning rate rescales ``delta`` and ``w0``.
 
+    **The multiclass bound** (``multi_class="crammer_singer"``).  Let ``U``
+    (rows ``u_k``, ``||U||_F = 1``) achieve the multiclass margin ``gamma``
+    of :func:`max_margin`, ``(u_{y_i} - u_k) . x~_i >= gamma`` for all
+    ``i`` and ``k != y_i``, and ``W_t`` the weight rows after ``t`` updates.
+    An update on sample ``x~`` of class ``y`` with violating set ``E`` (the
+    rows ``r != y`` with ``(w_y - w_r) . x~ <= delta``) adds ``tau (x) x~``
+    with ``tau_y = 1`` and ``tau_r = -1 / |E|`` on ``E`` ("uniform") or
+    ``tau_r = -1`` on the top row of ``E`` only ("max": the Kesler
+    construction's binary perceptron on ``z = e_y (x) x~ - e_r (x) x~``), 0
+    elsewhere; in both cases ``tau`` is an average over ``r in E`` of
+    ``e_y - e_r``.  Hence, as for the binary bound,
+
+    * ``U . W_t >= U . W_{t-1} + (an average of (u_y - u_r) . x~)
+      >= U . W_{t-1} + gamma``, so ``U . W_k >= k gamma - ||W0||``;
+    * ``||W_t||**2 = ||W_{t-1}||**2 + 2 (an average over E of
+      (w_y - w_r) . x~) + ||tau||**2 ||x~||**2 <= ||W_{t-1}||**2 + 2 delta
+      + 2 R**2``, since every ``r in E`` violates and ``||tau||**2 = 1 +
+      1/|E| <= 2`` (the Kesler points have norm ``sqrt(2) ||x~||``).
+
+    Cauchy--Schwarz then gives ``k <= (2 delta + 2 R**2 + 2 gamma ||W0||) /
+    gamma**2`` (the binary proof with ``R**2`` replaced by ``2 R**2``), which
+    is ``2 R**2 / gamma**2`` for ``delta = 0`` and ``W0 = 0``.  Both rules
+    are ultraconservative in the sense of Crammer and Singer [3]_.  For two
+    classes the uniform and max rules coincide, and the one-row binary
+    perceptron (bound ``(R / gamma)**2``) is the same model scaled: the
+    two rows ``w_1 = -w_0`` of a run from zero move by ``+-x~`` at once.
+
     References
     ----------
     .. [1] H. D. Block, "The perceptron: a model for brain functioning. I",
@@ -808,6 +930,9 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
     .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
        Proceedings of the Symposium on the Mathematical Theory of Automata
        12, 615-622, 1962.
+    .. [3] K. Crammer and Y. Singer, "Ultraconservative online algorithms
+       for multiclass problems", Journal of Machine Learning Research 3,
+       951-991, 2003.
 
     Examples
     --------
@@ -823,11 +948,32 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None):
     >>> mistake_bound([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]],
     ...               [0, 0, 1, 1])  # XOR
     inf
+    >>> X3 = [[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]
+    >>> round(mistake_bound(X3, [0, 1, 2], fit_intercept=False,
+    ...                     multi_class="crammer_singer"), 6)  # 2 * 2 / 0.75
+    5.333333
     """
-    X, signs = _check_X_y(X, y)
     delta = float(threshold)
     w0_norm = 0.0
-    if coef_init is not None:
+    if multi_class == "crammer_singer":
+        X, y_class, n_classes = _check_X_y_multiclass(X, y)
+        if coef_init is not None:
+            W0 = np.asarray(coef_init, dtype=np.float64)
+            if W0.shape != (n_classes, X.shape[1]):
+                raise ValueError(
+                    f"coef_init must have shape (n_classes, n_features) = "
+                    f"({n_classes}, {X.shape[1]}) with "
+                    f"multi_class='crammer_singer'; got shape {W0.shape}."
+                )
+            w0_norm = _norm(_check_coef(W0.ravel(), W0.size, name="coef_init"))
+        # The binary bound of the Kesler points (norm sqrt(2) ||x~||), whose
+        # margin through the origin is the multiclass margin.
+        X = _kesler(X, y_class, n_classes, fit_intercept)
+        signs = np.ones(X.shape[0])
+        fit_intercept = False
+    else:
+        X, signs = _check_X_y(X, y)
+    if coef_init is not None and multi_class != "crammer_singer":
         w0 = _check_coef(coef_init, X.shape[1], name="coef_init")
         w0_norm = _norm(w0)
     # Computed at unit scale: with R = c r and gamma = c g the bound is

@@ -66,6 +66,7 @@ from ._base import (
     predict_from_decision,
     sum_duplicates,
 )
+from ._docstrings import shared_doc
 from ._linear import Perceptron, learning_rate, update_rule
 from ._margin import MarginPerceptron
 from ._rows import (
@@ -618,6 +619,12 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "certified search of margin='auto' halves the margin between "
                 "serial runs and has no mixed counterpart."
             )
+        if getattr(base, "multi_class", "ovr") != "ovr":
+            raise ValueError(
+                "ParameterMixing mixes one-vs-all rows: use "
+                "Perceptron(multi_class='ovr'); multi_class='crammer_singer' "
+                "is trained by Perceptron.fit or partial_fit."
+            )
         if base.early_stopping:
             raise ValueError(
                 "ParameterMixing does not support early_stopping=True in the "
@@ -766,14 +773,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"Expected a 2D Dask array, got {X.ndim} dimension(s).")
         return X.rechunk({1: -1}) if X.numblocks[1] > 1 else X
 
+    @shared_doc
     def decision_function(self, X):
         """Signed confidence of every sample: ``X @ coef_.T + intercept_``.
 
-        Parameters
-        ----------
-        X : dask array, dask DataFrame, array-like or sparse matrix of \
-                shape (n_samples, n_features)
-            The samples.
+        {{dask_X}}
 
         Returns
         -------
@@ -798,14 +802,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         return _block_decision(X, self.coef_, self.intercept_)
 
+    @shared_doc
     def predict(self, X):
         """Predict the class of every sample.
 
-        Parameters
-        ----------
-        X : dask array, dask DataFrame, array-like or sparse matrix of \
-                shape (n_samples, n_features)
-            The samples.
+        {{dask_X}}
 
         Returns
         -------

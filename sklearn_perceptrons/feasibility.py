@@ -162,6 +162,7 @@ from sklearn.utils import check_array, check_random_state
 
 from . import _feasibility_smooth as _smooth
 from ._base import sum_duplicates
+from ._docstrings import shared_doc
 from ._feasibility_fast import (
     ORDER_CODES,
     _build_alias,
@@ -400,11 +401,31 @@ def _result(x, *, status, nit, n_sweeps, maxcv, message, **extra):
     )
 
 
+def _loop_result(x, feasible, finite, loop_status, nit, n_sweeps, maxcv,
+                 max_iter, order, success_message, **extra):
+    """The result of a row-action or greedy run, its status read off the
+    final point (success, overflow) before the loop's own exit code."""
+    if feasible:
+        status, message = STATUS_SUCCESS, success_message
+    elif loop_status == STATUS_NONFINITE or not finite:
+        status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
+    else:
+        status = STATUS_MAX_ITER
+        message = _MESSAGES[STATUS_MAX_ITER].format(
+            max_iter=max_iter, unit=_unit(order)
+        )
+    return _result(
+        x, status=status, nit=nit, n_sweeps=n_sweeps, maxcv=maxcv,
+        message=message, **extra,
+    )  # fmt: skip
+
+
 # ---------------------------------------------------------------------------
 # Public functions
 # ---------------------------------------------------------------------------
 
 
+@shared_doc
 def perceptron_feasibility(
     A, *, threshold=0.0, max_iter=10_000, order="cyclic", random_state=None
 ):
@@ -423,10 +444,7 @@ def perceptron_feasibility(
 
     Parameters
     ----------
-    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
-        The constraint rows. float32 and float64 arrays and CSR matrices are
-        used in place; other inputs are converted once. Must be finite, with
-        at least one row and one column.
+    {{feasibility_A}}
 
     threshold : float, default=0.0
         The right-hand side: the solver looks for ``A @ w > threshold``. With
@@ -448,17 +466,11 @@ def perceptron_feasibility(
         the largest ``(threshold - a_i . w) / ||a_i||``; the row with the
         largest ``threshold - a_i . w``.
 
-    random_state : int, RandomState instance or None, default=None
-        Seeds the ``"permuted"`` and ``"random"`` orders (validated, but
-        unused, by the others). Pass an int for reproducible results.
+    {{feasibility_random_state}}
 
     Returns
     -------
-    res : scipy.optimize.OptimizeResult
-        With fields
-
-        x : ndarray of shape (n_features,), float64
-            The final ``w``.
+    {{feasibility_result_w}}
         success : bool
             True iff ``A @ x > threshold`` holds for every row (checked on the
             final ``x``).
@@ -515,9 +527,8 @@ def perceptron_feasibility(
 
     Examples
     --------
-    >>> import numpy as np
+    {{feasibility_example_A}}
     >>> from sklearn_perceptrons.feasibility import perceptron_feasibility
-    >>> A = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, -0.5]])
     >>> res = perceptron_feasibility(A)
     >>> res.success
     True
@@ -569,21 +580,13 @@ def perceptron_feasibility(
         feasible = finite and bool(np.all(Aw > threshold))
         slack = float(np.min(Aw) - threshold)
         maxcv = float(max(0.0, np.max(threshold - Aw)))
-    if feasible:
-        status, message = STATUS_SUCCESS, "Found w with A @ w > threshold."
-    elif loop_status == STATUS_NONFINITE or not finite:
-        status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
-    else:
-        status = STATUS_MAX_ITER
-        message = _MESSAGES[STATUS_MAX_ITER].format(
-            max_iter=max_iter, unit=_unit(order)
-        )
-    return _result(
-        w, status=status, nit=nit, n_sweeps=n_sweeps, maxcv=maxcv,
-        message=message, slack=slack,
+    return _loop_result(
+        w, feasible, finite, loop_status, nit, n_sweeps, maxcv, max_iter,
+        order, "Found w with A @ w > threshold.", slack=slack,
     )  # fmt: skip
 
 
+@shared_doc
 def relaxation_method(
     A,
     b,
@@ -612,10 +615,7 @@ def relaxation_method(
 
     Parameters
     ----------
-    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
-        The constraint rows. float32 and float64 arrays and CSR matrices are
-        used in place; other inputs are converted once. Must be finite, with
-        at least one row and one column.
+    {{feasibility_A}}
 
     b : array-like of shape (n_constraints,)
         The right-hand sides. Must be finite.
@@ -649,9 +649,7 @@ def relaxation_method(
         A row is violated when ``a_i . x - b_i > tol``; success when no row
         is. Must be >= 0.
 
-    random_state : int, RandomState instance or None, default=None
-        Seeds the ``"permuted"`` and ``"random"`` orders (validated, but
-        unused, by the others). Pass an int for reproducible results.
+    {{feasibility_random_state}}
 
     Returns
     -------
@@ -785,19 +783,9 @@ def relaxation_method(
     worst = float(np.max(_matvec_f64(mat, x) - b)) if finite else np.nan
     feasible = finite and worst <= tol
     maxcv = max(0.0, worst) if finite else np.nan
-    if feasible:
-        status = STATUS_SUCCESS
-        message = "Found x with max(A @ x - b) <= tol."
-    elif loop_status == STATUS_NONFINITE or not finite:
-        status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
-    else:
-        status = STATUS_MAX_ITER
-        message = _MESSAGES[STATUS_MAX_ITER].format(
-            max_iter=max_iter, unit=_unit(order)
-        )
-    return _result(
-        x, status=status, nit=nit, n_sweeps=n_sweeps, maxcv=maxcv,
-        message=message,
+    return _loop_result(
+        x, feasible, finite, loop_status, nit, n_sweeps, maxcv, max_iter,
+        order, "Found x with max(A @ x - b) <= tol.",
     )  # fmt: skip
 
 
@@ -824,6 +812,25 @@ def _zero_row_result(p, zero, **extra):
         ),
         **extra,
     )  # fmt: skip
+
+
+def _certifying_setup(A, tol, max_iter, **extra):
+    """`_smooth_setup` for the solvers that return a Gordan certificate, and
+    the finished result (the first zero row as the certificate) if A has a
+    zero row, else None."""
+    tol = _check_real("tol", tol)
+    if tol < 0:
+        raise ValueError(f"tol must be >= 0; got {tol}.")
+    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+    n, p = mat[0].shape
+    zero_result = None
+    if zero.size:
+        x = np.zeros(n)
+        x[zero[0]] = 1.0
+        zero_result = _zero_row_result(
+            p, zero, **extra, certificate=x, certificate_norm=0.0
+        )
+    return mat, sqnorm, max_iter, zero_result
 
 
 def _verifier(mat, op):
@@ -862,6 +869,7 @@ def _primal_result(mat, w, reason, nit, max_iter, **extra):
     )  # fmt: skip
 
 
+@shared_doc
 def smooth_perceptron(A, *, max_iter=10_000):
     """Find ``w`` with ``A @ w > 0`` by the smooth perceptron.
 
@@ -893,11 +901,7 @@ def smooth_perceptron(A, *, max_iter=10_000):
 
     Returns
     -------
-    res : scipy.optimize.OptimizeResult
-        With fields
-
-        x : ndarray of shape (n_features,), float64
-            The final ``w``.
+    {{feasibility_result_w}}
         success : bool
             True iff ``A @ x > 0`` holds for every row (checked on the final
             ``x`` with float64 products).
@@ -947,9 +951,8 @@ def smooth_perceptron(A, *, max_iter=10_000):
 
     Examples
     --------
-    >>> import numpy as np
+    {{feasibility_example_A}}
     >>> from sklearn_perceptrons.feasibility import smooth_perceptron
-    >>> A = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, -0.5]])
     >>> res = smooth_perceptron(A)
     >>> res.success, bool(np.all(A @ res.x > 0))
     (True, True)
@@ -972,6 +975,7 @@ def smooth_perceptron(A, *, max_iter=10_000):
     return _primal_result(mat, w, reason, nit, max_iter)
 
 
+@shared_doc
 def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
     """Solve ``A @ w > 0``, or certify that it has no solution.
 
@@ -988,10 +992,7 @@ def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
 
     Parameters
     ----------
-    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
-        The constraint rows. float32 and float64 arrays and CSR matrices are
-        used in place; other inputs are converted once. Must be finite, with
-        at least one row and one column.
+    {{feasibility_A}}
 
     tol : float, default=1e-6
         The certificate's accuracy: the solver stops with ``x`` once
@@ -1080,15 +1081,9 @@ def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
     >>> bool(np.linalg.norm(A.T @ x) <= 1e-8)
     True
     """
-    tol = _check_real("tol", tol)
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol}.")
-    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
-    n, p = mat[0].shape
-    if zero.size:
-        x = np.zeros(n)
-        x[zero[0]] = 1.0
-        return _zero_row_result(p, zero, certificate=x, certificate_norm=0.0)
+    mat, sqnorm, max_iter, zero_result = _certifying_setup(A, tol, max_iter)
+    if zero_result is not None:
+        return zero_result
     op = _smooth.UnitRows(mat, sqnorm)
     reason, nit, w, xhat, _ = _smooth.run(
         op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
@@ -1247,17 +1242,12 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     >>> res.success, bool(np.all(A @ res.x > 0))
     (True, True)
     """
-    tol = _check_real("tol", tol)
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol}.")
-    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+    mat, sqnorm, max_iter, zero_result = _certifying_setup(
+        A, tol, max_iter, n_rescalings=0
+    )
+    if zero_result is not None:
+        return zero_result
     n, p = mat[0].shape
-    if zero.size:
-        x = np.zeros(n)
-        x[zero[0]] = 1.0
-        return _zero_row_result(
-            p, zero, n_rescalings=0, certificate=x, certificate_norm=0.0
-        )
     op = _smooth.UnitRows(mat, sqnorm)
     check = _verifier(mat, op)
     delta = 1.0 / np.sqrt(3.0 * p)

@@ -48,6 +48,7 @@ def checked_estimators():
     """Every configuration scikit-learn's checks run on, each once."""
     estimators = [
         Perceptron(),
+        Perceptron(multi_class="crammer_singer"),
         MarginPerceptron(),
         KernelPerceptron(),
         KernelPerceptron(kernel="precomputed"),

@@ -72,6 +72,19 @@ def test_report_names_the_missed_targets_and_separates_information(bench):
     assert "BLAS threads" not in text  # settings are printed once, above
 
 
+def test_a_row_missed_through_another_row_says_so(bench):
+    common, run = bench
+    fit = common.row("P7 digits", "fit time / SVC's", 0.19, at_most=0.25)
+    accuracy = common.row("P7 digits", "test accuracy", 0.969, at_least=0.976)
+    fit["met"] = fit["met"] and accuracy["met"]
+    for r in (fit, accuracy):
+        r["suite"] = "kernel"
+    missed = run.report([fit, accuracy]).split("MISSED TARGETS (2):")[1]
+    assert ("fit time / SVC's = 0.190, target <= 0.25 (met, but a row it "
+            "depends on is missed)") in " ".join(missed.split())
+    assert "test accuracy = 0.969, target >= 0.976\n" in missed
+
+
 def test_rows_are_reported_as_they_are_made(bench, capsys):
     common, run = bench
     settings = set()

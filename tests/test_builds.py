@@ -13,7 +13,7 @@ from sklearn_perceptrons._rows import one_vs_all_table
 from sklearn_perceptrons._cpu import _cpu_has_avx2
 
 
-def _epoch_results(module, X, y_class, average):
+def _epoch_results(module, X, y_class, average, rule):
     n_rows = 3
     coef = np.zeros((n_rows, X.shape[1]), dtype=X.dtype)
     intercept = np.zeros(n_rows, dtype=X.dtype)
@@ -23,9 +23,9 @@ def _epoch_results(module, X, y_class, average):
     updates = np.zeros(n_rows, dtype=np.int64)
     order = np.random.RandomState(0).permutation(X.shape[0]).astype(np.int32)
     args = (order, y_class, np.ones(X.shape[0]), *one_vs_all_table(3), coef,
-            intercept, True, np.ones(n_rows, np.uint8), 0, np.full(n_rows, 0.1),
-            np.zeros(n_rows), np.zeros(n_rows), average, coef_sum, intercept_sum,
-            visits, updates)
+            intercept, True, np.ones(n_rows, np.uint8), rule,
+            np.full(n_rows, 0.1), np.zeros(n_rows), np.zeros(n_rows), average,
+            coef_sum, intercept_sum, visits, updates, np.zeros(n_rows))
     for _ in range(3):
         if sp.issparse(X):
             module.epoch_csr(X.data, X.indices, X.indptr, *args)
@@ -34,9 +34,11 @@ def _epoch_results(module, X, y_class, average):
     return coef, intercept, coef_sum, updates
 
 
+# The rules: threshold (one-vs-all), Crammer-Singer "max" and "uniform".
+@pytest.mark.parametrize("rule", [0, 2, 3])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_avx2_build_equals_baseline_build(dtype, sparse):
+def test_avx2_build_equals_baseline_build(dtype, sparse, rule):
     if not _cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
@@ -52,6 +54,6 @@ def test_avx2_build_equals_baseline_build(dtype, sparse):
     y_class = rng.randint(0, 3, size=300).astype(np.int32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for a, b in zip(_epoch_results(avx2, X, y_class, True),
-                        _epoch_results(baseline, X, y_class, True)):
+        for a, b in zip(_epoch_results(avx2, X, y_class, True, rule),
+                        _epoch_results(baseline, X, y_class, True, rule)):
             np.testing.assert_array_equal(a, b)

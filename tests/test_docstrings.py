@@ -50,3 +50,31 @@ def test_public_docstrings_have_examples(name, obj):
     doc = inspect.getdoc(obj) or ""
     assert "Examples\n--------" in doc, f"{name} has no Examples section"
     assert ">>>" in doc
+
+
+def _documented(obj):
+    yield obj
+    if inspect.isclass(obj):
+        for member in vars(obj).values():
+            if inspect.isfunction(member) or isinstance(member, property):
+                yield member
+
+
+@pytest.mark.parametrize("name, obj", list(public_objects()), ids=lambda x: str(x)[:40])
+def test_shared_fragments_are_filled(name, obj):
+    # A docstring that names a shared fragment reads it in full: no
+    # placeholder is left, and the sections stay numpydoc-shaped.
+    for member in _documented(obj):
+        doc = member.__doc__ or ""
+        assert "{{" not in doc and "}}" not in doc, f"{name}: unfilled fragment"
+
+
+def test_fill_indents_fragments_and_rejects_unknown_names():
+    from sklearn_perceptrons import _docstrings
+
+    filled = _docstrings.fill("Intro.\n\n    Parameters\n    ----------\n    {{feasibility_A}}\n")
+    lines = filled.split("\n")
+    assert lines[4] == "    A : {array-like, sparse matrix} of shape (n_constraints, n_features)"
+    assert all(line.startswith("        ") for line in lines[5:8])
+    with pytest.raises(KeyError):
+        _docstrings.fill("    {{no_such_fragment}}\n")

@@ -1,0 +1,186 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Docstring fragments that several public objects share, written once.
+
+A docstring names a fragment on a line of its own, ``{{name}}``, indented
+where the fragment belongs; :func:`fill` (or the :func:`shared_doc`
+decorator, at class or function creation) replaces that line by the
+fragment, every line indented as the placeholder was. The filled docstring
+is a plain string, so ``help()``, ``inspect.getdoc``, numpydoc and doctest
+read it as if it had been written out in full. An unknown name raises
+``KeyError`` at import time.
+"""
+
+import re
+import textwrap
+
+_SLOT = re.compile(r"^([ \t]*)\{\{(\w+)\}\}[ \t]*$", re.MULTILINE)
+
+FRAGMENTS = {}
+
+
+def fragment(name, text):
+    """Register ``text`` (dedented, stripped of blank edge lines) as ``name``."""
+    if name in FRAGMENTS:
+        raise ValueError(f"docstring fragment {name!r} is defined twice")
+    FRAGMENTS[name] = textwrap.dedent(text).strip("\n")
+
+
+def fill(doc):
+    """``doc`` with each ``{{name}}`` line replaced by its fragment."""
+
+    def expand(match):
+        indent, name = match.groups()
+        lines = FRAGMENTS[name].split("\n")
+        return "\n".join(indent + line if line.strip() else "" for line in lines)
+
+    return _SLOT.sub(expand, doc)
+
+
+def shared_doc(obj):
+    """Decorator: fill ``obj.__doc__`` in place and return ``obj``."""
+    if obj.__doc__:
+        obj.__doc__ = fill(obj.__doc__)
+    return obj
+
+
+# ---------------------------------------------------------------------------
+# feasibility.py
+# ---------------------------------------------------------------------------
+
+fragment("feasibility_A", """
+    A : {array-like, sparse matrix} of shape (n_constraints, n_features)
+        The constraint rows. float32 and float64 arrays and CSR matrices are
+        used in place; other inputs are converted once. Must be finite, with
+        at least one row and one column.
+""")
+
+fragment("feasibility_random_state", """
+    random_state : int, RandomState instance or None, default=None
+        Seeds the ``"permuted"`` and ``"random"`` orders (validated, but
+        unused, by the others). Pass an int for reproducible results.
+""")
+
+fragment("feasibility_result_w", """
+    res : scipy.optimize.OptimizeResult
+        With fields
+
+        x : ndarray of shape (n_features,), float64
+            The final ``w``.
+""")
+
+fragment("feasibility_example_A", """
+    >>> import numpy as np
+    >>> A = np.array([[1.0, 2.0], [2.0, 1.0], [1.0, -0.5]])  # a feasible system
+""")
+
+
+# ---------------------------------------------------------------------------
+# _multiclass.py: OneVsAllPerceptron, OneVsOnePerceptron
+# ---------------------------------------------------------------------------
+
+fragment("reduction_parameters", """
+    Parameters
+    ----------
+    estimator : estimator object, default=None
+        A binary classifier with ``fit`` and ``decision_function``, cloned for
+        every binary problem.  ``None`` means :class:`Perceptron()`.
+
+    n_jobs : int, default=None
+        Number of jobs training the binary problems of the generic path in
+        parallel (joblib).  ``None`` means 1 unless in a
+        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
+        The fast path is one sequential compiled pass and does not use it.
+""")
+
+fragment("reduction_classes", """
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels.
+
+    n_classes_ : int
+        Number of classes.
+""")
+
+fragment("reduction_fast_path", """
+    The fast path is used when the base estimator's type is exactly
+    :class:`Perceptron` or :class:`MarginPerceptron`, except with
+    ``class_weight`` (the binary estimators see labels 0/1, so their class
+    weights are those of their binary problem), ``early_stopping=True`` (each
+    binary estimator draws its own validation split from its own samples) or
+    ``margin="auto"`` (a search per binary problem, on its own samples);
+    these use the generic path.
+""")
+
+fragment("reduction_example_iris", """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> X, y = load_iris(return_X_y=True)
+""")
+
+
+# ---------------------------------------------------------------------------
+# bounds.py
+# ---------------------------------------------------------------------------
+
+fragment("bounds_X_y", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The samples. Sparse matrices are never densified.
+
+    y : array-like of shape (n_samples,)
+        Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
+        positive class.
+""")
+
+
+# ---------------------------------------------------------------------------
+# distributed.py
+# ---------------------------------------------------------------------------
+
+fragment("dask_X", """
+    Parameters
+    ----------
+    X : dask array, dask DataFrame, array-like or sparse matrix of \
+shape (n_samples, n_features)
+        The samples.
+""")
+
+
+# ---------------------------------------------------------------------------
+# The binary/one-vs-all perceptrons (Perceptron, MarginPerceptron,
+# SecondOrderPerceptron, KernelPerceptron, VotedPerceptron)
+# ---------------------------------------------------------------------------
+
+fragment("linear_coef_attrs", """
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights, in the dtype of the training data.
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+""")
+
+fragment("classes_attrs", """
+    classes_ : ndarray of shape (n_classes,)
+        The sorted class labels; ``classes_[1]`` is the positive class of a
+        binary problem.
+
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when X has string column names.
+""")
+
+fragment("epoch_record_attrs", """
+    mistakes_per_epoch_ : list of int
+        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
+        one entry per call.
+
+    converged_ : bool
+        Whether every row of the last ``fit`` ended on an epoch with zero
+        updates (after ``partial_fit``: whether its pass made no update).
+""")

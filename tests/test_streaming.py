@@ -1,0 +1,270 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Streaming one row at a time (issue #23): the lean path of ``partial_fit``
+gives the same model as one call on the whole batch, and refuses every bad
+input of API.md §1 without changing the estimator."""
+
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_perceptrons import (
+    KernelPerceptron,
+    MarginPerceptron,
+    OneVsAllPerceptron,
+    OneVsOnePerceptron,
+    Perceptron,
+    SecondOrderPerceptron,
+)
+
+STREAMING = [
+    Perceptron(),
+    Perceptron(average=True, threshold=0.3, eta0=0.5),
+    MarginPerceptron(margin=0.05),
+    SecondOrderPerceptron(),
+    KernelPerceptron(kernel="rbf", gamma=0.5),
+    OneVsAllPerceptron(),
+    OneVsOnePerceptron(),
+]
+
+# SecondOrderPerceptron's own pass rounds differently when a batch is split
+# into calls (on main too, before the lean path): equal to rounding only,
+# see test_second_order_stream_equals_batch_to_rounding.
+_SPLIT_ROUNDING = pytest.mark.xfail(
+    reason="SecondOrderPerceptron: a split pass rounds differently", strict=False)
+BIT_FOR_BIT = [
+    pytest.param(e, marks=_SPLIT_ROUNDING) if isinstance(e, SecondOrderPerceptron)
+    else e for e in STREAMING
+]
+
+
+def _ids(estimator):
+    return repr(estimator)
+
+
+def _model(estimator):
+    """Every learned array of an estimator (of its binary estimators for a
+    meta-estimator) and its mistake count."""
+    if hasattr(estimator, "estimators_"):
+        return [_model(e) for e in estimator.estimators_]
+    names = ["dual_coef_", "support_vectors_"] if hasattr(estimator, "dual_coef_") \
+        else ["coef_"]
+    arrays = [getattr(estimator, n) for n in names]
+    arrays = [a.toarray() if sp.issparse(a) else np.asarray(a) for a in arrays]
+    return arrays + [np.asarray(estimator.intercept_), estimator.n_mistakes_]
+
+
+def _assert_same(a, b):
+    if isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _assert_same(x, y)
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)  # bit for bit
+    else:
+        assert a == b
+
+
+def _data(seed, n_samples, n_classes, sparse, dtype):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_samples, 6)).astype(dtype)
+    X[rng.rand(*X.shape) < 0.3] = 0.0
+    y = rng.randint(n_classes, size=n_samples)
+    if sparse:
+        X = sp.csr_matrix(X)
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", BIT_FOR_BIT, ids=_ids)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**16), n_samples=st.integers(2, 25),
+       n_classes=st.sampled_from([2, 3]), weighted=st.booleans())
+def test_single_row_stream_equals_one_batch(estimator, sparse, dtype, seed,
+                                            n_samples, n_classes, weighted):
+    X, y = _data(seed, n_samples, n_classes, sparse, dtype)
+    classes = np.arange(n_classes)
+    weight = (np.random.RandomState(seed + 1).uniform(0, 2, n_samples)
+              if weighted else None)
+    batch = clone(estimator).partial_fit(X, y, classes=classes,
+                                         sample_weight=weight)
+    stream = clone(estimator)
+    for i in range(n_samples):
+        kwargs = {} if weight is None else {"sample_weight": weight[i:i + 1]}
+        stream.partial_fit(X[i:i + 1], y[i:i + 1],
+                           classes=classes if i == 0 else None, **kwargs)
+    _assert_same(_model(stream), _model(batch))
+    rows = X[:5]
+    np.testing.assert_array_equal(stream.decision_function(rows),
+                                  batch.decision_function(rows))
+    np.testing.assert_array_equal(stream.predict(rows), batch.predict(rows))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_second_order_stream_equals_batch_to_rounding(sparse):
+    X, y = _data(7, 30, 3, sparse, np.float64)
+    batch = SecondOrderPerceptron().partial_fit(X, y, classes=[0, 1, 2])
+    stream = SecondOrderPerceptron()
+    for i in range(30):
+        stream.partial_fit(X[i:i + 1], y[i:i + 1], classes=[0, 1, 2])
+    np.testing.assert_allclose(stream.coef_, batch.coef_, rtol=1e-10, atol=1e-12)
+    assert stream.n_mistakes_ == batch.n_mistakes_
+
+
+def _fitted(estimator, n_classes=3):
+    X, y = _data(0, 40, n_classes, False, np.float64)
+    est = clone(estimator).partial_fit(X[:20], y[:20], classes=np.arange(n_classes))
+    for i in range(20, 30):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+    return est, X, y
+
+
+def _snapshot(estimator):
+    return pickle.dumps(_model(estimator)), getattr(
+        estimator, "mistakes_per_epoch_", None)
+
+
+BAD_ROWS = {
+    "nan": (np.array([[np.nan, 0, 0, 0, 0, 0]]), [1], None, "NaN"),
+    "inf": (np.array([[0, np.inf, 0, 0, 0, 0]]), [1], None, "infinity"),
+    "features": (np.zeros((1, 5)), [1], None, "features"),
+    "label": (np.zeros((1, 6)), [7], None, "not in classes"),
+    "weight": (np.zeros((1, 6)), [1], [-1.0], "sample_weight|Negative|>= 0"),
+    "weight_nan": (np.zeros((1, 6)), [1], [np.nan], "NaN|finite|infinity"),
+    "weight_length": (np.zeros((1, 6)), [1], [1.0, 2.0], "shape|samples"),
+    "y_length": (np.zeros((1, 6)), [1, 2], None, "inconsistent"),
+}
+
+
+@pytest.mark.parametrize("estimator", STREAMING, ids=_ids)
+@pytest.mark.parametrize("bad", list(BAD_ROWS))
+def test_bad_row_refused_and_nothing_changes(estimator, bad):
+    est, X, y = _fitted(estimator)
+    before = _snapshot(est)
+    X_bad, y_bad, weight, message = BAD_ROWS[bad]
+    with pytest.raises(ValueError, match=message):
+        est.partial_fit(X_bad, np.asarray(y_bad), sample_weight=weight)
+    assert _snapshot(est) == before
+    # The stream goes on exactly as if the bad row had never come.
+    reference, _, _ = _fitted(estimator)
+    for i in range(30, 40):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+        reference.partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(est), _model(reference))
+
+
+@pytest.mark.parametrize("estimator, name, value", [
+    (Perceptron(), "eta0", -1.0),
+    (Perceptron(), "threshold", "big"),
+    (MarginPerceptron(margin=0.1), "margin", -0.5),
+    (SecondOrderPerceptron(), "fit_intercept", "yes"),
+    (KernelPerceptron(), "kernel", "unknown"),
+    (OneVsAllPerceptron(Perceptron()), "estimator__eta0", 0.0),
+    (OneVsOnePerceptron(Perceptron()), "estimator__threshold", -2.0),
+    (OneVsAllPerceptron(), "n_jobs", "two"),
+], ids=lambda v: repr(v) if not isinstance(v, str) else v)
+def test_invalid_parameter_between_calls(estimator, name, value):
+    est, X, y = _fitted(estimator)
+    before = _snapshot(est)
+    est.set_params(**{name: value})
+    with pytest.raises(InvalidParameterError):
+        est.partial_fit(X[30:31], y[30:31])
+    assert _snapshot(est) == before
+
+
+def test_changed_parameter_takes_effect_on_the_next_row():
+    """A valid set_params between rows is seen by the next row (no stale
+    cached rule or step)."""
+    X, y = _data(3, 30, 2, False, np.float64)
+    a = Perceptron(threshold=0.0).partial_fit(X[:10], y[:10], classes=[0, 1])
+    b = Perceptron(threshold=0.0).partial_fit(X[:10], y[:10], classes=[0, 1])
+    a.set_params(threshold=2.0, eta0=0.25)
+    b.threshold = 2.0
+    b.eta0 = 0.25
+    fresh = Perceptron(threshold=2.0, eta0=0.25)
+    fresh.partial_fit(X[:10], y[:10], classes=[0, 1])
+    # fresh saw the first rows with other parameters: compare the updates
+    # made after the change instead, through a model continued from a.
+    for i in range(10, 30):
+        a.partial_fit(X[i:i + 1], y[i:i + 1])
+        b.partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(a), _model(b))
+    c = Perceptron(threshold=0.0).partial_fit(X[:10], y[:10], classes=[0, 1])
+    c.set_params(threshold=2.0, eta0=0.25)
+    c.partial_fit(X[10:30], y[10:30])
+    _assert_same(_model(a), _model(c))
+
+
+def test_class_weight_dict_changed_in_place_is_seen():
+    X, y = _data(4, 30, 2, False, np.float64)
+    weights = {0: 1.0, 1: 1.0}
+    a = Perceptron(class_weight=weights).partial_fit(X[:5], y[:5], classes=[0, 1])
+    weights[1] = -1.0  # invalid now: must be refused, not cached
+    with pytest.raises(ValueError, match="class_weight"):
+        a.partial_fit(X[5:6], y[5:6])
+
+
+def test_pickle_round_trip_mid_stream():
+    X, y = _data(5, 40, 3, False, np.float64)
+    a = Perceptron().partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    for i in range(10, 20):
+        a.partial_fit(X[i:i + 1], y[i:i + 1])
+    b = pickle.loads(pickle.dumps(a))
+    assert "_stream" not in b.__dict__
+    for i in range(20, 40):
+        a.partial_fit(X[i:i + 1], y[i:i + 1])
+        b.partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(a), _model(b))
+
+
+def test_weights_near_overflow_still_refused():
+    """Close to overflow the in-place pass is not provably safe: the checked
+    path runs, refuses the overflow and leaves the estimator as it was."""
+    X = np.array([[1.0]])
+    # The first update reaches 0.55 * max < threshold, so the next sample
+    # updates again, and overflows.
+    est = Perceptron(eta0=0.55 * np.finfo(np.float64).max, threshold=1e308,
+                     fit_intercept=False)
+    est.partial_fit(X, [1], classes=[0, 1])
+    refused = 0
+    for _ in range(5):
+        before = _snapshot(est)
+        try:
+            est.partial_fit(X, [1])
+        except ValueError as error:
+            assert "non-finite" in str(error)
+            assert _snapshot(est) == before
+            refused += 1
+        assert np.isfinite(est.coef_).all()
+    assert refused >= 2
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(eta0=2.0, fit_intercept=False),
+                                       MarginPerceptron(margin=0.1, fit_intercept=False)],
+                         ids=_ids)
+def test_margin_overflow_refused_and_nothing_changes(estimator):
+    """A row whose margin overflows (inf - inf) is refused by the checked
+    path: the in-place pass is not taken for rows that large."""
+    est = clone(estimator).partial_fit(np.array([[1.0, 0.0], [0.0, 1.0]]), [1, 0],
+                                       classes=[0, 1])
+    est.partial_fit(np.array([[0.5, 0.5]]), [1])
+    huge = np.array([[1.7e308, 1.7e308]])
+    refused = 0
+    for label in [1, 0, 1, 0]:
+        before = _snapshot(est)
+        try:
+            est.partial_fit(huge, [label])
+        except ValueError as error:
+            assert "overflow" in str(error)
+            assert _snapshot(est) == before
+            refused += 1
+        assert np.isfinite(est.coef_).all()
+    assert refused >= 1

@@ -7,12 +7,11 @@ against one-vs-all (issue #20, part 1).
 Both averaged (``average=True``), rbf kernel for the kernel rows,
 ``update="max"`` (and, for the linear rows, ``"uniform"`` too), other
 parameters at their defaults; standardized iris, wine, digits and
-make_classification(5,000 samples, 20 features, 20 classes), 5-fold cross-validated accuracy (mean
-and standard deviation) and the fit time on the first fold's training
-set (median of 5 fits, the two in alternation), BLAS limited to one
-thread.  The rows report; the accuracy
-row of "crammer_singer" carries a target: at least one-vs-all's mean minus
-0.01.
+make_classification(5,000 samples, 20 features, 20 classes), 5-fold
+cross-validated accuracy (mean and standard deviation) and the fit time on
+the first fold's training set (median of 5 fits, the rules in alternation),
+BLAS limited to one thread.  The rows report; the accuracy row of every
+Crammer-Singer rule carries a target: at least one-vs-all's mean minus 0.01.
 
 Run ``python benchmarks/bench_crammer_singer.py``.
 """

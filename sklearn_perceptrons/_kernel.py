@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
 from ._base import BasePerceptron, keep_state_on_error, partial_fit_context
-from ._rows import as_csr_int32, one_vs_all_table
+from ._rows import as_csr_int32, crammer_singer_table, one_vs_all_table
 from ._training import (
     StoppingRule,
     record_partial_pass,
@@ -154,20 +154,6 @@ def _scale_gamma(X):
         return 1.0
     with np.errstate(over="ignore", under="ignore"):
         return 1.0 / (X.shape[1] * variance) / top / top
-
-
-@functools.lru_cache(maxsize=64)
-def _class_rows_table(n_classes):
-    """Every row (one per class) for every class, +1 on the class's own row:
-    the rows a Crammer-Singer visit reads (for two classes too)."""
-    if n_classes > 2:
-        return one_vs_all_table(n_classes)
-    rows_ptr = np.array([0, 2, 4], dtype=np.int32)
-    rows = np.array([0, 1, 0, 1], dtype=np.int32)
-    signs = np.array([1, -1, -1, 1], dtype=np.int8)
-    for array in (rows_ptr, rows, signs):
-        array.flags.writeable = False
-    return rows_ptr, rows, signs
 
 
 class _Kernel:
@@ -1027,7 +1013,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
                 "multi_class='crammer_singer' does not support a budget: use "
                 "budget=None, or multi_class='ovr' with a budget."
             )
-        return (n_classes, _class_rows_table(n_classes),
+        return (n_classes, crammer_singer_table(n_classes),
                 _RULE_CODES[(self.multi_class, self.update)])
 
     def _random_seed(self, rng):

@@ -120,15 +120,14 @@ class BaseLinearPerceptron(BasePerceptron):
             return n_classes, crammer_singer_table(n_classes)
         return (1 if n_classes == 2 else n_classes), one_vs_all_table(n_classes)
 
-    @staticmethod
-    def _public_model(model):
+    def _public_model(self, model):
         """(coef_, intercept_) of a model: two Crammer-Singer rows of a binary
         problem become their difference ``w_1 - w_0``, the one row whose
         sign decides as the argmax of the two scores does (ties aside:
         ``predict`` of a 1-d decision takes ``classes_[0]`` at 0, as the
         argmax does)."""
         coef, intercept = model
-        if coef.shape[0] == 2:
+        if self._crammer_singer() and coef.shape[0] == 2:
             return coef[1:] - coef[:1], intercept[1:] - intercept[:1]
         return coef, intercept
 
@@ -261,9 +260,9 @@ class BaseLinearPerceptron(BasePerceptron):
             raise ValueError(
                 f"warm_start=True continues the previous fit, which learned "
                 f"{previous_rows} weight row(s); multi_class="
-                f"{getattr(self, 'multi_class', 'ovr')!r} learns {n_rows} for two classes. "
-                "warm_start needs the multi_class of the previous fit: set "
-                "warm_start=False to fit a new model."
+                f"{getattr(self, 'multi_class', 'ovr')!r} learns {n_rows} for "
+                "two classes. warm_start needs the multi_class of the previous "
+                "fit: set warm_start=False to fit a new model."
             )
         raise ValueError(
             f"warm_start=True continues the previous fit, which had "

@@ -558,6 +558,7 @@ cdef class DenseStream:
     cdef double* intercept_sum
     cdef double* visits
     cdef long long* updates
+    cdef double* scores
     cdef int* order
     cdef Py_ssize_t n_rows, n_features, n_order
     cdef bint fit_intercept, average
@@ -584,10 +585,13 @@ cdef class DenseStream:
         active = np.ones(self.n_rows, dtype=np.uint8)
         norm = np.zeros(self.n_rows)
         updates = np.zeros(self.n_rows, dtype=np.int64)
+        # Scratch of the Crammer-Singer rules (one score per row).
+        scores = np.zeros(max(self.n_rows, 2))
         order = np.arange(256, dtype=np.int32)
         cdef const unsigned char[::1] ac = active
         cdef double[::1] no = norm
         cdef long long[::1] up = updates
+        cdef double[::1] sc = scores
         cdef int[::1] od = order
         self.single = coef.dtype == np.float32
         if self.single:
@@ -601,6 +605,7 @@ cdef class DenseStream:
         self.rows_ptr, self.rows, self.signs = &rp[0], &r[0], &s[0]
         self.active, self.threshold, self.kappa = &ac[0], &th[0], &ka[0]
         self.norm, self.updates, self.order = &no[0], &up[0], &od[0]
+        self.scores = &sc[0]
         self.coef_sum, self.intercept_sum, self.visits = &cs[0, 0], &isum[0], &vi[0]
         self.n_order = od.shape[0]
         self.fit_intercept, self.rule, self.average = fit_intercept, rule, average
@@ -608,7 +613,7 @@ cdef class DenseStream:
         # Keep every array alive as long as the pointers are.
         self._arrays = (coef, intercept, class_rows_ptr, class_rows, class_signs,
                         threshold, kappa, coef_sum, intercept_sum, visits,
-                        active, norm, updates)
+                        active, norm, updates, scores)
         self._order_array = order
 
     def run(self, X, const int[::1] y_class, const double[::1] step):
@@ -693,7 +698,7 @@ cdef class DenseStream:
                     self.coef32, self.intercept32, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
-                    self.visits, self.updates,
+                    self.visits, self.updates, self.scores,
                 )
             else:
                 _epoch(
@@ -702,7 +707,7 @@ cdef class DenseStream:
                     self.coef64, self.intercept64, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
-                    self.visits, self.updates,
+                    self.visits, self.updates, self.scores,
                 )
         self.bound = after
         return np.asarray(<long long[:self.n_rows]> self.updates).copy()

@@ -27,6 +27,7 @@ from ._rows import (
     row_scores,
     run_epoch,
     sign_matrix,
+    weight_norms,
 )
 
 def _padded_sq_norms(X, fit_intercept):
@@ -155,21 +156,6 @@ class _MarginSearch:
         full[rows] = out
         return full
 
-    def norm_proof(self, state, fit_intercept):
-        """Rows whose iterate proves that no separator of margin gamma exists.
-
-        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
-        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
-        triggered it; a run started at ``||w~_0|| = a`` has then ``||w~|| >=
-        u . w~ >= gamma * sum(c) - a``.  A norm below that (by a factor 2,
-        far beyond any rounding of the iterate) is a proof, usually reached
-        long before the update budget.
-        """
-        norms = _weight_norms(state.coef, state.intercept, fit_intercept)
-        with np.errstate(invalid="ignore"):
-            reached = self.gamma() * (self.step_min * self.run_updates) - self.start_norm
-            return (self.run_updates > 0) & (2.0 * norms < reached)
-
     def halve(self, state, rows, fit_intercept):
         """Halve gamma of ``rows`` and go on from their current iterates.
 
@@ -215,12 +201,19 @@ class _TrainingErrors:
         self.weights = weights[:1] if self.uniform else weights
 
     def __call__(self, X, coef, intercept, rows):
-        scores = row_scores(X, self.idx, coef[rows], intercept[rows])
-        wrong = (scores > 0) != self.positive[:, rows]
-        if self.takes_part is not None:
-            wrong &= self.takes_part[:, rows]
+        if len(rows) == coef.shape[0]:
+            # Every row (the rows are sorted and distinct): no copies.
+            positive, takes_part = self.positive, self.takes_part
+        else:
+            coef, intercept = coef[rows], intercept[rows]
+            positive = self.positive[:, rows]
+            takes_part = None if self.takes_part is None else self.takes_part[:, rows]
+        scores = row_scores(X, self.idx, coef, intercept)
+        wrong = (scores > 0) != positive
+        if takes_part is not None:
+            wrong &= takes_part
         if self.uniform:
-            return np.count_nonzero(wrong, axis=0) * self.weights[0]
+            return wrong.sum(axis=0) * self.weights[0]
         return self.weights @ wrong
 
 
@@ -254,67 +247,118 @@ class _SearchTrainer(LinearTrainer):
         self.pocket_score = np.full(n_rows, -np.inf)
         self.score_at_halving = np.full(n_rows, -np.inf)
         self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
+        self.budget = None
+        self.all_rows = np.arange(n_rows)
+        if training_errors is not None:
+            total = training_errors.total
+            self.error_total = np.where(total > 0, total, 1.0)
+        self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
+
+    def _level_changed(self):
+        # gamma and the budgets change only with the levels: recomputed
+        # then, not after every epoch.
+        search = self.search
+        gamma = search.gamma()
+        self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
+        self.budget = search.budget(self.epsilon)
+        # The constants of the norm proof (see _proved);
+        # rows that no sample can update get a rate of 0 and never prove.
+        usable = np.isfinite(search.step_min) & (search.step_max > 0)
+        self.proof_rate = np.where(usable, gamma * np.where(usable, search.step_min, 0.0), 0.0)
+        self.proof_cr = np.where(usable, search.step_max, 0.0) * np.sqrt(search.sq_radius)
 
     def run_epoch(self, order, active):
-        self.rule = self.rule._replace(
-            kappa=(1.0 - self.epsilon) * self.search.gamma())
+        if self.budget is None:
+            self._level_changed()
         updates = super().run_epoch(order, active)
         self.search.run_updates += updates
         return updates
 
+    def _proved(self):
+        """Rows whose run proves that no separator of margin gamma exists:
+        over the update budget, or an iterate too short.
+
+        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
+        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
+        triggered it; a run started at ``||w~_0|| = a`` that has made ``n``
+        updates has then ``||w~|| >= u . w~ >= gamma c_min n - a``.  A norm
+        below half of that is a proof, usually reached long before the
+        update budget.  The computed iterate differs from the exact one by
+        at most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
+        once per coordinate, and ``||w~|| <= a + n c_max R`` all along):
+        that slack, doubled, is added to the norm, and the factor 2 covers
+        the rest.
+        """
+        search, state = self.search, self.state
+        n = search.run_updates
+        start = search.start_norm
+        norms = weight_norms(state.coef, state.intercept, self.fit_intercept)
+        slack = self.proof_eps * n * (start + (n + 1.0) * self.proof_cr)
+        return (n > self.budget) | (2.0 * (norms + slack) < self.proof_rate * n - start)
+
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
         search, state = self.search, self.state
-        coef, intercept = state.model()
-        rows = np.flatnonzero(active)
-        score = np.full(self.n_rows, -np.inf)
+        rows = self.all_rows if active.all() else np.flatnonzero(active)
         if val_score is not None:
-            score[rows] = val_score[rows]
+            score = val_score[rows]
         else:
+            # The model is only read here (the pocket copies its rows).
+            coef, intercept = state.model(copy=False)
             errors = self.training_errors(self.X, coef, intercept, rows)
-            total = self.training_errors.total[rows]
-            score[rows] = -np.divide(errors, total, out=np.zeros(len(rows)),
-                                     where=total > 0)
-        better = active & (score > self.pocket_score)
-        self.pocket_score[better] = score[better]
-        self.pocket_coef[better] = coef[better]
-        self.pocket_intercept[better] = intercept[better]
+            # A row without training weight has no error: rate 0.
+            score = -(errors / self.error_total[rows])
+        improved = score > self.pocket_score[rows]
+        if improved.any():
+            better = rows[improved]
+            coef, intercept = state.model(copy=False)
+            self.pocket_score[better] = score[improved]
+            self.pocket_coef[better] = coef[better]
+            self.pocket_intercept[better] = intercept[better]
 
-        converged = active & stopper.converged
-        stalled = active & ~converged & ~stopper.active.astype(bool)
-        proved = active & ~converged & (
-            search.norm_proof(state, self.fit_intercept)
-            | (search.run_updates > search.budget(self.epsilon)))
+        # The rows still searching (as masks over all rows: fewer
+        # operations than indexing, for the few rows a fit has).
+        going = active & ~stopper.converged
+        if not going.any():
+            return ()
+        stalled = going & (stopper.active == 0)
+        proved = going & self._proved()
         if val_score is not None:
             # The validation score stalled: the row stops, keeping its best
             # validation epoch; only proofs halve.
-            stopper.active[active & ~converged & ~stalled] = 1
+            stopper.active[going & ~stalled] = 1
             halve = proved & ~stalled
         else:
             # The search stops rows when they converge, or when halving no
             # longer improves their pocket.
-            stopper.active[active & ~converged] = 1
+            stopper.active[going] = 1
             halve = stalled | proved
-        halve = np.flatnonzero(halve) if not last else np.zeros(0, dtype=np.intp)
-        if self.tol is not None and len(halve):
-            gain = self.pocket_score[halve] > self.score_at_halving[halve] + self.tol
-            self.idle_halvings[halve] = np.where(gain, 0, self.idle_halvings[halve] + 1)
-            self.score_at_halving[halve] = np.maximum(
-                self.score_at_halving[halve], self.pocket_score[halve])
-            idle = halve[self.idle_halvings[halve] >= self.patience]
-            stopper.active[idle] = 0
-            halve = halve[self.idle_halvings[halve] < self.patience]
-        if len(halve):
+        if last or not halve.any():
+            return ()
+        going = np.flatnonzero(halve)
+        proved = proved[going]
+        if self.tol is not None:
+            pocket = self.pocket_score[going]
+            gain = pocket > self.score_at_halving[going] + self.tol
+            idle = np.where(gain, 0, self.idle_halvings[going] + 1)
+            self.idle_halvings[going] = idle
+            self.score_at_halving[going] = np.maximum(
+                self.score_at_halving[going], pocket)
+            stopper.active[going[idle >= self.patience]] = 0
+            keep = idle < self.patience
+            going, proved = going[keep], proved[keep]
+        if len(going):
             # A proof restarts the run at w~ = 0; the tol rule only
             # halves gamma and lets the run go on from where it is.
-            search.restart(state, halve[proved[halve]])
-            search.halve(state, halve[~proved[halve]], self.fit_intercept)
+            search.restart(state, going[proved])
+            search.halve(state, going[~proved], self.fit_intercept)
             if val_score is None:
-                stopper.restart(halve[proved[halve]])
+                stopper.restart(going[proved])
+            self._level_changed()
         # Lazily: the driver reads them only when verbose > 1.
         return (
             f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
-            f"({'certified' if proved[k] else 'tol rule'})"
-            for k in halve
+            f"({'certified' if p else 'tol rule'})"
+            for k, p in zip(going, proved)
         )
 
     def final_model(self, converged):
@@ -487,10 +531,10 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     * a row that made no update has converged and is frozen;
     * a row whose run has made more updates than the bound above, or
-      whose iterate is too short for a run of margin γ (``2 ||w~|| < γ
-      c_min u - a`` after ``u`` updates of the run: a unit separator of
-      margin γ would give ``||w~|| >= u . w~ >= γ c_min u - a``; the
-      factor 2 guards against rounding), has *proved* that no separator of
+      whose iterate is too short for a run of margin γ (``2 (||w~|| + ρ)
+      < γ c_min u - a`` after ``u`` updates of the run, ρ a bound on the
+      rounding of the iterate: a unit separator of margin γ would give
+      ``||w~|| >= u . w~ >= γ c_min u - a``), has *proved* that no separator of
       margin γ exists: ``h`` increases by one
       and its run **restarts from** ``w~ = 0``, where the bound of the next
       level holds exactly as stated (continuing would need the larger bound

@@ -10,7 +10,8 @@ one estimator needs, so that no module reaches into another's privates:
   which sign: ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` and ``signs`` at the same
   places (:func:`one_vs_all_table`, :func:`one_vs_one_table`,
   :func:`crammer_singer_table`: the true class +1 and every other -1 on
-  one row per class, where the rule, not the table, decides which rows move).  :func:`sign_matrix` turns a table into a dense
+  one row per class, where the rule, not the table, decides which rows
+  move).  :func:`sign_matrix` turns a table into a dense
   (n_classes, n_rows) matrix.
 * **Linear state** (:class:`LinearState`): weights, intercepts and the sums
   of averaging of every row.
@@ -244,6 +245,14 @@ class LinearState:
         coef = self.coef - self.coef_sum / visits[:, None]
         intercept = self.intercept - self.intercept_sum / visits
         return coef.astype(self.coef.dtype), intercept.astype(self.coef.dtype)
+
+
+def weight_norms(coef, intercept, fit_intercept):
+    """``||[w_k; b_k]||`` (or ``||w_k||``) of every weight row, accumulated
+    in float64 by the compiled routine the margin rule uses."""
+    norm = np.empty(coef.shape[0])
+    _MARGIN_NORMS[coef.dtype](coef, intercept, fit_intercept, norm)
+    return norm
 
 
 def check_finite_weights(state):

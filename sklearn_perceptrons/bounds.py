@@ -902,26 +902,25 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None,
     ``i`` and ``k != y_i``, and ``W_t`` the weight rows after ``t`` updates.
     An update on sample ``x~`` of class ``y`` with violating set ``E`` (the
     rows ``r != y`` with ``(w_y - w_r) . x~ <= delta``) adds ``tau (x) x~``
-    with ``tau_y = 1`` and ``tau_r = -1 / |E|`` on ``E`` ("uniform") or
-    ``tau_r = -1`` on the top row of ``E`` only ("max": the Kesler
-    construction's binary perceptron on ``z = e_y (x) x~ - e_r (x) x~``), 0
-    elsewhere; in both cases ``tau`` is an average over ``r in E`` of
-    ``e_y - e_r``.  Hence, as for the binary bound,
+    where ``tau = e_y - (1 / |S|) sum_{r in S} e_r`` for a nonempty ``S``
+    in ``E``: ``S = E`` ("uniform") or ``S`` the top row of ``E`` ("max":
+    the Kesler construction's binary perceptron on the point
+    ``z = e_y (x) x~ - e_r (x) x~``).  Hence, as for the binary bound,
 
-    * ``U . W_t >= U . W_{t-1} + (an average of (u_y - u_r) . x~)
+    * ``U . W_t = U . W_{t-1} + (the average over S of (u_y - u_r) . x~)
       >= U . W_{t-1} + gamma``, so ``U . W_k >= k gamma - ||W0||``;
-    * ``||W_t||**2 = ||W_{t-1}||**2 + 2 (an average over E of
+    * ``||W_t||**2 = ||W_{t-1}||**2 + 2 (the average over S of
       (w_y - w_r) . x~) + ||tau||**2 ||x~||**2 <= ||W_{t-1}||**2 + 2 delta
-      + 2 R**2``, since every ``r in E`` violates and ``||tau||**2 = 1 +
-      1/|E| <= 2`` (the Kesler points have norm ``sqrt(2) ||x~||``).
+      + 2 R**2``, since every ``r in S`` violates and ``||tau||**2 = 1 +
+      1/|S| <= 2`` (the Kesler points have norm ``sqrt(2) ||x~||``).
 
     Cauchy--Schwarz then gives ``k <= (2 delta + 2 R**2 + 2 gamma ||W0||) /
     gamma**2`` (the binary proof with ``R**2`` replaced by ``2 R**2``), which
     is ``2 R**2 / gamma**2`` for ``delta = 0`` and ``W0 = 0``.  Both rules
     are ultraconservative in the sense of Crammer and Singer [3]_.  For two
-    classes the uniform and max rules coincide, and the one-row binary
-    perceptron (bound ``(R / gamma)**2``) is the same model scaled: the
-    two rows ``w_1 = -w_0`` of a run from zero move by ``+-x~`` at once.
+    classes the two rules coincide, the optimal rows are ``w_1 = -w_0`` and
+    the multiclass margin is ``sqrt(2)`` times the binary one, so the bound
+    is the binary ``(R / gamma_binary)**2``.
 
     References
     ----------

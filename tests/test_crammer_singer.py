@@ -377,3 +377,52 @@ def test_one_vs_all_and_parameter_mixing_of_a_crammer_singer_base():
     distributed = pytest.importorskip("sklearn_perceptrons.distributed")
     with pytest.raises(ValueError, match="crammer_singer"):
         distributed.ParameterMixing(base).fit(X, y)
+
+
+def test_early_stopping_keeps_the_best_epoch_of_all_rows():
+    from sklearn_perceptrons._training import validation_split
+
+    X, y = _data(4, seed=11, n=150)
+    _, val_idx = validation_split(len(y), 0.2, check_random_state(0))
+    accuracies = []
+    for epochs in range(1, 7):
+        clf = _fit(Perceptron(multi_class="crammer_singer", update="uniform",
+                              early_stopping=True, validation_fraction=0.2,
+                              tol=None, max_iter=epochs), X, y)
+        accuracies.append(clf.score(X[val_idx], y[val_idx]))
+    # The kept model is the best so far: its accuracy never goes down.
+    assert all(b >= a for a, b in zip(accuracies, accuracies[1:]))
+    # ...and it is a trained model (w = 0 would predict class 0 only).
+    assert accuracies[-1] > 0.6
+
+
+def test_warm_start_continues_the_rows():
+    X, y = _data(3, seed=12)
+    params = dict(multi_class="crammer_singer", shuffle=False, tol=None)
+    whole = _fit(Perceptron(max_iter=5, **params), X, y)
+    clf = _fit(Perceptron(max_iter=2, warm_start=True, **params), X, y)
+    clf.set_params(max_iter=3)
+    _fit(clf, X, y)
+    assert_array_equal(clf.coef_, whole.coef_)
+    assert_array_equal(clf.intercept_, whole.intercept_)
+
+
+def test_verbose_prints_one_line_per_epoch(capsys):
+    X, y = _data(3, seed=13)
+    _fit(Perceptron(multi_class="crammer_singer", verbose=1, max_iter=3,
+                    tol=None), X, y)
+    assert capsys.readouterr().out.count("-- Epoch") == 3
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_a_stream_of_single_rows_equals_one_batch(n_classes):
+    X, y = _data(n_classes, seed=14, n=40)
+    params = dict(multi_class="crammer_singer", update="uniform", average=True)
+    batch = Perceptron(**params).partial_fit(X, y, classes=np.unique(y))
+    stream = Perceptron(**params)
+    stream.partial_fit(X[:1], y[:1], classes=np.unique(y))
+    for i in range(1, len(y)):
+        stream.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert_allclose(stream.coef_, batch.coef_, rtol=1e-12, atol=1e-12)
+    assert_allclose(stream.intercept_, batch.intercept_, rtol=1e-12, atol=1e-12)
+    assert stream.n_mistakes_ == batch.n_mistakes_

@@ -73,7 +73,8 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     otherwise, if the updates since γ last changed exceed the bound of a run
     from ||w~|| = a -- (c_max/c_min) 4 R² / (ε² γ²), or for a > 0 the larger
     4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min) -- or
-    2 ||w~|| < γ c_min (updates since then) - a (Novikoff), then
+    2 (||w~|| + rounding slack) < γ c_min (updates since then) - a
+    (Novikoff), then
     h += 1 and the run restarts at w~ = 0; else if the tol rule fires,
     h += 1 and the run goes on from its iterate (a = ||w~||), the tol rule
     keeping its history; with tol set,
@@ -132,11 +133,14 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
             budget = max(budget, 4 * (a + max(a, 2 * c_max * R * t + c_max * R))
                          * t / (3 * R * c_min))
         # Novikoff: a unit separator of margin γ would give ||w~|| >= u . w~
-        # >= γ Σc - a; a norm below half of that is a proof too.
-        c_min = c[counted].min()
+        # >= γ Σc - a; a norm (plus the rounding slack of the iterate,
+        # 2 eps n (a + (n + 1) c_max R)) below half of that is a proof too.
+        c_min, c_max = c[counted].min(), c[counted].max()
+        n_up, R = run_updates, np.sqrt(sq_radius)
+        slack = 2 * np.finfo(float).eps * n_up * (a + (n_up + 1) * c_max * R)
         proved = run_updates > budget or (
             run_updates > 0
-            and 2 * np.sqrt(w @ w) < gamma * (c_min * run_updates) - a)
+            and 2 * (np.sqrt(w @ w) + slack) < gamma * (c_min * run_updates) - a)
         if epoch == max_iter:
             break
         if tol is not None and (proved or stalled):

@@ -153,6 +153,16 @@ shape (n_samples, n_features)
 # SecondOrderPerceptron, KernelPerceptron, VotedPerceptron)
 # ---------------------------------------------------------------------------
 
+fragment("fit_X_y", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data; float32 and CSR data are used without copies.
+
+    y : array-like of shape (n_samples,)
+        Target labels.
+""")
+
 fragment("linear_coef_attrs", """
     Attributes
     ----------
@@ -163,16 +173,36 @@ fragment("linear_coef_attrs", """
         Intercepts.
 """)
 
+fragment("kernel_fit_X_y", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_samples)
+        Training data (float32 and CSR data are used without copies), or
+        the Gram matrix for ``kernel="precomputed"``.
+
+    y : array-like of shape (n_samples,)
+        Target labels.
+""")
+
 fragment("classes_attrs", """
     classes_ : ndarray of shape (n_classes,)
-        The sorted class labels; ``classes_[1]`` is the positive class of a
-        binary problem.
+        The sorted class labels.
 
     n_features_in_ : int
         Number of features seen during ``fit``.
 
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the features, when X has string column names.
+""")
+
+fragment("kernel_predict_X", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) \
+or (n_samples, n_train)
+        The samples, or their kernel with the training samples for
+        ``kernel="precomputed"``.
 """)
 
 fragment("epoch_record_attrs", """
@@ -183,4 +213,75 @@ fragment("epoch_record_attrs", """
     converged_ : bool
         Whether every row of the last ``fit`` ended on an epoch with zero
         updates (after ``partial_fit``: whether its pass made no update).
+""")
+
+fragment("partial_fit_params", """
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        A batch of training data (never shuffled).
+
+    y : array-like of shape (n_samples,)
+        Target labels of the batch.
+
+    classes : array-like of shape (n_classes,), default=None
+        Every label of the stream; required on the first call.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the samples, as in ``fit``.
+
+    Returns
+    -------
+    self : object
+        The updated estimator.
+""")
+
+
+# ---------------------------------------------------------------------------
+# SecondOrderPerceptron and its mistake bound
+# ---------------------------------------------------------------------------
+
+fragment("second_order_reference", """
+    References
+    ----------
+    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
+       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+""")
+
+fragment("epoch_params", """
+    max_iter : int, default=1000
+        Maximum number of epochs (passes over the training data) of ``fit``.
+
+    tol : float or None, default=1e-3
+        Stopping tolerance: when not None, a row stops after
+        ``n_iter_no_change`` consecutive epochs whose number of updates did
+        not fall below ``best - tol * n_samples`` (or, with early stopping,
+        whose validation accuracy did not rise above ``best + tol``).
+
+    n_iter_no_change : int, default=5
+        Number of epochs without improvement before stopping.
+
+    shuffle : bool, default=True
+        Whether to visit the samples in a fresh random order every epoch;
+        otherwise cyclically (row 0, 1, ..., n - 1).
+""")
+
+
+# ---------------------------------------------------------------------------
+# KernelPerceptron, VotedPerceptron
+# ---------------------------------------------------------------------------
+
+fragment("xor_example_data", """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    >>> y = np.array([0, 1, 1, 0])  # XOR: not linearly separable
+""")
+
+fragment("fit_returns", """
+    Returns
+    -------
+    self : object
+        The fitted estimator.
 """)

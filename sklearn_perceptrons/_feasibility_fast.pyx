@@ -34,6 +34,7 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.exc cimport PyErr_CheckSignals
 
 from ._random cimport randint as _randint, uniform as _uniform
+from ._rowops cimport dense_axpy, dense_dot
 
 import numpy as np
 
@@ -173,33 +174,6 @@ def _alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
 # index ``k - start``, CSR rows ``indices[k]``.
 # --------------------------------------------------------------------------
 
-cdef inline double _dense_dot(const floating* a, Py_ssize_t m,
-                              const double* x) noexcept nogil:
-    """a . x over m contiguous entries, accumulated in float64."""
-    cdef Py_ssize_t k = 0
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    # Four partial sums break the dependency chain of the reduction (the
-    # compiler may not reassociate floating-point additions).
-    while k + 4 <= m:
-        s0 += a[k] * x[k]
-        s1 += a[k + 1] * x[k + 1]
-        s2 += a[k + 2] * x[k + 2]
-        s3 += a[k + 3] * x[k + 3]
-        k += 4
-    while k < m:
-        s0 += a[k] * x[k]
-        k += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-cdef inline void _dense_axpy(const floating* a, Py_ssize_t m, double alpha,
-                             double* x) noexcept nogil:
-    """x <- x + alpha * a over m contiguous entries."""
-    cdef Py_ssize_t k
-    for k in range(m):
-        x[k] += alpha * a[k]
-
-
 cdef inline double _dot(const floating* data, const index_t* indices,
                         Py_ssize_t start, Py_ssize_t end, bint dense,
                         const double* x) noexcept nogil:
@@ -207,7 +181,7 @@ cdef inline double _dot(const floating* data, const index_t* indices,
     cdef Py_ssize_t k
     cdef double s = 0.0
     if dense:
-        return _dense_dot(data + start, end - start, x)
+        return dense_dot(data + start, end - start, x)
     for k in range(start, end):
         s += data[k] * x[indices[k]]
     return s
@@ -219,7 +193,7 @@ cdef inline void _axpy(const floating* data, const index_t* indices,
     """x <- x + alpha * a_i."""
     cdef Py_ssize_t k
     if dense:
-        _dense_axpy(data + start, end - start, alpha, x)
+        dense_axpy(data + start, end - start, alpha, x)
     else:
         for k in range(start, end):
             x[indices[k]] += alpha * data[k]
@@ -485,7 +459,7 @@ cdef int _greedy_dense_impl(
         for j in range(n):
             if sqnorm[j] == 0.0:
                 continue
-            d = _dense_dot(data + j * p, p, x)
+            d = dense_dot(data + j * p, p, x)
             if not isfinite(d):
                 out[0] = NONFINITE
                 return 0
@@ -501,7 +475,7 @@ cdef int _greedy_dense_impl(
             out[0] = CONVERGED
             return 0
         coef = 1.0 if perceptron else -eta * best_r / sqnorm[best_i]
-        _dense_axpy(data + best_i * p, p, coef, x)
+        dense_axpy(data + best_i * p, p, coef, x)
         out[1] = step + 1
         work += n * p
         if work >= SIGNAL_WORK:

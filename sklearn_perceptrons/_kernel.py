@@ -8,6 +8,7 @@ set between calls and the stopping rules; the compiled walk
 epoch: see its docstring for the algorithm and the column cache.
 """
 
+import dataclasses
 import copy
 import functools
 import numbers
@@ -24,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
 from ._base import BasePerceptron, keep_state_on_error, partial_fit_context
+from ._docstrings import shared_doc
 from ._rows import as_csr_int32, crammer_singer_table, one_vs_all_table
 from ._training import (
     StoppingRule,
@@ -294,6 +296,7 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False):
 # -- the state of a dual perceptron between calls ---------------------------
 
 
+@dataclasses.dataclass(eq=False, kw_only=True)
 class _DualState:
     """Support vectors and dual coefficients of the current iterate.
 
@@ -310,20 +313,18 @@ class _DualState:
     list (the "random" strategy draws a position in it).
     """
 
-    def __init__(self, *, sv, sv_class, sv_index, alpha, alpha_sum, visits,
-                 sv_time, clock, forget, rng, sv_scores, sv_order):
-        self.sv = sv
-        self.sv_class = sv_class
-        self.sv_index = sv_index
-        self.alpha = alpha
-        self.alpha_sum = alpha_sum
-        self.visits = visits
-        self.sv_time = sv_time
-        self.clock = clock
-        self.forget = forget
-        self.rng = rng
-        self.sv_scores = sv_scores
-        self.sv_order = sv_order
+    sv: object
+    sv_class: object
+    sv_index: object
+    alpha: object
+    alpha_sum: object
+    visits: object
+    sv_time: object
+    clock: int
+    forget: object
+    rng: int
+    sv_scores: object
+    sv_order: object
 
     @classmethod
     def empty(cls, X, n_rows, rng):
@@ -627,6 +628,21 @@ class KernelMixin:
             )
         return gamma
 
+    def _validate_kernel_fit_data(self, X, y, sample_weight):
+        """``_validate_fit_data`` for a kernel: a precomputed Gram matrix must
+        be dense and square; the rows come back ready for the compiled walk
+        (see :func:`prepare_rows`)."""
+        self._reject_sparse_gram(X)
+        X, classes, y_class, sample_weight = self._validate_fit_data(
+            X, y, sample_weight
+        )
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"kernel='precomputed' needs a square Gram matrix in fit; got "
+                f"a {X.shape[0]}x{X.shape[1]} matrix."
+            )
+        return _prepare_rows(X), classes, y_class, sample_weight
+
     def _reject_sparse_gram(self, X):
         if self.kernel == "precomputed" and sp.issparse(X):
             raise TypeError(
@@ -635,6 +651,7 @@ class KernelMixin:
             )
 
 
+@shared_doc
 class KernelPerceptron(KernelMixin, BasePerceptron):
     """The kernel perceptron: a perceptron in the feature space of a kernel.
 
@@ -844,14 +861,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     gamma_ : float
         The kernel coefficient used.
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels.
-
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X has string column names.
+    {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit``; after ``partial_fit``, the number of
@@ -915,12 +925,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
        kernelization: budgeted stochastic gradient descent for large-scale
        SVM training", Journal of Machine Learning Research 13, 2012.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {{xor_example_data}}
     >>> from sklearn_perceptrons import KernelPerceptron
-    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
-    >>> y = np.array([0, 1, 1, 0])  # XOR: not linearly separable
     >>> clf = KernelPerceptron(kernel="rbf", gamma=2.0).fit(X, y)
     >>> clf.predict(X)
     array([0, 1, 1, 0])
@@ -1074,39 +1080,22 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
+    @shared_doc
     @keep_state_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the kernel perceptron by epochs over the training data.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-or (n_samples, n_samples)
-            Training data (float32 and CSR data are used without copies), or
-            the Gram matrix for ``kernel="precomputed"``.
-
-        y : array-like of shape (n_samples,)
-            Target labels.
+        {{kernel_fit_X_y}}
 
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights scaling the size of each sample's updates.
 
-        Returns
-        -------
-        self : KernelPerceptron
-            The fitted estimator.
+        {{fit_returns}}
         """
-        self._reject_sparse_gram(X)
-        X, classes, y_class, sample_weight = self._validate_fit_data(
+        X, classes, y_class, sample_weight = self._validate_kernel_fit_data(
             X, y, sample_weight
         )
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"kernel='precomputed' needs a square Gram matrix in fit; got "
-                f"a {X.shape[0]}x{X.shape[1]} matrix."
-            )
-        X = _prepare_rows(X)
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
         step = sample_weight * self._class_weights(classes, y_class)[y_class]
@@ -1205,30 +1194,14 @@ or (n_samples, n_samples)
     @available_if(_not_precomputed)
     @keep_state_on_error
     @partial_fit_context
+    @shared_doc
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one online pass over the given samples, in the given order.
 
         New support vectors are appended to ``support_vectors_``; the budget,
         if any, holds at every step.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data (never shuffled).
-
-        y : array-like of shape (n_samples,)
-            Target labels of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights scaling the size of each sample's updates.
-
-        Returns
-        -------
-        self : KernelPerceptron
-            The updated estimator.
+        {{partial_fit_params}}
         """
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
@@ -1294,6 +1267,7 @@ or (n_samples, n_samples)
 
     # -- prediction ----------------------------------------------------------
 
+    @shared_doc
     def decision_function(self, X):
         """Signed confidence of every sample: ``sum_j dual_coef_[:, j] *
         K(support_vectors_[j], x) + intercept_``.
@@ -1302,12 +1276,7 @@ or (n_samples, n_samples)
         the extra memory is one kernel column per sample (blocks bounded by
         ``cache_size`` for callable and precomputed kernels).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-or (n_samples, n_train)
-            The samples, or their kernel with the training samples for
-            ``kernel="precomputed"``.
+        {{kernel_predict_X}}
 
         Returns
         -------

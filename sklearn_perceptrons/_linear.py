@@ -31,6 +31,7 @@ from ._base import (
     partial_fit_context,
     stream_cache,
 )
+from ._docstrings import shared_doc
 from ._rows import (
     RULE_CS_MAX,
     RULE_CS_UNIFORM,
@@ -183,18 +184,13 @@ class BaseLinearPerceptron(BasePerceptron):
 
     # -- fitting -----------------------------------------------------------
 
+    @shared_doc
     @keep_state_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the perceptron by epochs over the training data.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; float32 and CSR data are used without copies.
-
-        y : array-like of shape (n_samples,)
-            Target labels.
+        {{fit_X_y}}
 
         coef_init : ndarray of shape (n_classes, n_features), default=None
             Initial weights w₀ (shape (1, n_features) or (n_features,) for
@@ -206,15 +202,13 @@ class BaseLinearPerceptron(BasePerceptron):
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights scaling the size of each sample's updates.
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
+        {{fit_returns}}
         """
         return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
     @keep_state_on_error
     @partial_fit_context
+    @shared_doc
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
 
@@ -226,24 +220,7 @@ class BaseLinearPerceptron(BasePerceptron):
         ``SGDClassifier``: copy it to keep a snapshot).  A failed call still
         leaves the estimator as it was.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data (never shuffled).
-
-        y : array-like of shape (n_samples,)
-            Target labels of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights scaling the size of each sample's updates.
-
-        Returns
-        -------
-        self : object
-            The updated estimator.
+        {{partial_fit_params}}
         """
         return self._partial_fit(X, y, classes, sample_weight)
 
@@ -466,6 +443,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return True
 
 
+@shared_doc
 class Perceptron(BaseLinearPerceptron):
     """The standard (Rosenblatt) perceptron, with a threshold and averaging.
 
@@ -503,21 +481,7 @@ class Perceptron(BaseLinearPerceptron):
         Whether to learn an intercept ``b`` (updated like a weight of a
         constant feature 1).
 
-    max_iter : int, default=1000
-        Maximum number of epochs (passes over the training data) of ``fit``.
-
-    tol : float or None, default=1e-3
-        Stopping tolerance: when not None, a row stops after
-        ``n_iter_no_change`` consecutive epochs whose number of updates did
-        not fall below ``best - tol * n_samples`` (or, with early stopping,
-        whose validation accuracy did not rise above ``best + tol``).
-
-    n_iter_no_change : int, default=5
-        Number of epochs without improvement before stopping.
-
-    shuffle : bool, default=True
-        Whether to visit the samples in a fresh random order every epoch;
-        otherwise cyclically (row 0, 1, ..., n - 1).
+    {{epoch_params}}
 
     eta0 : float, default=1.0
         Size of an update (multiplies ``x``).  With ``threshold=0`` and no
@@ -598,15 +562,7 @@ class Perceptron(BaseLinearPerceptron):
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels; ``classes_[1]`` is the positive class of a
-        binary problem.
-
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X has string column names.
+    {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest number over one-vs-all
@@ -616,13 +572,7 @@ class Perceptron(BaseLinearPerceptron):
         Updates made by the last ``fit`` over all rows; ``partial_fit`` adds
         to it (the online mistake count).
 
-    mistakes_per_epoch_ : list of int
-        Updates of every epoch of the last ``fit``; ``partial_fit`` appends
-        one entry per call.
-
-    converged_ : bool
-        Whether every row of the last ``fit`` ended on an epoch with zero
-        updates (after ``partial_fit``: whether its pass made no update).
+    {{epoch_record_attrs}}
 
     See Also
     --------

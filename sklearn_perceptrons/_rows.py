@@ -23,6 +23,7 @@ one estimator needs, so that no module reaches into another's privates:
 * **Input for the compiled code**: :func:`as_csr_int32`.
 """
 
+import dataclasses
 import functools
 import math
 from typing import NamedTuple
@@ -454,6 +455,7 @@ def row_scores(X, rows, coef, intercept):
     return out
 
 
+@dataclasses.dataclass(eq=False)
 class StateTrainer:
     """The part of a trainer (see :mod:`sklearn_perceptrons._training`) that
     any model with a ``state`` like :class:`LinearState` shares: ``coef``,
@@ -474,12 +476,11 @@ class StateTrainer:
         The starting model; updated in place.
     """
 
-    def __init__(self, X, y_class, step, table, state):
-        self.X = X
-        self.y_class = y_class
-        self.step = step
-        self.table = table
-        self.state = state
+    X: object
+    y_class: object
+    step: object
+    table: tuple
+    state: object
 
     @property
     def n_rows(self):

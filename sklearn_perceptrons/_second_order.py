@@ -22,16 +22,16 @@ from sklearn.utils._param_validation import Interval
 
 from . import _second_order_fast
 from ._base import keep_state_on_error, partial_fit_context
+from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
 from ._training import print_epoch, record_partial_pass
 
 _EPOCH = {
-    (np.dtype(np.float64), False): _second_order_fast.epoch_dense["double"],
-    (np.dtype(np.float32), False): _second_order_fast.epoch_dense["float"],
-    (np.dtype(np.float64), True): _second_order_fast.epoch_csr["double"],
-    (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
+    np.dtype(np.float64): _second_order_fast.epoch["double"],
+    np.dtype(np.float32): _second_order_fast.epoch["float"],
 }
+_NO_INDEX = np.zeros(1, dtype=np.int32)
 _UNUSED = np.zeros(1)
 _PENDING = _second_order_fast.pending_rows()
 _BLAS_CONTROLLER = []
@@ -145,7 +145,10 @@ class SecondOrderState:
         n_rows = self.coef.shape[0]
         updates = np.zeros(n_rows, dtype=np.int64)
         sparse = sp.issparse(X)
-        data = (X.data, X.indices, X.indptr) if sparse else (X,)
+        if sparse:
+            data = (X.data, X.indices, X.indptr, True)
+        else:
+            data = (X.reshape(-1), _NO_INDEX, _NO_INDEX, False)
         p = self.coef.shape[1] + self.fit_intercept
         args = (
             *data, order, y_class, step, *table, self.coef, self.intercept,
@@ -158,10 +161,10 @@ class SecondOrderState:
             self.intercept_sum, self.visits, updates,
         )
         if self.diagonal:
-            overflow = _EPOCH[X.dtype, sparse](*args)
+            overflow = _EPOCH[X.dtype](*args)
         else:
             with _one_blas_thread():
-                overflow = _EPOCH[X.dtype, sparse](*args)
+                overflow = _EPOCH[X.dtype](*args)
         if overflow:
             raise ValueError(
                 "A score w . x or an update overflowed to a non-finite value "
@@ -184,6 +187,7 @@ class SecondOrderTrainer(StateTrainer):
         return updates
 
 
+@shared_doc
 class SecondOrderPerceptron(BaseLinearPerceptron):
     """The second-order perceptron: a perceptron that whitens by the data it erred on.
 
@@ -221,21 +225,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         appended to every sample (``x~ = [x; 1]``): it enters ``A`` and ``v``
         like any feature and is regularized by ``a`` like any weight.
 
-    max_iter : int, default=1000
-        Maximum number of epochs (passes over the training data) of ``fit``.
-
-    tol : float or None, default=1e-3
-        Stopping tolerance: when not None, a row stops after
-        ``n_iter_no_change`` consecutive epochs whose number of updates did
-        not fall below ``best - tol * n_samples`` (or, with early stopping,
-        whose validation accuracy did not rise above ``best + tol``).
-
-    n_iter_no_change : int, default=5
-        Number of epochs without improvement before stopping.
-
-    shuffle : bool, default=True
-        Whether to visit the samples in a fresh random order every epoch;
-        otherwise cyclically (row 0, 1, ..., n - 1).
+    {{epoch_params}}
 
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
@@ -265,23 +255,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     verbose : int, default=0
         If > 0, print one line per epoch: updates, ``||w||`` and time.
 
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights, in the dtype of the training data.
+    {{linear_coef_attrs}}
 
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        Intercepts.
-
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels; ``classes_[1]`` is the positive class of a
-        binary problem.
-
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X has string column names.
+    {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest number over one-vs-all
@@ -351,10 +327,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
     per call, so that a failed call leaves the estimator unchanged.
 
-    References
-    ----------
-    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
-       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+    {{second_order_reference}}
 
     Examples
     --------
@@ -487,52 +460,19 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     # -- public API ----------------------------------------------------------
 
+    @shared_doc
     @keep_state_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the second-order perceptron by epochs over the training data.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data; float32 and CSR data are used without copies.
-
-        y : array-like of shape (n_samples,)
-            Target labels.
+        {{fit_X_y}}
 
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights: a sample of weight ``c`` enters ``A`` as
             ``c x x^T`` and ``v`` as ``c s x`` on a mistake.
 
-        Returns
-        -------
-        self : SecondOrderPerceptron
-            The fitted estimator.
+        {{fit_returns}}
         """
         return self._fit(X, y, None, None, sample_weight)
 
-    @keep_state_on_error
-    @partial_fit_context
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Make one pass over the given samples, in the given order.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            A batch of training data (never shuffled).
-
-        y : array-like of shape (n_samples,)
-            Target labels of the batch.
-
-        classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
-
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights (see ``fit``).
-
-        Returns
-        -------
-        self : SecondOrderPerceptron
-            The updated estimator.
-        """
-        return self._partial_fit(X, y, classes, sample_weight)

@@ -33,6 +33,8 @@ from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer
 from cython cimport floating
 from libc.math cimport isfinite, isnan, sqrt
 
+from ._rowops cimport dense_dot
+
 from scipy.linalg import cython_blas as _cython_blas
 
 # The symmetric BLAS-2 kernels of the BLAS scipy ships, taken from scipy's
@@ -79,24 +81,12 @@ cdef inline double _dot(
 ) noexcept nogil:
     """``w . x`` for a dense row (``sparse=False``) or a CSR row."""
     cdef Py_ssize_t j
-    # Four partial sums hide the latency of the additions; the order is
-    # fixed, so results stay deterministic.
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    if sparse:
-        for j in range(nnz):
-            s0 += w[x_indices[j]] * x_values[j]
-        return s0
-    j = 0
-    while j + 4 <= nnz:
-        s0 += w[j] * x_values[j]
-        s1 += w[j + 1] * x_values[j + 1]
-        s2 += w[j + 2] * x_values[j + 2]
-        s3 += w[j + 3] * x_values[j + 3]
-        j += 4
-    while j < nnz:
-        s0 += w[j] * x_values[j]
-        j += 1
-    return (s0 + s1) + (s2 + s3)
+    cdef double s = 0.0
+    if not sparse:
+        return dense_dot(x_values, nnz, w)
+    for j in range(nnz):
+        s += w[x_indices[j]] * x_values[j]
+    return s
 
 
 cdef inline void _axpy(double* y, double alpha, const double* x,
@@ -313,8 +303,11 @@ cdef bint _epoch(
     return overflow
 
 
-def epoch_dense(
-    const floating[:, ::1] X,
+def epoch(
+    const floating[::1] X_data,
+    const int[::1] X_indices,
+    const int[::1] X_indptr,
+    bint sparse,
     const int[::1] order,
     const int[::1] y_class,
     const double[::1] step,
@@ -337,12 +330,16 @@ def epoch_dense(
     double[::1] visits,
     long long[::1] updates,
 ):
-    """Run one pass of the second-order rule over the rows ``order`` of dense X.
+    """Run one pass of the second-order rule over the rows ``order`` of X.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), C-contiguous
-        Training data, float32 or float64.
+    X_data, X_indices, X_indptr : ndarrays
+        Training data, float32 or float64: the CSR arrays (int32 indices),
+        or for dense X its C-contiguous values (``X.reshape(-1)``) and two
+        unused index arrays.
+    sparse : bool
+        Whether X is CSR.
     order : ndarray of int32
         Indices of the rows to visit, in visiting order.
     y_class : ndarray of int32 of shape (n_samples,)
@@ -390,54 +387,6 @@ def epoch_dense(
         that overflowed the floating-point range (the state is then left
         mid-pass).
     """
-    cdef bint overflow
-    if order.shape[0] == 0:
-        return False
-    with nogil:
-        overflow = _epoch(
-            &X[0, 0], NULL, NULL, False, X.shape[1],
-            &order[0], order.shape[0], &y_class[0], &step[0],
-            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
-            diagonal, &inverse[0], &precision[0], &work[0],
-            &pending[0], &n_pending[0],
-            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            coef.shape[0],
-        )
-    return overflow
-
-
-def epoch_csr(
-    const floating[::1] X_data,
-    const int[::1] X_indices,
-    const int[::1] X_indptr,
-    const int[::1] order,
-    const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] class_rows_ptr,
-    const int[::1] class_rows,
-    const signed char[::1] class_signs,
-    double[:, ::1] coef,
-    double[::1] intercept,
-    bint fit_intercept,
-    const unsigned char[::1] active,
-    bint diagonal,
-    double[::1] inverse,
-    double[::1] precision,
-    double[::1] work,
-    double[::1] pending,
-    int[::1] n_pending,
-    bint average,
-    double[:, ::1] coef_sum,
-    double[::1] intercept_sum,
-    double[::1] visits,
-    long long[::1] updates,
-):
-    """Run one pass of the second-order rule over the rows ``order`` of a CSR X.
-
-    ``X_data``, ``X_indices`` and ``X_indptr`` are the CSR arrays (int32
-    indices); every other parameter is as in :func:`epoch_dense`.
-    """
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
@@ -446,7 +395,7 @@ def epoch_csr(
         return False
     with nogil:
         overflow = _epoch(
-            values, indices, &X_indptr[0], True, coef.shape[1],
+            values, indices, &X_indptr[0], sparse, coef.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],

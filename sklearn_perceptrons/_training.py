@@ -61,6 +61,7 @@ their own prefix, and the first one to append past a prefix that is no longer
 the end of the buffer copies it.
 """
 
+import dataclasses
 import warnings
 from math import ceil
 from time import perf_counter
@@ -231,15 +232,15 @@ def print_epoch(epoch, updates, weight_norm, elapsed, *, label="Epoch", extra=""
     )
 
 
+@dataclasses.dataclass(eq=False)
 class TrainingRecord:
     """What :func:`train` reports: per-row epochs and convergence, and the
     updates of every epoch and row (``history``, shape (n_epochs, n_rows))."""
 
-    def __init__(self, n_iter, converged, unconverged, history):
-        self.n_iter = n_iter
-        self.converged = converged
-        self.unconverged = unconverged
-        self.history = history
+    n_iter: object
+    converged: object
+    unconverged: object
+    history: object
 
     @property
     def mistakes_per_epoch(self):

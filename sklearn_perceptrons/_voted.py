@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _voted_fast
 from ._base import BasePerceptron, keep_state_on_error, predict_from_decision
+from ._docstrings import shared_doc
 from ._kernel import (
     KERNEL_CODES,
     Kernel,
@@ -201,6 +202,7 @@ def _raise_nonfinite():
     )
 
 
+@shared_doc
 class VotedPerceptron(KernelMixin, BasePerceptron):
     """The voted perceptron (Freund & Schapire): every intermediate
     perceptron votes, weighted by how long it survived.
@@ -308,14 +310,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     gamma_ : float
         The kernel coefficient used.
 
-    classes_ : ndarray of shape (n_classes,)
-        The sorted class labels.
-
-    n_features_in_ : int
-        Number of features seen during ``fit``.
-
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when X has string column names.
+    {{classes_attrs}}
 
     n_iter_ : int
         Epochs run (the largest over one-vs-all rows).
@@ -380,12 +375,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     .. [1] Y. Freund and R. E. Schapire, "Large margin classification using
        the perceptron algorithm", Machine Learning 37(3), 277-296, 1999.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {{xor_example_data}}
     >>> from sklearn_perceptrons import VotedPerceptron
-    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
-    >>> y = np.array([0, 1, 1, 0])  # XOR: not linearly separable
     >>> clf = VotedPerceptron(kernel="rbf", gamma=2.0).fit(X, y)
     >>> clf.predict(X)
     array([0, 1, 1, 0])
@@ -444,42 +435,25 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
+    @shared_doc
     @keep_state_on_error
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Run the perceptron for ``max_iter`` epochs and keep every
         intermediate perceptron with its survival count.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-or (n_samples, n_samples)
-            Training data (float32 and CSR data are used without copies), or
-            the Gram matrix for ``kernel="precomputed"``.
-
-        y : array-like of shape (n_samples,)
-            Target labels.
+        {{kernel_fit_X_y}}
 
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights: a sample's weight scales its updates and
             its contribution to survival counts (weight 0: the sample is
             ignored, apart from its place in the epoch order).
 
-        Returns
-        -------
-        self : VotedPerceptron
-            The fitted estimator.
+        {{fit_returns}}
         """
-        self._reject_sparse_gram(X)
-        X, classes, y_class, sample_weight = self._validate_fit_data(
+        X, classes, y_class, sample_weight = self._validate_kernel_fit_data(
             X, y, sample_weight
         )
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"kernel='precomputed' needs a square Gram matrix in fit; got "
-                f"a {X.shape[0]}x{X.shape[1]} matrix."
-            )
-        X = prepare_rows(X)
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
@@ -582,16 +556,12 @@ or (n_samples, n_samples)
             votes[:, start : start + chunk] = out
         return votes.T
 
+    @shared_doc
     def decision_function(self, X):
         """The normalized vote of every sample: ``sum_k c_k sign(w_k(x)) /
         sum_k c_k``, in [-1, 1].
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features) \
-or (n_samples, n_train)
-            The samples, or their kernel with the training samples for
-            ``kernel="precomputed"``.
+        {{kernel_predict_X}}
 
         Returns
         -------

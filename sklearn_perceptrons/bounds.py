@@ -1301,6 +1301,7 @@ def _infeasible_measure(U):
     },
     prefer_skip_nested_validation=True,
 )
+@shared_doc
 def second_order_mistake_bound(X_mistakes, y, u, a=1.0, gamma=1.0, *,
                                intercept=0.0, fit_intercept=True, classes=None):
     """Mistake bound of the second-order perceptron (Theorem 1 of [1]_).
@@ -1373,10 +1374,7 @@ def second_order_mistake_bound(X_mistakes, y, u, a=1.0, gamma=1.0, *,
     most ``x~^T A^-1 x~ <= ln(det A_t / det A_{t-1})`` to ``v^T A^-1 v``, and
     ``m gamma - H <= u~ . v <= sqrt(u~^T A_m u~) sqrt(v^T A_m^-1 v)``.
 
-    References
-    ----------
-    .. [1] N. Cesa-Bianchi, A. Conconi and C. Gentile, "A second-order
-       perceptron algorithm", SIAM Journal on Computing 34(3), 640-668, 2005.
+    {{second_order_reference}}
 
     Examples
     --------

@@ -62,7 +62,6 @@ from ._random cimport randint
 cdef extern from "_kernel_fast.h":
     double SKP_LOG_DBL_MIN
     double skp_exp(double x) noexcept nogil
-    void skp_exp_line(double* buf, Py_ssize_t n) noexcept nogil
     double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
 
 # Mirrors of the codes of ``_kernel.py`` (kernels) and ``_kernel_budget.py``
@@ -187,14 +186,13 @@ cdef inline double _clamp_log(double t) noexcept nogil:
 
 
 cdef void _exp_line(double* v, Py_ssize_t n, double scale, double add) noexcept nogil:
-    """v[j] = exp(scale * v[j]) + add, for scale * v[j] <= 0, in three
-    loops: GCC vectorizes each, not one loop doing all three."""
+    """v[j] = exp(scale * v[j]) + add, for scale * v[j] <= 0, in two loops:
+    GCC vectorizes each, not one loop doing both."""
     cdef Py_ssize_t j
     for j in range(n):
         v[j] = _clamp_log(scale * v[j])
-    skp_exp_line(v, n)
     for j in range(n):
-        v[j] += add
+        v[j] = skp_exp(v[j]) + add
 
 
 cdef void _dense_reductions(
@@ -207,9 +205,24 @@ cdef void _dense_reductions(
     cdef Py_ssize_t j, f
     cdef const floating* col
     cdef double v, t
-    for j in range(n):
-        out[j] = 0.0
-    for f in range(d):
+    if d == 0:
+        for j in range(n):
+            out[j] = 0.0
+        return
+    # The first feature writes, the others add (0 + a == a).
+    col = sv
+    v = x[0]
+    if mode == 0:
+        for j in range(n):
+            t = col[j] - v
+            out[j] = t * t
+    elif mode == 1:
+        for j in range(n):
+            out[j] = fabs(col[j] - v)
+    else:
+        for j in range(n):
+            out[j] = col[j] * v
+    for f in range(1, d):
         col = sv + f * ld
         v = x[f]
         if mode == 0:

@@ -2,17 +2,26 @@
    SPDX-License-Identifier: BSD-3-Clause
 
    The loops over rows of the kernel perceptron's compiled walk
-   (_kernel_fast.pyx) that must be C: the exponentials (built from the
+   (_kernel_core.pxi) that must be C: the exponentials (built from the
    exponent bits), and the reductions and updates over rows, written so that
-   the compiler vectorizes them.  Every kernel value goes through one of these
-   functions in one summation order, whichever pass needs it: a fit does not
-   depend on which pass computed a column nor on the cache size. */
+   the compiler vectorizes them.  The budgeted walk (_kernel_budget_core.pxi)
+   uses the same exponential and dot product.  Every kernel value goes
+   through one of these functions in one summation order, whichever pass
+   needs it: a fit does not depend on which pass computed a column nor on
+   the cache size. */
 #ifndef SKP_KERNEL_FAST_H
 #define SKP_KERNEL_FAST_H
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The functions that are not inline: a module may use only some of them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SKP_HELPER static __attribute__((unused))
+#else
+#define SKP_HELPER static
+#endif
 
 /* log(DBL_MIN): the arguments of the exponentials are clamped here, so that
    a kernel value is never a subnormal or zero and the exponential needs no
@@ -171,7 +180,7 @@ static inline double skp_l1_##SUF(const T *z, const double *x,               \
     for (; f < d; f++) s0 += fabs(z[f] - x[f]);                              \
     return (s0 + s1) + (s2 + s3);                                            \
 }                                                                            \
-static void skp_dense_pass_##SUF(int mode, const T *values, Py_ssize_t d,    \
+SKP_HELPER void skp_dense_pass_##SUF(int mode, const T *values, Py_ssize_t d, \
                                  Py_ssize_t start, Py_ssize_t stop,          \
                                  const double *x, const double *zsq,         \
                                  double xsq, double gamma, double *out) {    \
@@ -213,7 +222,7 @@ static void skp_dense_pass_##SUF(int mode, const T *values, Py_ssize_t d,    \
     }                                                                        \
 }                                                                            \
 /* The variance of x[0..n), n > 0: the mean, then the centered squares. */   \
-static double skp_variance_##SUF(const T *x, Py_ssize_t n) {                 \
+SKP_HELPER double skp_variance_##SUF(const T *x, Py_ssize_t n) {              \
     double s = 0.0, mean, u;                                                 \
     Py_ssize_t j;                                                            \
     for (j = 0; j < n; j++) s += x[j];                                       \
@@ -230,18 +239,19 @@ SKP_ROWS(d, double)
 SKP_ROWS(f, float)
 
 /* buf[j] = exp(buf[j]) for buf[j] in [-708.3964, 0]. */
-static void skp_exp_line(double *buf, Py_ssize_t n) {
+SKP_HELPER void skp_exp_line(double *buf, Py_ssize_t n) {
     for (Py_ssize_t j = 0; j < n; j++) buf[j] = skp_exp(buf[j]);
 }
 
 /* out[j] = skp_exp_single(arg[j]) for arg[j] in [-708.3964, 0]. */
-static void skp_exp_line_single(const double *arg, Py_ssize_t n, float *out) {
+SKP_HELPER void skp_exp_line_single(const double *arg, Py_ssize_t n,
+                                    float *out) {
     for (Py_ssize_t j = 0; j < n; j++) out[j] = skp_exp_single(arg[j]);
 }
 
 /* 1 if a value is NaN or infinite, else 0: integer tests, which vectorize
    (floating-point comparisons do not, under the default trapping-math). */
-static int skp_any_nonfinite(const double *x, Py_ssize_t n) {
+SKP_HELPER int skp_any_nonfinite(const double *x, Py_ssize_t n) {
     const uint64_t exponent = 0x7FF0000000000000ULL;
     uint64_t found = 0;
     for (Py_ssize_t j = 0; j < n; j++) {
@@ -254,13 +264,13 @@ static int skp_any_nonfinite(const double *x, Py_ssize_t n) {
 
 /* scores[j] += delta * (column[j] + add): a column added to a line of
    scores, from a double or a single-precision cache line. */
-static void skp_axpy(double *scores, const double *column, Py_ssize_t n,
-                     double delta, double add) {
+SKP_HELPER void skp_axpy(double *scores, const double *column, Py_ssize_t n,
+                         double delta, double add) {
     for (Py_ssize_t j = 0; j < n; j++) scores[j] += delta * (column[j] + add);
 }
 
-static void skp_axpy_single(double *scores, const float *column, Py_ssize_t n,
-                            double delta, double add) {
+SKP_HELPER void skp_axpy_single(double *scores, const float *column,
+                                Py_ssize_t n, double delta, double add) {
     for (Py_ssize_t j = 0; j < n; j++)
         scores[j] += delta * ((double)column[j] + add);
 }

@@ -278,7 +278,7 @@ def test_projection_partial_fit_reuses_its_inverse():
 def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     # The AVX2 twin of the budgeted walk rounds as the baseline build: the
     # same support vectors and coefficients, bit for bit, through removals
-    # (binary: the fused score; 3 classes: one score per row).
+    # (binary: one score, a dot product; 3 classes: one score per row).
     import importlib
 
     from sklearn_perceptrons._cpu import _cpu_has_avx2

@@ -324,8 +324,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
     (``fit`` refuses sizes beyond half the machine's memory); a mistake
     costs about one pass over one of them (BLAS, kept on one thread during
-    the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.  ``partial_fit`` copies the state once
-    per call, so that a failed call leaves the estimator unchanged.
+    the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.
+    ``partial_fit`` copies the state once per call, so that a failed call
+    leaves the estimator unchanged.
 
     {{second_order_reference}}
 

@@ -15,7 +15,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
@@ -496,20 +495,3 @@ def test_meta_estimators_take_it_as_a_base():
         meta = fit_quiet(Meta(SecondOrderPerceptron(max_iter=30)), X, y)
         assert meta.score(X, y) >= native.score(X, y) - 0.1
 
-
-# The diagonal mode is another compiled path: scikit-learn's checks run on it
-# too, with the expected failures of every estimator of the package.
-_ONLINE_SAMPLE_WEIGHT = {
-    "check_sample_weight_equivalence_on_dense_data": (
-        "an update scaled by a weight differs from two visits of the sample"
-    ),
-    "check_sample_weight_equivalence_on_sparse_data": (
-        "an update scaled by a weight differs from two visits of the sample"
-    ),
-}
-
-
-@parametrize_with_checks([SecondOrderPerceptron(diagonal=True)],
-                         expected_failed_checks=lambda e: _ONLINE_SAMPLE_WEIGHT)
-def test_diagonal_mode_passes_the_estimator_checks(estimator, check):
-    check(estimator)

@@ -34,6 +34,18 @@ from ._training import MistakesLog
 _FLOAT_DTYPES = (np.float64, np.float32)
 
 
+def set_init_params(estimator, params):
+    """Store each constructor argument as an attribute of the same name.
+
+    scikit-learn's ``get_params`` reads the parameters back from these
+    attributes, so ``__init__`` must store them unchanged and do nothing else.
+    Call it as ``set_init_params(self, locals())`` on the first line.
+    """
+    for name, value in params.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 def _is_float_matrix(X):
     """Whether X is a 2-d C-ordered ndarray of float64 or float32 (what
     ``validate_data`` would return unchanged)."""

@@ -10,7 +10,6 @@ epoch: see its docstring for the algorithm and the column cache.
 
 import dataclasses
 import copy
-import functools
 import numbers
 from types import SimpleNamespace
 
@@ -24,7 +23,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
-from ._base import BasePerceptron, keep_state_on_error, partial_fit_context
+from ._base import (
+    BasePerceptron,
+    keep_state_on_error,
+    partial_fit_context,
+    set_init_params,
+)
 from ._docstrings import shared_doc
 from ._rows import as_csr_int32, crammer_singer_table, one_vs_all_table
 from ._training import (
@@ -991,27 +995,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         random_state=0,
         verbose=0,
     ):
-        self.multi_class = multi_class
-        self.update = update
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.threshold = threshold
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.average = average
-        self.budget = budget
-        self.budget_strategy = budget_strategy
-        self.class_weight = class_weight
-        self.cache_size = cache_size
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     def _rows_and_rule(self, n_classes):
         """(n_rows, table, rule code) of the training walk: one-vs-all, or

@@ -29,6 +29,7 @@ from ._base import (
     decision_shape,
     keep_state_on_error,
     partial_fit_context,
+    set_init_params,
     stream_cache,
 )
 from ._docstrings import shared_doc
@@ -650,22 +651,7 @@ class Perceptron(BaseLinearPerceptron):
         multi_class="ovr",
         update="max",
     ):
-        self.threshold = threshold
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.eta0 = eta0
-        self.average = average
-        self.class_weight = class_weight
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
-        self.multi_class = multi_class
-        self.update = update
+        set_init_params(self, locals())
 
     def _rule(self, X, n_rows):
         code = RULE_THRESHOLD

@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
+from ._base import set_init_params
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
@@ -639,20 +640,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         random_state=0,
         verbose=0,
     ):
-        self.margin = margin
-        self.epsilon = epsilon
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.average = average
-        self.class_weight = class_weight
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     @property
     def _rule_reads_data(self):

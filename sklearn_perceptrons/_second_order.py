@@ -21,7 +21,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
 from . import _second_order_fast
-from ._base import keep_state_on_error, partial_fit_context
+from ._base import keep_state_on_error, set_init_params
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
@@ -371,20 +371,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         random_state=0,
         verbose=0,
     ):
-        self.a = a
-        self.diagonal = diagonal
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_iter_no_change = n_iter_no_change
-        self.shuffle = shuffle
-        self.average = average
-        self.class_weight = class_weight
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     # -- state ---------------------------------------------------------------
 

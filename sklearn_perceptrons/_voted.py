@@ -19,7 +19,12 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _voted_fast
-from ._base import BasePerceptron, keep_state_on_error, predict_from_decision
+from ._base import (
+    BasePerceptron,
+    keep_state_on_error,
+    predict_from_decision,
+    set_init_params,
+)
 from ._docstrings import shared_doc
 from ._kernel import (
     KERNEL_CODES,
@@ -409,18 +414,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         random_state=0,
         verbose=0,
     ):
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.kernel_params = kernel_params
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.class_weight = class_weight
-        self.cache_size = cache_size
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     # -- helpers -------------------------------------------------------------
 

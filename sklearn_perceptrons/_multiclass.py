@@ -60,6 +60,7 @@ from ._base import (
     partial_fit_classes,
     partial_fit_context,
     PredictMixin,
+    set_init_params,
     validate_rows,
 )
 from ._linear import Perceptron
@@ -422,8 +423,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
     }
 
     def __init__(self, estimator=None, *, n_jobs=None):
-        self.estimator = estimator
-        self.n_jobs = n_jobs
+        set_init_params(self, locals())
 
     def __getstate__(self):
         # The streaming cache (see _base.stream_cache) is never saved.

@@ -68,7 +68,6 @@ from ._margin import MarginPerceptron
 from ._rows import (
     LinearState,
     LinearTrainer,
-    Rule,
     one_vs_all_table,
     one_vs_one_table,
 )
@@ -268,7 +267,8 @@ class _RowGroupsTrainer:
                 LinearState.stack([state.row(k) for k in rows], X.shape[1],
                                   state.coef.dtype, state.average),
                 fit_intercept=fit_intercept,
-                rule=Rule(rule.code, rule.threshold[rows], rule.kappa[rows]),
+                rule=rule._replace(threshold=rule.threshold[rows],
+                                   kappa=rule.kappa[rows]),
             )
             for rows in groups
         ]

@@ -87,10 +87,12 @@ fragment("reduction_parameters", """
         every binary problem.  ``None`` means :class:`Perceptron()`.
 
     n_jobs : int, default=None
-        Number of jobs training the binary problems of the generic path in
-        parallel (joblib).  ``None`` means 1 unless in a
+        Number of jobs training the binary problems in parallel: joblib
+        workers for the generic path; threads for the fast path, each
+        training a group of rows (of about equal numbers of samples) in its
+        own compiled pass over X, without the GIL, with results equal to
+        ``n_jobs=1`` bit for bit.  ``None`` means 1 unless in a
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
-        The fast path is one sequential compiled pass and does not use it.
 """)
 
 fragment("reduction_classes", """

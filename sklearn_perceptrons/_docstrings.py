@@ -137,6 +137,17 @@ fragment("bounds_X_y", """
 """)
 
 
+# References [2] and [3] of mistake_bound and of Perceptron.
+fragment("novikoff_crammer_singer_references", """
+    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
+       Proceedings of the Symposium on the Mathematical Theory of Automata
+       12, 615-622, 1962.
+    .. [3] K. Crammer and Y. Singer, "Ultraconservative online algorithms
+       for multiclass problems", Journal of Machine Learning Research 3,
+       951-991, 2003.
+""")
+
+
 # ---------------------------------------------------------------------------
 # distributed.py
 # ---------------------------------------------------------------------------

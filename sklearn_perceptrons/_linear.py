@@ -20,7 +20,6 @@ from time import perf_counter
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -28,6 +27,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from ._base import (
     BasePerceptron,
     decision_shape,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
     set_init_params,
@@ -193,9 +193,7 @@ class BaseLinearPerceptron(BasePerceptron):
 
     # -- fitting -----------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the perceptron by epochs over the training data.
 
@@ -660,13 +658,9 @@ class Perceptron(BaseLinearPerceptron):
     .. [1] F. Rosenblatt, "The perceptron: a probabilistic model for
        information storage and organization in the brain", Psychological
        Review 65(6), 1958.
-    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
-       Symposium on the Mathematical Theory of Automata, 1962.
-    .. [3] Y. Freund and R. E. Schapire, "Large margin classification using
+    {{novikoff_crammer_singer_references}}
+    .. [4] Y. Freund and R. E. Schapire, "Large margin classification using
        the perceptron algorithm", Machine Learning 37(3), 1999.
-    .. [4] K. Crammer and Y. Singer, "Ultraconservative online algorithms
-       for multiclass problems", Journal of Machine Learning Research 3,
-       951-991, 2003.
     .. [5] Y. Tsuruoka, J. Tsujii and S. Ananiadou, "Stochastic gradient
        descent training for L1-regularized log-linear models with
        cumulative penalty", ACL-IJCNLP 2009.

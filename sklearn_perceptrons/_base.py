@@ -130,14 +130,20 @@ def _frozen(value):
     return value
 
 
-def _params_key(estimator):
-    """The current parameter values of ``estimator``, compared with ``==``
-    (identity first) to tell whether they changed since the last check."""
+def param_names(estimator):
+    """The names of the constructor parameters of ``estimator`` (a tuple,
+    cached per class)."""
     cls = type(estimator)
     names = _PARAM_NAMES.get(cls)
     if names is None:
         names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
-    key = tuple(map(estimator.__dict__.get, names))
+    return names
+
+
+def _params_key(estimator):
+    """The current parameter values of ``estimator``, compared with ``==``
+    (identity first) to tell whether they changed since the last check."""
+    key = tuple(map(estimator.__dict__.get, param_names(estimator)))
     # Only a dict or an estimator can change in place; most keys hold only
     # immutable values, and are then built without a Python loop.
     if not set(map(type, key)) <= _IMMUTABLE:

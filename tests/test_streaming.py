@@ -141,6 +141,11 @@ BAD_ROWS = {
     "weight_nan": (np.zeros((1, 6)), [1], [np.nan], "NaN|finite|infinity"),
     "weight_length": (np.zeros((1, 6)), [1], [1.0, 2.0], "shape|samples"),
     "y_length": (np.zeros((1, 6)), [1, 2], None, "inconsistent"),
+    "X_object": (np.array([["a", 0, 0, 0, 0, 0]], dtype=object), [1], None,
+                 "could not convert|string"),
+    "X_1d": (np.zeros(6), [1], None, "2D array|Expected 2D"),
+    "y_2d": (np.zeros((1, 6)), [[1, 2]], None, "y should be a 1d array|shape"),
+    "no_rows": (np.zeros((0, 6)), [], None, "0 sample"),
 }
 
 
@@ -268,3 +273,71 @@ def test_margin_overflow_refused_and_nothing_changes(estimator):
             refused += 1
         assert np.isfinite(est.coef_).all()
     assert refused >= 1
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(), Perceptron(average=True),
+                                       Perceptron(threshold=0.5, eta0=0.3)],
+                         ids=_ids)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**16), n_classes=st.sampled_from([2, 4]),
+       chunks=st.lists(st.integers(1, 12), min_size=1, max_size=8),
+       as_list=st.booleans(), strings=st.booleans())
+def test_any_chunking_of_a_stream_equals_one_batch(estimator, seed, n_classes,
+                                                   chunks, as_list, strings):
+    """Calls of any size (the compiled stream takes up to 256 rows), labels
+    as a list or an array, of any type: the model of one batch, bit for bit,
+    with coef_ right whenever it is read."""
+    n_samples = sum(chunks) + 1
+    X, y = _data(seed, n_samples, n_classes, False, np.float64)
+    if strings:
+        y = np.array([f"c{v}" for v in y])
+    classes = np.unique(np.concatenate([y, y[:0]])) if not strings else \
+        np.array([f"c{v}" for v in range(n_classes)])
+    batch = clone(estimator).partial_fit(X, y, classes=classes)
+    stream = clone(estimator).partial_fit(X[:1], y[:1], classes=classes)
+    start = 1
+    for size in chunks:
+        labels = y[start:start + size]
+        stream.partial_fit(X[start:start + size],
+                           labels.tolist() if as_list else labels)
+        # Read between calls: a lazily averaged coef_ must follow the stream.
+        partial = clone(estimator).partial_fit(X[:start + size],
+                                               y[:start + size], classes=classes)
+        np.testing.assert_array_equal(stream.coef_, partial.coef_)
+        start += size
+    _assert_same(_model(stream), _model(batch))
+    assert stream.mistakes_per_epoch_[0] + sum(stream.mistakes_per_epoch_[1:]) \
+        == stream.n_mistakes_
+
+
+def test_fit_between_calls_starts_the_stream_anew():
+    """fit replaces the state the compiled stream was armed for: the next
+    row updates the new model, never the old one."""
+    X, y = _data(11, 60, 2, False, np.float64)
+    est = Perceptron().partial_fit(X[:10], y[:10], classes=[0, 1])
+    for i in range(10, 20):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+    old_coef = est.coef_
+    old_values = old_coef.copy()
+    est.fit(X[20:40], y[20:40])
+    reference = Perceptron().fit(X[20:40], y[20:40])
+    for i in range(40, 60):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+        reference.partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(est), _model(reference))
+    np.testing.assert_array_equal(old_coef, old_values)
+
+
+def test_other_dtype_and_weighted_rows_between_lean_rows():
+    """float32 rows, weighted rows and lean rows mixed in one stream give the
+    model of the same calls made the full way (the checked path)."""
+    X, y = _data(12, 40, 3, False, np.float64)
+    weight = np.random.RandomState(0).uniform(0.5, 2.0, 40)
+    lean = Perceptron(average=True).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = Perceptron(average=True).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 40):
+        kwargs = {"sample_weight": weight[i:i + 1]} if i % 3 == 0 else {}
+        row = X[i:i + 1].astype(np.float32) if i % 4 == 0 else X[i:i + 1]
+        lean.partial_fit(row, y[i:i + 1], **kwargs)
+        full._checked_partial_fit(row, y[i:i + 1], **kwargs)
+    _assert_same(_model(lean), _model(full))

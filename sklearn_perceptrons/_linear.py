@@ -236,6 +236,7 @@ class BaseLinearPerceptron(BasePerceptron):
                         # The average moved: coef_ is computed when read.
                         self.__dict__.pop("coef_", None)
                         self.__dict__.pop("intercept_", None)
+                    self._after_learn(X, y)
                     record_partial_pass(self, total)
                     return self
         return self._checked_partial_fit(X, y, classes, sample_weight)
@@ -260,10 +261,30 @@ class BaseLinearPerceptron(BasePerceptron):
             f"{type(self).__name__!r} object has no attribute {name!r}"
         )
 
+    # Attributes a streaming call may leave to be computed when read.
+    _lazy_attributes = ("coef_",)
+
     def __getstate__(self):
-        # A pickle holds coef_ and intercept_ even when not read yet.
-        getattr(self, "coef_", None)
-        return super().__getstate__()
+        # A pickle holds every attribute, even those not read yet.
+        for name in self._lazy_attributes:
+            getattr(self, name, None)
+        state = super().__getstate__()
+        state.pop("_last_batch", None)
+        return state
+
+    @property
+    def _stream_plain(self):
+        # Whether the pass of partial_fit is, as far as the weights go, the
+        # plain compiled pass, which the compiled stream may run.
+        return self._plain_pass
+
+    def _after_stream(self, X, state, y_class, table):
+        """What a pass of the compiled stream in the checked path leaves to
+        do (the diagnostics a subclass's own pass would set)."""
+
+    def _after_learn(self, X, y):
+        """What a call taken by the armed stream leaves to do (cheaply: a
+        subclass defers its diagnostics until they are read)."""
 
     def _check_warm_start_shape(self, n_rows, n_features):
         """A clear error when warm_start cannot continue the previous model."""
@@ -401,7 +422,7 @@ class BaseLinearPerceptron(BasePerceptron):
         cache = stream_cache(self)
         start = perf_counter() if self.verbose else 0.0
         updates = None
-        if (hasattr(self, "_state") and self._plain_pass
+        if (hasattr(self, "_state") and self._stream_plain
                 and not self._crammer_singer()):
             # One compiled call for a few dense rows (see stream_pass).
             state = self._state
@@ -410,6 +431,8 @@ class BaseLinearPerceptron(BasePerceptron):
                 fit_intercept=self.fit_intercept,
                 rule=self._stream_rule(X, n_rows),
             )
+            if updates is not None:
+                self._after_stream(X, state, y_class, table)
         if updates is None:
             if hasattr(self, "_state"):
                 # In place when provably safe, so a call copies nothing.
@@ -447,7 +470,7 @@ class BaseLinearPerceptron(BasePerceptron):
                 and "fast" in cache:
             return  # armed by an earlier call, for the same state and labels
         cache.pop("fast", None)
-        if (not self._plain_pass or self._rule_reads_data
+        if (not self._stream_plain or self._rule_reads_data
                 or self._crammer_singer() or self.verbose
                 or self.class_weight is not None
                 or getattr(self, "penalty", None) is not None

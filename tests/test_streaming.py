@@ -341,3 +341,30 @@ def test_other_dtype_and_weighted_rows_between_lean_rows():
         lean.partial_fit(row, y[i:i + 1], **kwargs)
         full._checked_partial_fit(row, y[i:i + 1], **kwargs)
     _assert_same(_model(lean), _model(full))
+
+
+@pytest.mark.parametrize("estimator", [MarginPerceptron(margin=0.1),
+                                       MarginPerceptron(margin=0.3, average=True),
+                                       Perceptron(average=True)], ids=_ids)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes):
+    """Every attribute a lean call defers (averaged coef_, margin_, gamma_)
+    reads as after the same calls made the full way, also after pickling."""
+    X, y = _data(13, 40, n_classes, False, np.float64)
+    classes = np.arange(n_classes)
+    lean = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
+    full = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
+    names = ["coef_", "intercept_", "margin_", "gamma_", "n_mistakes_",
+             "n_iter_", "converged_", "mistakes_per_epoch_"]
+    for i in range(5, 40):
+        size = 1 + i % 3
+        lean.partial_fit(X[i:i + size], y[i:i + size])
+        full._checked_partial_fit(X[i:i + size], y[i:i + size])
+        if i % 4 == 0:
+            lean = pickle.loads(pickle.dumps(lean))
+        for name in names:
+            if hasattr(full, name):
+                np.testing.assert_array_equal(getattr(lean, name),
+                                              getattr(full, name))
+            else:
+                assert not hasattr(lean, name)

@@ -368,3 +368,21 @@ def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes):
                                               getattr(full, name))
             else:
                 assert not hasattr(lean, name)
+
+
+@pytest.mark.parametrize("estimator", STREAMING, ids=_ids)
+@pytest.mark.parametrize("bad", ["nan", "inf", "features", "label", "no_rows"])
+def test_bad_csr_row_refused_and_nothing_changes(estimator, bad):
+    """CSR rows take the lean path of validation too: what can fail is
+    still checked, with the messages of the full way."""
+    est, X, y = _fitted(estimator)
+    X_bad, y_bad, weight, message = BAD_ROWS[bad]
+    X_bad = sp.csr_matrix(X_bad)
+    X_bad.data[:] = X_bad.data  # explicit NaN/inf entries stay stored
+    before = _snapshot(est)
+    with pytest.raises(ValueError, match=message):
+        est.partial_fit(X_bad, np.asarray(y_bad))
+    assert _snapshot(est) == before
+    if bad != "label":  # prediction has no labels to check
+        with pytest.raises(ValueError, match=message):
+            est.predict(X_bad)

@@ -24,17 +24,18 @@ from itertools import combinations
 from operator import attrgetter
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    MetaEstimatorMixin,
-    _fit_context,
-    clone,
-)
+from sklearn import get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import _fit_context
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state, get_tags
+from sklearn.utils import metadata_routing
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils._tags import get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.metaestimators import _safe_split, available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
@@ -148,35 +149,50 @@ def _same_parameters(estimators):
 # ---------------------------------------------------------------------------
 
 
-def _fit_binary(estimator, X, y, sample_weight):
-    """Fit a clone of ``estimator`` on one binary problem (labels 0/1)."""
-    estimator = clone(estimator)
-    if sample_weight is None:
-        return estimator.fit(X, y)
-    return estimator.fit(X, y, sample_weight=sample_weight)
+def _fit_binary(estimator, X, y, params):
+    """Fit a clone of ``estimator`` on one binary problem (labels 0/1);
+    ``params``: the metadata of its ``fit`` (sample_weight, ...)."""
+    return clone(estimator).fit(X, y, **params)
 
 
-def _fit_pair(estimator, X, y_class, i, j, sample_weight):
+def _subset_metadata(params, n_samples, indices):
+    """The metadata of the samples ``indices``: every value with one entry per
+    sample is indexed, any other value is passed as it is."""
+    subset = {}
+    for name, value in params.items():
+        try:
+            per_sample = (
+                not isinstance(value, (str, dict))
+                and _num_samples(value) == n_samples
+            )
+        except TypeError:  # not an array-like
+            per_sample = False
+        subset[name] = _safe_indexing(value, indices) if per_sample else value
+    return subset
+
+
+def _routing_enabled():
+    """Whether scikit-learn's metadata routing is enabled."""
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _fit_pair(estimator, X, y_class, i, j, params):
     """Fit a clone on the samples of classes i and j only (j positive)."""
     indices = np.flatnonzero((y_class == i) | (y_class == j))
     X_pair, _ = _safe_split(estimator, X, None, indices)
     y_pair = (y_class[indices] == j).astype(np.int64)
-    weight = None if sample_weight is None else sample_weight[indices]
-    return _fit_binary(estimator, X_pair, y_pair, weight), indices
+    params = _subset_metadata(params, y_class.shape[0], indices)
+    return _fit_binary(estimator, X_pair, y_pair, params), indices
 
 
-def _partial_fit_binary(estimator, X, y, sample_weight):
+def _partial_fit_binary(estimator, X, y, params):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
     Works on a copy so that a failure in any sub-problem leaves every fitted
     estimator of the meta-estimator as it was.
     """
     estimator = copy.deepcopy(estimator)
-    if sample_weight is None:
-        return estimator.partial_fit(X, y, classes=_BINARY_CLASSES)
-    return estimator.partial_fit(
-        X, y, classes=_BINARY_CLASSES, sample_weight=sample_weight
-    )
+    return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
 
 
 def _is_fitted(estimator):
@@ -203,8 +219,12 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
+@_fit_context(prefer_skip_nested_validation=True)
 def _shared_fit(base, X, y_class, sample_weight, table, row_counts):
     """Every epoch of ``fit`` for every row at once, through the driver.
+
+    It stands in for the binary estimators' ``fit``, so it runs in their fit
+    context, which validates ``base``'s parameters first.
 
     ``row_counts`` is the number of samples of every row's binary problem:
     the ``n_samples`` of its tol rule, as the generic path's binary
@@ -246,6 +266,13 @@ def _shared_partial_fit(reference, state, X, y_class, sample_weight, table):
     return updates
 
 
+# The first pass of fresh binary estimators stands in for their first
+# partial_fit, which validates their parameters.
+_first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
+    _shared_partial_fit
+)
+
+
 # ---------------------------------------------------------------------------
 # The shared machinery of both reductions
 # ---------------------------------------------------------------------------
@@ -282,6 +309,14 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         "n_jobs": [numbers.Integral, None],
     }
 
+    # sample_weight is passed on to the binary estimators, never consumed by
+    # the reduction itself (so it has no set_fit_request of its own).
+    __metadata_request__fit = {"sample_weight": metadata_routing.UNUSED}
+    __metadata_request__partial_fit = {
+        "classes": metadata_routing.UNUSED,
+        "sample_weight": metadata_routing.UNUSED,
+    }
+
     def __init__(self, estimator=None, *, n_jobs=None):
         self.estimator = estimator
         self.n_jobs = n_jobs
@@ -315,7 +350,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         prefer_skip_nested_validation=False
     )
     @keep_state_on_error
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit one binary estimator per sub-problem.
 
         Parameters
@@ -330,19 +365,31 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         sample_weight : array-like of shape (n_samples,), default=None
             Weights passed to every binary estimator's ``fit``, restricted to
             the samples of its sub-problem (the base must accept
-            ``sample_weight``).
+            ``sample_weight``).  With metadata routing enabled, they are
+            passed only if the base requests them
+            (``estimator.set_fit_request(sample_weight=True)``), like any
+            other metadata.
+
+        **fit_params : dict
+            Other metadata of the binary estimators' ``fit``, restricted to
+            the samples of each sub-problem when they have one value per
+            sample.  Only with metadata routing enabled
+            (``sklearn.set_config(enable_metadata_routing=True)``), and only
+            the metadata the base estimator requests: see scikit-learn's
+            :ref:`Metadata Routing User Guide <metadata_routing>`.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, self._metadata("fit", sample_weight, fit_params))
 
     @available_if(_estimators_have("partial_fit"))
     @keep_state_on_error
     @partial_fit_context(prefer_skip_nested_validation=False)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None,
+                    **partial_fit_params):
         """Make one ``partial_fit`` pass of every binary estimator over its
         samples of a batch.
 
@@ -362,14 +409,68 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
         sample_weight : array-like of shape (n_samples,), default=None
             Weights passed, restricted to the samples of its sub-problem, to
-            every binary estimator's ``partial_fit``.
+            every binary estimator's ``partial_fit`` (with metadata routing
+            enabled: if the base requests them, through
+            ``set_partial_fit_request(sample_weight=True)``).
+
+        **partial_fit_params : dict
+            Other metadata of the binary estimators' ``partial_fit``; only
+            with metadata routing enabled, as in :meth:`fit`.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
-        return self._partial_fit(X, y, classes, sample_weight)
+        return self._partial_fit(
+            X, y, classes,
+            self._metadata("partial_fit", sample_weight, partial_fit_params),
+        )
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this object.
+
+        ``fit`` and ``partial_fit`` route their metadata to the same methods
+        of the binary estimators; see scikit-learn's :ref:`Metadata Routing
+        User Guide <metadata_routing>`.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+            The routing information.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self._base_estimator(),
+                method_mapping=MethodMapping()
+                .add(caller="fit", callee="fit")
+                .add(caller="partial_fit", callee="partial_fit"),
+            )
+        )
+
+    def _metadata(self, method, sample_weight, params):
+        """The metadata of the binary estimators' ``method``.
+
+        With metadata routing enabled, what the base estimator requests (and
+        scikit-learn's error for metadata it does not); otherwise
+        ``sample_weight`` alone, and other metadata is an error.
+        """
+        if _routing_enabled():
+            if sample_weight is not None:
+                params = {"sample_weight": sample_weight, **params}
+            routed = process_routing(self, method, **params)
+            return dict(routed["estimator"][method])
+        if params:
+            raise ValueError(
+                f"{type(self).__name__}.{method} got the extra keyword "
+                f"argument(s) {sorted(params)}: passing metadata other than "
+                "sample_weight on to the binary estimators needs metadata "
+                "routing: sklearn.set_config(enable_metadata_routing=True), "
+                f"and estimator.set_{method}_request(...) on the base."
+            )
+        return {} if sample_weight is None else {"sample_weight": sample_weight}
 
     # -- validation ------------------------------------------------------
 
@@ -407,11 +508,15 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             ensure_all_finite=False, reset=False,
         )
 
-    def _check_sample_weight(self, sample_weight, X, estimator, method, shared):
-        """Check ``sample_weight`` (non-negative on the fast path)."""
+    def _check_metadata(self, params, X, estimator, method, shared):
+        """The metadata with ``sample_weight`` checked (non-negative on the
+        fast path); without routing, the base must accept sample_weight."""
+        sample_weight = params.get("sample_weight")
         if sample_weight is None:
-            return None
-        if method == "fit":
+            return params
+        if _routing_enabled():
+            accepts = True  # the base requested it
+        elif method == "fit":
             accepts = has_fit_parameter(estimator, "sample_weight")
         else:
             accepts = "sample_weight" in inspect.signature(
@@ -423,19 +528,18 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 f"{type(estimator).__name__}.{method} does not accept "
                 "sample_weight."
             )
-        return _check_sample_weight(
+        sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=shared,
             allow_all_zero_weights=method == "partial_fit" or not shared,
         )
+        return {**params, "sample_weight": sample_weight}
 
     # -- fit ---------------------------------------------------------------
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, params):
         base = self._base_estimator()
-        shared = _shared_pass_supported(base)
-        if shared:
-            # The fast path never calls base.fit, which would validate them.
-            base._validate_params()
+        # The fast path reproduces the binary fits with sample weights only.
+        shared = _shared_pass_supported(base) and set(params) <= {"sample_weight"}
         X, y = self._validate_X_y(X, y, shared=shared, reset=True)
         classes, y_class = encode_labels(y)
         if classes.shape[0] < 2:
@@ -444,16 +548,15 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 f"{classes.tolist()[0]!r}. {type(self).__name__} needs samples "
                 "of at least 2 classes."
             )
-        sample_weight = self._check_sample_weight(
-            sample_weight, X, base, "fit", shared
-        )
+        params = self._check_metadata(params, X, base, "fit", shared)
         self.classes_ = classes
         if shared:
+            sample_weight = params.get("sample_weight")
             if sample_weight is None:
                 sample_weight = np.ones(X.shape[0])
             self.estimators_ = self._fit_shared(base, X, y_class, sample_weight)
         else:
-            self.estimators_ = self._fit_generic(base, X, y_class, sample_weight)
+            self.estimators_ = self._fit_generic(base, X, y_class, params)
         self._shared_input = shared
         return self
 
@@ -482,14 +585,11 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     # -- partial_fit -------------------------------------------------------
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, params):
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
         if first_call:
-            base = self._base_estimator()
-            if _shared_pass_supported(base, partial=True):
-                base._validate_params()
-            template = clone(base)
+            template = clone(self._base_estimator())
             estimators = [
                 copy.deepcopy(template) for _ in self._rows(classes.shape[0])
             ]
@@ -497,22 +597,22 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             estimators = list(self.estimators_)
         shared = (
             _shared_pass_supported(estimators[0], partial=True)
+            and set(params) <= {"sample_weight"}
             and _same_parameters(estimators)
         )
         X, y = self._validate_X_y(
             X, y, shared=shared, reset=first_call, labels_known=True
         )
         y_class = class_indices(classes, y)
-        sample_weight = self._check_sample_weight(
-            sample_weight, X, estimators[0], "partial_fit", shared
-        )
+        params = self._check_metadata(params, X, estimators[0], "partial_fit",
+                                      shared)
         if shared:
             estimators = self._partial_fit_shared(
-                estimators, classes, X, y_class, sample_weight
+                estimators, classes, X, y_class, params.get("sample_weight")
             )
         else:
             estimators = self._partial_fit_generic(
-                estimators, classes, X, y_class, sample_weight
+                estimators, classes, X, y_class, params
             )
         self.classes_ = classes
         self.estimators_ = estimators
@@ -540,8 +640,11 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         row_counts = np.array([
             X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
         ])
-        updates = _shared_partial_fit(reference, state, X, y_class, sample_weight,
-                                      self._table(n_classes))
+        # Binary estimators without a state are at their first partial_fit,
+        # which validates their parameters.
+        run = _shared_partial_fit if trained else _first_shared_partial_fit
+        updates = run(reference, state, X, y_class, sample_weight,
+                      self._table(n_classes))
         # Nothing can fail from here on: the estimators are updated in place.
         for k, (i, j) in enumerate(rows):
             if row_counts[k] == 0:
@@ -635,18 +738,18 @@ class OneVsAllPerceptron(_BaseReduction):
     def _table(self, n_classes):
         return one_vs_all_table(n_classes)
 
-    def _fit_generic(self, base, X, y_class, sample_weight):
+    def _fit_generic(self, base, X, y_class, params):
         return Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_binary)(
-                base, X, (y_class == k).astype(np.int64), sample_weight
+                base, X, (y_class == k).astype(np.int64), params
             )
             for _, k in self._rows(self.classes_.shape[0])
         )
 
-    def _partial_fit_generic(self, estimators, classes, X, y_class, sample_weight):
+    def _partial_fit_generic(self, estimators, classes, X, y_class, params):
         return Parallel(n_jobs=self.n_jobs)(
             delayed(_partial_fit_binary)(
-                est, X, (y_class == k).astype(np.int64), sample_weight
+                est, X, (y_class == k).astype(np.int64), params
             )
             for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
         )
@@ -752,9 +855,9 @@ class OneVsOnePerceptron(_BaseReduction):
     def _table(self, n_classes):
         return one_vs_one_table(n_classes)
 
-    def _fit_generic(self, base, X, y_class, sample_weight):
+    def _fit_generic(self, base, X, y_class, params):
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_pair)(base, X, y_class, i, j, sample_weight)
+            delayed(_fit_pair)(base, X, y_class, i, j, params)
             for i, j in self._rows(self.classes_.shape[0])
         )
         pairwise = get_tags(base).input_tags.pairwise
@@ -765,7 +868,7 @@ class OneVsOnePerceptron(_BaseReduction):
         self.pairwise_indices_ = None
         return super()._fit_shared(base, X, y_class, sample_weight)
 
-    def _partial_fit_generic(self, estimators, classes, X, y_class, sample_weight):
+    def _partial_fit_generic(self, estimators, classes, X, y_class, params):
         jobs = []
         for p, (i, j) in enumerate(self._rows(classes.shape[0])):
             indices = np.flatnonzero((y_class == i) | (y_class == j))
@@ -773,9 +876,9 @@ class OneVsOnePerceptron(_BaseReduction):
                 continue  # a pair without samples in the batch is not updated
             X_pair = X[indices]
             y_pair = (y_class[indices] == j).astype(np.int64)
-            weight = None if sample_weight is None else sample_weight[indices]
             jobs.append((p, delayed(_partial_fit_binary)(
-                estimators[p], X_pair, y_pair, weight
+                estimators[p], X_pair, y_pair,
+                _subset_metadata(params, y_class.shape[0], indices),
             )))
         updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
         estimators = list(estimators)
@@ -789,9 +892,9 @@ class OneVsOnePerceptron(_BaseReduction):
             estimators, classes, X, y_class, sample_weight
         )
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, params):
         self.pairwise_indices_ = None
-        return super()._partial_fit(X, y, classes, sample_weight)
+        return super()._partial_fit(X, y, classes, params)
 
     def decision_function(self, X):
         """Votes plus normalized confidences of every class.

@@ -34,24 +34,44 @@ _EPOCH = {
 _NO_INDEX = np.zeros(1, dtype=np.int32)
 _UNUSED = np.zeros(1)
 _PENDING = _second_order_fast.pending_rows()
-_BLAS_CONTROLLER = []
-
-
-def _one_blas_thread():
+class _OneBlasThread:
     """A context that keeps BLAS on one thread.
 
     The full mode calls BLAS once per mistake on a d x d matrix: calls far too
     small to share between threads, and OpenBLAS's thread hand-offs made a
-    fit up to 60 times slower on a busy 2-core machine.  The controller
-    (threadpoolctl, a dependency of scikit-learn) is made once, after
-    ``scipy.linalg.cython_blas`` is loaded, since finding the libraries costs
-    about a millisecond.
+    fit up to 60 times slower on a busy 2-core machine.  The BLAS libraries
+    are found once (threadpoolctl, a dependency of scikit-learn, after
+    ``scipy.linalg.cython_blas`` is loaded: finding them costs about a
+    millisecond), and a pass sets and restores their thread counts directly,
+    which costs a few microseconds where ``ThreadpoolController.limit``
+    costs about a hundred: a one-row ``partial_fit`` would pay it every call.
     """
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
 
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+    _blas = None
+
+    def __enter__(self):
+        if _OneBlasThread._blas is None:
+            from threadpoolctl import ThreadpoolController
+
+            _OneBlasThread._blas = ThreadpoolController().select(
+                user_api="blas").lib_controllers
+        self._restore = []
+        for library in _OneBlasThread._blas:
+            threads = library.num_threads
+            if threads != 1:
+                library.set_num_threads(1)
+                self._restore.append((library, threads))
+        return self
+
+    def __exit__(self, *exc):
+        for library, threads in self._restore:
+            library.set_num_threads(threads)
+        return False
+
+
+def _one_blas_thread():
+    """A context that keeps BLAS on one thread (see :class:`_OneBlasThread`)."""
+    return _OneBlasThread()
 
 
 def _physical_memory():

@@ -20,7 +20,6 @@ from time import perf_counter
 
 import numpy as np
 from joblib import effective_n_jobs
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -28,8 +27,10 @@ from sklearn.utils.extmath import safe_sparse_dot
 from ._base import (
     BasePerceptron,
     decision_shape,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
+    param_names,
     set_init_params,
     stream_cache,
 )
@@ -43,6 +44,7 @@ from ._rows import (
     LinearTrainer,
     Penalty,
     Rule,
+    arm_stream,
     check_finite_weights,
     commit_state,
     crammer_singer_table,
@@ -193,9 +195,7 @@ class BaseLinearPerceptron(BasePerceptron):
 
     # -- fitting -----------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the perceptron by epochs over the training data.
 
@@ -215,8 +215,6 @@ class BaseLinearPerceptron(BasePerceptron):
         """
         return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
-    @keep_state_on_error
-    @partial_fit_context
     @shared_doc
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
@@ -232,7 +230,67 @@ class BaseLinearPerceptron(BasePerceptron):
 
         {{partial_fit_params}}
         """
+        # The armed compiled stream (see arm_stream) takes a whole call on a
+        # few good rows by itself; it declines anything else, untouched.
+        cache = self.__dict__.get("_stream")
+        if cache is not None and classes is None and sample_weight is None:
+            fast = cache.get("fast")
+            if fast is not None:
+                total = fast.learn(self.__dict__, X, y)
+                if total >= 0:
+                    if self.average:
+                        # The average moved: coef_ is computed when read.
+                        self.__dict__.pop("coef_", None)
+                        self.__dict__.pop("intercept_", None)
+                    self._after_learn(X, y)
+                    record_partial_pass(self, total)
+                    return self
+        return self._checked_partial_fit(X, y, classes, sample_weight)
+
+    @keep_state_on_error
+    @partial_fit_context
+    def _checked_partial_fit(self, X, y, classes=None, sample_weight=None):
+        """``partial_fit`` the full way: every check, then the pass."""
         return self._partial_fit(X, y, classes, sample_weight)
+
+    def __getattr__(self, name):
+        # coef_ and intercept_ of an averaged stream are computed when read
+        # (from the state, which holds every averaging sum): a one-row call
+        # then never averages the whole model.
+        if name in ("coef_", "intercept_"):
+            d = self.__dict__
+            state = d.get("_state")
+            if state is not None and "classes_" in d:
+                d["coef_"], d["intercept_"] = self._public_model(state.model())
+                return d[name]
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}"
+        )
+
+    # Attributes a streaming call may leave to be computed when read.
+    _lazy_attributes = ("coef_",)
+
+    def __getstate__(self):
+        # A pickle holds every attribute, even those not read yet.
+        for name in self._lazy_attributes:
+            getattr(self, name, None)
+        state = super().__getstate__()
+        state.pop("_last_batch", None)
+        return state
+
+    @property
+    def _stream_plain(self):
+        # Whether the pass of partial_fit is, as far as the weights go, the
+        # plain compiled pass, which the compiled stream may run.
+        return self._plain_pass
+
+    def _after_stream(self, X, state, y_class, table):
+        """What a pass of the compiled stream in the checked path leaves to
+        do (the diagnostics a subclass's own pass would set)."""
+
+    def _after_learn(self, X, y):
+        """What a call taken by the armed stream leaves to do (cheaply: a
+        subclass defers its diagnostics until they are read)."""
 
     def _check_warm_start_shape(self, n_rows, n_features):
         """A clear error when warm_start cannot continue the previous model."""
@@ -350,8 +408,6 @@ class BaseLinearPerceptron(BasePerceptron):
         return eta * sample_weight
 
     def _partial_fit(self, X, y, classes, sample_weight):
-        if self._stream_one(X, y, classes, sample_weight):
-            return self
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
@@ -375,7 +431,7 @@ class BaseLinearPerceptron(BasePerceptron):
         # A penalized pass moves the weights by more than pass_bound's
         # updates (its decay is folded in at the end): it is always checked.
         penalized = self._stream_rule(X, n_rows).penalty is not None
-        if (hasattr(self, "_state") and self._plain_pass
+        if (hasattr(self, "_state") and self._stream_plain
                 and not self._crammer_singer() and not penalized):
             # One compiled call for a few dense rows (see stream_pass).
             state = self._state
@@ -384,6 +440,8 @@ class BaseLinearPerceptron(BasePerceptron):
                 fit_intercept=self.fit_intercept,
                 rule=self._stream_rule(X, n_rows),
             )
+            if updates is not None:
+                self._after_stream(X, state, y_class, table)
         if updates is None:
             if hasattr(self, "_state") and penalized:
                 state, bound = self._state.copy(), None
@@ -410,55 +468,36 @@ class BaseLinearPerceptron(BasePerceptron):
         # scikit-learn's SGD partial_fit does.
         self.coef_, self.intercept_ = self._public_model(state.model(copy=False))
         record_partial_pass(self, total)
+        self._arm_stream(cache, state, classes, table)
         return self
 
-
-    def _stream_one(self, X, y, classes, sample_weight):
-        """The shortest way of a streaming call: a few dense rows of the
-        state's dtype, no classes, no weights, nothing to print.  Checks what
-        can fail (shape, labels; finiteness and overflow in ``stream_pass``),
-        updates, and returns True; returns False, having changed nothing,
-        whenever the general path is needed (including for every error)."""
-        d = self.__dict__
-        state = d.get("_state")
-        if (
-            state is None or classes is not None or sample_weight is not None
-            or type(X) is not np.ndarray or X.ndim != 2
-            or X.dtype != state.coef.dtype or not X.flags.c_contiguous
-            or "feature_names_in_" in d or X.shape[1] != d["n_features_in_"]
-            or not 0 < X.shape[0] <= 8 or self.verbose or not self._plain_pass
-            or self.class_weight is not None or self._crammer_singer()
-        ):
-            return False
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            return False
-        cache = stream_cache(self)
-        classes = d["classes_"]
-        entry = cache.get("labels")
-        if entry is None or entry[0] is not classes:
-            return False
+    def _arm_stream(self, cache, state, classes, table):
+        """Let the compiled stream take the next one-row calls by itself
+        (see :func:`~sklearn_perceptrons._rows.arm_stream`) when the plain
+        pass of one-vs-all rows, without class weights and silent, is all a
+        call does."""
+        armed = cache.get("armed")
+        if armed is not None and armed[0] is state and armed[1] is classes \
+                and "fast" in cache:
+            return  # armed by an earlier call, for the same state and labels
+        cache.pop("fast", None)
+        if (not self._stream_plain or self._rule_reads_data
+                or self._crammer_singer() or self.verbose
+                or self.class_weight is not None
+                or getattr(self, "penalty", None) is not None
+                or "feature_names_in_" in self.__dict__):
+            return
         try:
-            y_class = np.array([entry[1][label] for label in y.tolist()],
-                               dtype=np.int32)
-        except (KeyError, TypeError):
-            return False
-        n_rows = state.coef.shape[0]
-        rule = self._stream_rule(X, n_rows)
-        if rule.penalty is not None:
-            return False
-        step = np.full(X.shape[0], self._learning_rate(), dtype=np.float64)
-        updates = stream_pass(
-            cache, self, state, X, y_class, step,
-            one_vs_all_table(classes.shape[0]),
-            fit_intercept=self.fit_intercept, rule=rule,
-        )
-        if updates is None:
-            return False
-        # Nothing below can fail.
-        self.coef_, self.intercept_ = state.model(copy=False)
-        record_partial_pass(self, int(updates.sum()))
-        return True
+            labels = {label: i for i, label in enumerate(classes.tolist())}
+        except TypeError:  # unhashable labels: no dict to look them up
+            return
+        if len(labels) != classes.shape[0]:
+            return
+        if arm_stream(cache, self, state, table, fit_intercept=self.fit_intercept,
+                      rule=self._stream_rule(None, state.coef.shape[0]),
+                      names=param_names(self), labels=labels,
+                      eta=self._learning_rate()) is not None:
+            cache["armed"] = (state, classes)
 
 
 @shared_doc
@@ -660,13 +699,9 @@ class Perceptron(BaseLinearPerceptron):
     .. [1] F. Rosenblatt, "The perceptron: a probabilistic model for
        information storage and organization in the brain", Psychological
        Review 65(6), 1958.
-    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
-       Symposium on the Mathematical Theory of Automata, 1962.
-    .. [3] Y. Freund and R. E. Schapire, "Large margin classification using
+    {{novikoff_crammer_singer_references}}
+    .. [4] Y. Freund and R. E. Schapire, "Large margin classification using
        the perceptron algorithm", Machine Learning 37(3), 1999.
-    .. [4] K. Crammer and Y. Singer, "Ultraconservative online algorithms
-       for multiclass problems", Journal of Machine Learning Research 3,
-       951-991, 2003.
     .. [5] Y. Tsuruoka, J. Tsujii and S. Ananiadou, "Stochastic gradient
        descent training for L1-regularized log-linear models with
        cumulative penalty", ACL-IJCNLP 2009.

@@ -39,7 +39,13 @@ The walk holds no Python objects and runs without the GIL.
 from cython cimport floating
 from libc.math cimport INFINITY, fabs, fmax, fmin, isfinite, isnan, sqrt
 
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
+
 import numpy as np
+
+_ndarray = np.ndarray
 
 # Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
@@ -850,6 +856,11 @@ cdef class DenseStream:
     cdef int rule
     cdef public double bound
     cdef public double limit
+    cdef public double eta
+    cdef object _state
+    cdef tuple _names
+    cdef tuple _values
+    cdef dict _labels
 
     def __init__(self, coef, intercept, class_rows_ptr, class_rows, class_signs,
                  bint fit_intercept, int rule, threshold, kappa, bint average,
@@ -901,33 +912,26 @@ cdef class DenseStream:
                         active, norm, updates, scores)
         self._order_array = order
 
-    def run(self, X, const int[::1] y_class, const double[::1] step):
-        """One pass over the rows of X (C-ordered, the state's dtype).
-
-        Returns the number of updates of every row (a new array), or None,
-        touching nothing, when X is not finite or the pass is not provably
-        free of overflow (the caller then takes its checked path).
-        """
-        cdef const double[:, ::1] X64
-        cdef const float[:, ::1] X32
-        cdef Py_ssize_t n = X.shape[0], d = X.shape[1], t, j, k
+    cdef long long _pass(self, const void* X, Py_ssize_t n, Py_ssize_t d,
+                         const int* y_class, const double* step):
+        """The pass over n dense rows at X (the state's dtype); the total of
+        the updates, or -1, touching nothing, when X is not finite or the
+        pass is not provably free of overflow."""
+        cdef Py_ssize_t t, j, k
         cdef double largest = 0.0, value, total_step = 0.0, s, after
-        if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
-            raise ValueError("DenseStream.run: X, y_class and step do not match.")
+        cdef long long total = 0
         cdef int[::1] grown
-        cdef const double* p64
-        cdef const float* p32
+        cdef const double* p64 = <const double*> X
+        cdef const float* p32 = <const float*> X
         if n == 0 or d == 0:
-            return None
+            return -1
         if n > self.n_order:
             order = np.arange(n, dtype=np.int32)
             grown = order
             self._order_array = order
             self.order, self.n_order = &grown[0], n
-        if self.single:
-            X32 = X
-            p32 = &X32[0, 0]
-            with nogil:
+        with nogil:
+            if self.single:
                 for t in range(n * d):
                     value = fabs(p32[t])
                     if value > largest:
@@ -935,10 +939,7 @@ cdef class DenseStream:
                     elif value != value:
                         largest = INFINITY
                         break
-        else:
-            X64 = X
-            p64 = &X64[0, 0]
-            with nogil:
+            else:
                 for t in range(n * d):
                     value = fabs(p64[t])
                     if value > largest:
@@ -948,7 +949,7 @@ cdef class DenseStream:
                         break
         # Not finite: the caller's checked path reports it.
         if not largest < INFINITY:
-            return None
+            return -1
         if self.fit_intercept and largest < 1.0:
             largest = 1.0
         for t in range(n):
@@ -958,10 +959,10 @@ cdef class DenseStream:
         after = self.bound + largest * total_step
         if not (after * (d * fmax(largest, 1.0) + 1.0) < self.limit
                 and 4.0 * (d + 1) * after * after < self.limit):
-            return None
-        for k in range(self.n_rows):
-            self.updates[k] = 0
+            return -1
         with nogil:
+            for k in range(self.n_rows):
+                self.updates[k] = 0
             if self.rule != 0:
                 for k in range(self.n_rows):
                     s = 0.0
@@ -978,8 +979,8 @@ cdef class DenseStream:
                     self.norm[k] = sqrt(s)
             if self.single:
                 _epoch(
-                    &X32[0, 0], NULL, NULL, False, d, self.order, n,
-                    &y_class[0], &step[0], self.rows_ptr, self.rows, self.signs,
+                    p32, NULL, NULL, False, d, self.order, n,
+                    y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef32, self.intercept32, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
@@ -987,12 +988,102 @@ cdef class DenseStream:
                 )
             else:
                 _epoch(
-                    &X64[0, 0], NULL, NULL, False, d, self.order, n,
-                    &y_class[0], &step[0], self.rows_ptr, self.rows, self.signs,
+                    p64, NULL, NULL, False, d, self.order, n,
+                    y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef64, self.intercept64, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
                     self.visits, self.updates, self.scores,
                 )
+            for k in range(self.n_rows):
+                total += self.updates[k]
         self.bound = after
+        return total
+
+    def run(self, X, const int[::1] y_class, const double[::1] step):
+        """One pass over the rows of X (C-ordered, the state's dtype).
+
+        Returns the number of updates of every row (a new array), or None,
+        touching nothing, when X is not finite or the pass is not provably
+        free of overflow (the caller then takes its checked path).
+        """
+        cdef const double[:, ::1] X64
+        cdef const float[:, ::1] X32
+        cdef const void* p
+        cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
+        if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
+            raise ValueError("DenseStream.run: X, y_class and step do not match.")
+        if n == 0 or d == 0:
+            return None
+        if self.single:
+            X32 = X
+            p = &X32[0, 0]
+        else:
+            X64 = X
+            p = &X64[0, 0]
+        if self._pass(p, n, d, &y_class[0], &step[0]) < 0:
+            return None
         return np.asarray(<long long[:self.n_rows]> self.updates).copy()
+
+    def arm(self, state, tuple names, tuple values, dict labels, double eta):
+        """Let :meth:`learn` take calls while the estimator's ``_state`` is
+        ``state`` and its parameters ``names`` are ``values`` (by identity):
+        ``labels`` maps every label to its class index, ``eta`` is the size
+        of an update.  ``arm(None, (), (), {}, 0)`` disarms."""
+        self._state = state
+        self._names, self._values = names, values
+        self._labels, self.eta = labels, eta
+
+    def learn(self, dict d, X, y):
+        """The whole of a streaming ``partial_fit`` call without sample or
+        class weights, for an estimator whose ``__dict__`` is ``d``: up to
+        256 rows of a C-ordered float ndarray X (the state's dtype, the state's
+        number of features) and their labels y (a 1-d ndarray or a list of
+        labels known to :meth:`arm`).  Returns the total of the updates, or
+        -1, touching nothing, whenever anything differs from that (the
+        caller then takes its checked path, which refuses bad input with its
+        messages)."""
+        cdef Py_buffer view
+        cdef Py_ssize_t i, n
+        cdef long long total
+        cdef int[256] y_class
+        cdef double[256] step
+        cdef PyObject* found
+        if self._state is None or PyDict_GetItem(d, "_state") != <PyObject*> self._state:
+            return -1
+        names, values = self._names, self._values
+        for i in range(len(names)):
+            if PyDict_GetItem(d, names[i]) != <PyObject*> values[i]:
+                return -1
+        if type(X) is not _ndarray:
+            return -1
+        if type(y) is _ndarray:
+            if y.ndim != 1:
+                return -1
+            y = y.tolist()
+        elif type(y) is not list:
+            return -1
+        n = len(<list> y)
+        if not 0 < n <= 256:
+            return -1
+        labels = self._labels
+        for i in range(n):
+            found = PyDict_GetItem(labels, (<list> y)[i])
+            if found == NULL:
+                return -1
+            y_class[i] = <int> (<object> found)
+            step[i] = self.eta
+        try:
+            PyObject_GetBuffer(X, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+        except (ValueError, TypeError, BufferError):
+            return -1
+        try:
+            if (view.ndim != 2 or view.shape[0] != n
+                    or view.shape[1] != self.n_features
+                    or view.format == NULL or view.format[1] != 0
+                    or view.format[0] != (102 if self.single else 100)):  # 'f', 'd'
+                return -1
+            total = self._pass(view.buf, n, self.n_features, y_class, step)
+        finally:
+            PyBuffer_Release(&view)
+        return total

@@ -321,6 +321,20 @@ def safe_bound(bound, largest, n_features, dtype):
             and 4.0 * (n_features + 1) * bound * bound < limit)
 
 
+def _owned_bound(cache, owner, state):
+    """The bound of the weights of ``state`` when ``owner`` made it by an
+    earlier pass (None otherwise).  While a compiled stream is bound to the
+    state (``cache["dense"]``), the stream holds the current bound: its
+    passes, and :meth:`learn` calls that bypass Python, move it."""
+    entry = cache.get("state")
+    if entry is None or entry[0] is not state or entry[1] != id(owner):
+        return None
+    dense = cache.get("dense")
+    if dense is not None and dense[0] is state:
+        return dense[3].bound
+    return entry[2]
+
+
 def writable_state(cache, owner, state, increment, largest=0.0):
     """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
     its weights after the pass (None: unproven, check the pass).
@@ -333,9 +347,9 @@ def writable_state(cache, owner, state, increment, largest=0.0):
     Otherwise (the first pass after ``fit``, a changed parameter, weights
     near overflow) the pass updates a copy, checked before it is adopted.
     """
-    entry = cache.get("state")
-    if entry is not None and entry[0] is state and entry[1] == id(owner):
-        bound = entry[2] + increment
+    bound = _owned_bound(cache, owner, state)
+    if bound is not None:
+        bound += increment
         if safe_bound(bound, largest, state.coef.shape[1], state.coef.dtype):
             return state, bound
     return state.copy(), None
@@ -347,38 +361,72 @@ def commit_state(cache, owner, state, bound):
     if bound is None:
         bound = weight_bound(state)
     cache["state"] = (state, id(owner), bound)
+    dense = cache.get("dense")
+    if dense is not None and dense[0] is state:
+        dense[3].bound = bound
+
+
+def dense_stream(cache, owner, state, table, *, fit_intercept, rule):
+    """The compiled stream (``DenseStream``) of ``state``, kept in ``cache``
+    while the state, its rule and its table stay the same; None while
+    ``owner`` does not own the state (see :func:`writable_state`)."""
+    bound = _owned_bound(cache, owner, state)
+    if bound is None:
+        return None
+    entry = cache.get("dense")
+    if entry is None or entry[0] is not state or entry[1] is not rule \
+            or entry[2] is not table:
+        stream = linear_fast.DenseStream(
+            state.coef, state.intercept, *table, fit_intercept, rule.code,
+            rule.threshold, rule.kappa, state.average, state.coef_sum,
+            state.intercept_sum, state.visits, bound,
+            _SAFE_BOUND[state.coef.dtype],
+        )
+        entry = cache["dense"] = (state, rule, table, stream)
+    return entry[3]
 
 
 def stream_pass(cache, owner, state, X, y_class, step, table, *,
                 fit_intercept, rule):
     """The in-place pass of :func:`writable_state` over a few dense rows in
-    one compiled call (``DenseStream``, bound once to ``state`` and kept in
-    ``cache``), which also checks X finite and the weights safe from
-    overflow.  Returns the updates of every row, or None when it cannot be
-    taken (CSR or other-dtype rows, a state ``owner`` does not own yet, an
-    unproven pass): the caller then takes its general path.
+    one compiled call (:func:`dense_stream`), which also checks X finite and
+    the weights safe from overflow.  Returns the updates of every row, or
+    None when it cannot be taken (CSR or other-dtype rows, a state ``owner``
+    does not own yet, an unproven pass): the caller then takes its general
+    path.
     """
     if type(X) is not np.ndarray or X.dtype != state.coef.dtype:
         return None
-    entry = cache.get("state")
-    if entry is None or entry[0] is not state or entry[1] != id(owner):
+    stream = dense_stream(cache, owner, state, table,
+                          fit_intercept=fit_intercept, rule=rule)
+    if stream is None:
         return None
-    bound = cache.get("dense")
-    if bound is None or bound[0] is not state or bound[1] is not rule \
-            or bound[2] is not table:
-        stream = linear_fast.DenseStream(
-            state.coef, state.intercept, *table, fit_intercept, rule.code,
-            rule.threshold, rule.kappa, state.average, state.coef_sum,
-            state.intercept_sum, state.visits, entry[2],
-            _SAFE_BOUND[state.coef.dtype],
-        )
-        bound = cache["dense"] = (state, rule, table, stream)
-    stream = bound[3]
-    stream.bound = entry[2]
     updates = stream.run(X, y_class, step)
     if updates is not None:
-        cache["state"] = (state, entry[1], stream.bound)
+        cache["state"] = (state, id(owner), stream.bound)
     return updates
+
+
+def arm_stream(cache, owner, state, table, *, fit_intercept, rule, names,
+               labels, eta):
+    """Arm the compiled stream of ``state`` (:func:`dense_stream`) to take
+    whole one-row calls by itself (``DenseStream.learn``), and keep it in
+    ``cache["fast"]``: while ``owner.__dict__`` holds this ``state`` and the
+    same objects as now under ``names`` (the parameters), the rows of a
+    float ndarray of the state's dtype labelled by keys of ``labels`` (label
+    -> class index) are learned with steps ``eta``.  Anything else, and any
+    bad input, makes ``learn`` decline (-1) and the caller go the full way.
+    """
+    stream = dense_stream(cache, owner, state, table,
+                          fit_intercept=fit_intercept, rule=rule)
+    if stream is None:
+        cache.pop("fast", None)
+        return None
+    d = owner.__dict__
+    stream.arm(state, names, tuple(d[name] for name in names), labels,
+               float(eta))
+    cache["fast"] = stream
+    return stream
 
 
 # ---------------------------------------------------------------------------

@@ -393,3 +393,13 @@ def test_one_vs_all_fast_path_keeps_the_penalty(penalty):
     scores = reduction.decision_function(X)
     assert_allclose(scores, native.decision_function(X), rtol=1e-12,
                     atol=1e-12)
+
+
+def test_n_jobs_none_follows_joblib_context():
+    from joblib import parallel_config
+    X, y = gaussian(n=120, d=4, n_classes=3)
+    plain = Perceptron().fit(X, y)
+    with parallel_config(n_jobs=2):
+        est = Perceptron()
+        assert est._n_threads() == 2
+        assert_array_equal(est.fit(X, y).coef_, plain.coef_)

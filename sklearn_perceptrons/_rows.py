@@ -545,21 +545,25 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
     groups = np.array_split(np.flatnonzero(active), min(n_threads, n_active))
     parts = [arrays.take(rows, average, l1) for rows in groups]
     tables = [_sub_table(table, rows, n_rows) for rows in groups]
-    results = [False] * len(groups)
+    results = [None] * len(groups)
 
     def work(g):
-        results[g] = call(parts[g], np.ones(groups[g].shape[0], np.uint8),
-                          tables[g])
+        try:
+            results[g] = call(parts[g], np.ones(groups[g].shape[0], np.uint8),
+                              tables[g])
+        except BaseException as error:  # re-raised by the calling thread
+            results[g] = error
 
     threads = [threading.Thread(target=work, args=(g,))
                for g in range(1, len(groups))]
     for thread in threads:
         thread.start()
-    try:
-        work(0)
-    finally:
-        for thread in threads:
-            thread.join()
+    work(0)
+    for thread in threads:
+        thread.join()
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
     for rows, part in zip(groups, parts):
         arrays.put(rows, part, average, l1)
     return any(results)

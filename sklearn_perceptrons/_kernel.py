@@ -11,11 +11,12 @@ epoch: see its docstring for the algorithm and the column cache.
 import dataclasses
 import copy
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
+from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -25,6 +26,7 @@ from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
 from ._base import (
     BasePerceptron,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
     set_init_params,
@@ -262,37 +264,76 @@ def _raise_nonfinite_kernel(kernel):
     )
 
 
-def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False):
+def _row_blocks(n, n_blocks):
+    """``n_blocks`` (at most ``n``) contiguous ranges ``(start, stop)`` that
+    cover ``range(n)``."""
+    bounds = np.linspace(0, n, min(n_blocks, n) + 1).astype(np.intp)
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def _run_blocks(score_block, blocks, n_jobs):
+    """``score_block(start, stop)`` for every block, on ``n_jobs`` threads
+    when more than one (the compiled scoring releases the GIL); returns the
+    results in block order."""
+    if n_jobs <= 1 or len(blocks) <= 1:
+        return [score_block(*block) for block in blocks]
+    with ThreadPoolExecutor(min(n_jobs, len(blocks))) as pool:
+        return list(pool.map(lambda block: score_block(*block), blocks))
+
+
+def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
+                 n_jobs=None):
     """``sum_j coef[j, k] * K(sv_j, x)`` for every row x of X, in chunks.
 
     ``sv_index`` are the columns of a precomputed X that belong to the
     support vectors; ``single``: the kernel values of a fit (see
-    ``_SINGLE_PRECISION``), for the scores a walk starts from.  Returns an
-    (n_samples, n_rows) float64 array.
+    ``_SINGLE_PRECISION``), for the scores a walk starts from; ``n_jobs``:
+    threads scoring blocks of rows (every row is scored by the same
+    arithmetic whatever its block, so the result does not depend on it).
+    Returns an (n_samples, n_rows) float64 array.
     """
     n, n_rows = X.shape[0], coef.shape[1]
     n_sv = coef.shape[0]
     if n == 0 or n_sv == 0:
         return np.zeros((n, n_rows))
+    n_jobs = effective_n_jobs(n_jobs)
+    out = np.empty((n, n_rows))
     if kernel.code in (_CALLABLE, _PRECOMPUTED):
-        # Python-level kernels: bounded blocks of K(X, sv) times coef.
+        # Python-level kernels: bounded blocks of K(X, sv) times coef (the
+        # same blocks whatever n_jobs, so that BLAS sums in the same order).
         chunk = max(1, int(cache_size * _MB // (8 * n_sv)))
-        out = np.empty((n, n_rows))
-        for start in range(0, n, chunk):
-            block = X[start : start + chunk]
+
+        def score_block(start, stop):
+            block = X[start:stop]
             if kernel.code == _CALLABLE:
                 gram = kernel.call(block, sv)
             else:
                 gram = np.asarray(block[:, sv_index], dtype=np.float64)
-            out[start : start + chunk] = gram @ coef
+            out[start:stop] = gram @ coef
+
+        _run_blocks(score_block, [(a, min(a + chunk, n)) for a in range(0, n, chunk)],
+                    n_jobs)
         return out
     X, sv = _common_dtype(X, sv)
-    out = np.empty((n, n_rows))
-    bad = _kernel_fast.decision(
-        *_parts(X), n, *_parts(sv), n_sv, X.shape[1], kernel.norms(sv), kernel,
-        coef, out, single,
-    )
-    if bad:
+    sv_parts = (*_parts(sv), n_sv, X.shape[1], kernel.norms(sv), kernel)
+    values, indices, indptr, sparse = _parts(X)
+    n_features = X.shape[1]
+
+    def score_block(start, stop):
+        # Views of the rows start:stop (CSR: indptr keeps absolute offsets).
+        if sparse:
+            rows = (values, indices, indptr[start : stop + 1], True)
+        else:
+            rows = (values[start * n_features : stop * n_features], indices,
+                    indptr, False)
+        return _kernel_fast.decision(
+            *rows, stop - start, *sv_parts, coef, out[start:stop], single,
+        )
+
+    # A few blocks per thread, so that a thread slowed down by other work
+    # on the machine does not hold up the others.
+    blocks = _row_blocks(n, 1 if n_jobs <= 1 else 4 * n_jobs)
+    if any(_run_blocks(score_block, blocks, n_jobs)):
         _raise_nonfinite_kernel(kernel)
     return out
 
@@ -758,11 +799,22 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         the unbudgeted number of support vectors loses at most about 0.01
         of test accuracy on the benchmarks (moons, circles, digits, a
         10-class problem); far smaller budgets lose more (see the user's
-        guide).  A budget at least the number of training rows changes
-        nothing.  "precomputed" and callable kernels keep the unbudgeted
-        walk, whose removals are those of "forgetron", "random" or "oldest"
-        (the projection strategies act as "forgetron" there), and whose
-        average loses a removed vector's share.
+        guide).  With ``tol`` set (the default), ``fit`` checks the model at
+        the quarters and at the end of every epoch on a sample of at most
+        2,000 training rows and returns the best one (the earliest of
+        equals): a late iterate of a budgeted walk can be worse than an
+        earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
+        kernel values per epoch (about 5x the walk on a thousand rows, 1%
+        on a million).  A budget at least the number of training rows
+        changes nothing.  "precomputed" and callable kernels keep the
+        unbudgeted walk (the budgeted one computes kernel values from the
+        support vectors' features in compiled code: a callable would be
+        called from Python at every visit, and a precomputed Gram matrix
+        already holds n_samples**2 values, beside which the unbudgeted
+        walk's O(n_samples) per update is small); there the removals are
+        those of "forgetron", "random" or "oldest" (the projection
+        strategies act as "forgetron"), and the average loses a removed
+        vector's share.
 
     budget_strategy : {"local_projection", "projection", "forgetron", \
 "random", "oldest"}, default="local_projection"
@@ -801,9 +853,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         budget far below what the data need, that share is mostly its
         constant part, and the average can predict worse than the last
         iterate).  They are
-        for online use (``partial_fit``) where their guarantees matter; on
-        batch problems with a budget well below the natural number of
-        support vectors, their last iterate predicts far worse than the
+        for online use (``partial_fit``) where their guarantees matter
+        (their bounds count the mistakes of the online walk, whichever model
+        ``fit`` returns); on batch problems with a budget well below the
+        natural number of support vectors, they predict far worse than the
         projection strategies (multiclass problems especially).  "Oldest"
         means the least recently updated: a support vector that is updated
         again keeps its slot and becomes the youngest.
@@ -847,6 +900,13 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     verbose : int, default=0
         If > 0, print one line per epoch: updates, ``||f||`` in kernel space
         and time.
+
+    n_jobs : int, default=None
+        Number of threads that score the rows of X in ``predict`` and
+        ``decision_function`` (blocks of rows in parallel, without the GIL;
+        the results are the same bit for bit whatever ``n_jobs``).
+        ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
+        context; ``-1`` means all processors.  Training is not affected.
 
     Attributes
     ----------
@@ -968,6 +1028,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(
@@ -994,6 +1055,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        n_jobs=None,
     ):
         set_init_params(self, locals())
 
@@ -1071,9 +1133,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the kernel perceptron by epochs over the training data.
 
@@ -1084,12 +1144,13 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
         {{fit_returns}}
         """
+        unweighted = sample_weight is None
         X, classes, y_class, sample_weight = self._validate_kernel_fit_data(
             X, y, sample_weight
         )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
-        step = sample_weight * self._class_weights(classes, y_class)[y_class]
+        class_step = self._class_weights(classes, y_class)
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
@@ -1101,9 +1162,14 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         n_possible = n if state is None or matched is not None else (
             n + state.sv.shape[0])
         if _kernel_budget.applies(self, kernel, n_possible):
-            return _kernel_budget.fit(self, X, classes, y_class, step, kernel,
-                                      rng, state, matched)
+            # Unweighted samples: the walk reads the step of each class, and
+            # the array of ones of the validation is released.
+            if unweighted:
+                sample_weight = None
+            return _kernel_budget.fit(self, X, classes, y_class, sample_weight,
+                                      class_step, kernel, rng, state, matched)
         # -- end of the budgeted walk --
+        step = sample_weight * class_step[y_class]
         if state is not None and state.alpha.shape[1] != n_rows:
             raise ValueError(
                 f"warm_start=True needs the multi_class of the previous fit; "
@@ -1264,8 +1330,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         K(support_vectors_[j], x) + intercept_``.
 
         Computed in compiled code without the GIL, one sample at a time, so
-        the extra memory is one kernel column per sample (blocks bounded by
-        ``cache_size`` for callable and precomputed kernels).
+        the extra memory is one kernel column per sample and thread (blocks
+        bounded by ``cache_size`` for callable and precomputed kernels);
+        ``n_jobs`` threads score blocks of rows in parallel.
 
         {{kernel_predict_X}}
 
@@ -1289,6 +1356,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         scores = _dual_scores(
             X, self._kernel(self.gamma_), self.support_vectors_,
             getattr(self, "support_", None), coef, self.cache_size,
+            n_jobs=self.n_jobs,
         )
         scores += self.intercept_
         if scores.shape[1] == 2 and self.classes_.shape[0] == 2:

@@ -17,24 +17,28 @@ the fitted ``estimators_`` are real estimators of the base type, assembled
 from the rows.
 """
 
+import contextlib
 import copy
 import inspect
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 from operator import attrgetter
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    MetaEstimatorMixin,
-    _fit_context,
-    clone,
-)
+from joblib import effective_n_jobs
+from sklearn import get_config
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import _fit_context
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state, get_tags
+from sklearn.utils import metadata_routing
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils._tags import get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
 from sklearn.utils.metaestimators import _safe_split, available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
@@ -56,6 +60,7 @@ from ._base import (
     partial_fit_classes,
     partial_fit_context,
     PredictMixin,
+    set_init_params,
     validate_rows,
 )
 from ._linear import Perceptron
@@ -63,10 +68,8 @@ from ._margin import MarginPerceptron
 from ._rows import (
     LinearState,
     LinearTrainer,
-    check_finite_weights,
     one_vs_all_table,
     one_vs_one_table,
-    run_epoch,
 )
 from ._training import (
     StoppingRule,
@@ -148,35 +151,50 @@ def _same_parameters(estimators):
 # ---------------------------------------------------------------------------
 
 
-def _fit_binary(estimator, X, y, sample_weight):
-    """Fit a clone of ``estimator`` on one binary problem (labels 0/1)."""
-    estimator = clone(estimator)
-    if sample_weight is None:
-        return estimator.fit(X, y)
-    return estimator.fit(X, y, sample_weight=sample_weight)
+def _fit_binary(estimator, X, y, params):
+    """Fit a clone of ``estimator`` on one binary problem (labels 0/1);
+    ``params``: the metadata of its ``fit`` (sample_weight, ...)."""
+    return clone(estimator).fit(X, y, **params)
 
 
-def _fit_pair(estimator, X, y_class, i, j, sample_weight):
+def _subset_metadata(params, n_samples, indices):
+    """The metadata of the samples ``indices``: every value with one entry per
+    sample is indexed, any other value is passed as it is."""
+    subset = {}
+    for name, value in params.items():
+        try:
+            per_sample = (
+                not isinstance(value, (str, dict))
+                and _num_samples(value) == n_samples
+            )
+        except TypeError:  # not an array-like
+            per_sample = False
+        subset[name] = _safe_indexing(value, indices) if per_sample else value
+    return subset
+
+
+def _routing_enabled():
+    """Whether scikit-learn's metadata routing is enabled."""
+    return bool(get_config().get("enable_metadata_routing", False))
+
+
+def _fit_pair(estimator, X, y_class, i, j, params):
     """Fit a clone on the samples of classes i and j only (j positive)."""
     indices = np.flatnonzero((y_class == i) | (y_class == j))
     X_pair, _ = _safe_split(estimator, X, None, indices)
     y_pair = (y_class[indices] == j).astype(np.int64)
-    weight = None if sample_weight is None else sample_weight[indices]
-    return _fit_binary(estimator, X_pair, y_pair, weight), indices
+    params = _subset_metadata(params, y_class.shape[0], indices)
+    return _fit_binary(estimator, X_pair, y_pair, params), indices
 
 
-def _partial_fit_binary(estimator, X, y, sample_weight):
+def _partial_fit_binary(estimator, X, y, params):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
     Works on a copy so that a failure in any sub-problem leaves every fitted
     estimator of the meta-estimator as it was.
     """
     estimator = copy.deepcopy(estimator)
-    if sample_weight is None:
-        return estimator.partial_fit(X, y, classes=_BINARY_CLASSES)
-    return estimator.partial_fit(
-        X, y, classes=_BINARY_CLASSES, sample_weight=sample_weight
-    )
+    return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
 
 
 def _is_fitted(estimator):
@@ -203,47 +221,161 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
-def _shared_fit(base, X, y_class, sample_weight, table, row_counts):
+def _balanced_groups(costs, n_groups):
+    """Split the rows into ``n_groups`` groups of about equal total cost
+    (largest first, each to the lightest group); rows ascending in a group."""
+    loads = np.zeros(n_groups)
+    groups = [[] for _ in range(n_groups)]
+    for k in np.argsort(-costs, kind="stable"):
+        g = int(np.argmin(loads))
+        groups[g].append(k)
+        loads[g] += costs[k]
+    return [np.array(sorted(g), dtype=np.intp) for g in groups if g]
+
+
+def _restrict_table(table, rows, n_rows):
+    """The row table of ``rows`` alone, renumbered 0..len(rows)-1 in order."""
+    rows_ptr, all_rows, signs = table
+    local = np.full(n_rows, -1, dtype=np.int32)
+    local[rows] = np.arange(rows.shape[0], dtype=np.int32)
+    mapped = local[all_rows]
+    keep = mapped >= 0
+    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
+    return kept_before[rows_ptr], mapped[keep], signs[keep]
+
+
+class _RowGroupsTrainer:
+    """A trainer (see :mod:`sklearn_perceptrons._training`) that trains the
+    rows in groups, one :class:`LinearTrainer` per group on a thread of
+    ``pool``.
+
+    Each group has its own state and a row table restricted to its rows, so
+    no two threads touch the same memory.  A row's updates depend only on its
+    own weights and on the samples of its binary problem in the epoch order,
+    which every group visits alike: the rows are those of one trainer over
+    all of them, bit for bit.
+    """
+
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule,
+                 groups, pool):
+        self.n_rows = state.coef.shape[0]
+        self.groups = groups
+        self.pool = pool
+        self.trainers = [
+            LinearTrainer(
+                X, y_class, step, _restrict_table(table, rows, self.n_rows),
+                LinearState.stack([state.row(k) for k in rows], X.shape[1],
+                                  state.coef.dtype, state.average),
+                fit_intercept=fit_intercept,
+                rule=rule._replace(threshold=rule.threshold[rows],
+                                   kappa=rule.kappa[rows]),
+            )
+            for rows in groups
+        ]
+
+    def run_epoch(self, order, active):
+        def run(trainer, rows):
+            group_active = np.ascontiguousarray(active[rows])
+            if not group_active.any():  # every row of the group has stopped
+                return np.zeros(rows.shape[0], dtype=np.int64)
+            return trainer.run_epoch(order, group_active)
+
+        updates = np.zeros(self.n_rows, dtype=np.int64)
+        for rows, group_updates in zip(
+            self.groups, self.pool.map(run, self.trainers, self.groups)
+        ):
+            updates[rows] = group_updates
+        return updates
+
+    @property
+    def state(self):
+        """The state of every row, in row order."""
+        rows = [None] * self.n_rows
+        for group, trainer in zip(self.groups, self.trainers):
+            for j, k in enumerate(group):
+                rows[k] = trainer.state.row(j)
+        first = self.trainers[0].state
+        return LinearState.stack(rows, first.coef.shape[1], first.coef.dtype,
+                                 first.average)
+
+    def weight_norm(self):
+        return float(np.linalg.norm(self.state.coef))
+
+
+@contextlib.contextmanager
+def _row_trainer(X, y_class, step, table, state, *, fit_intercept, rule,
+                 costs, n_jobs):
+    """The trainer of the fast path: one :class:`LinearTrainer`, or, with
+    ``n_jobs`` > 1, groups of rows of about equal ``costs`` on as many threads
+    (the compiled epoch releases the GIL)."""
+    n_groups = min(effective_n_jobs(n_jobs), state.coef.shape[0])
+    if n_groups <= 1:
+        yield LinearTrainer(X, y_class, step, table, state,
+                            fit_intercept=fit_intercept, rule=rule)
+        return
+    groups = _balanced_groups(np.asarray(costs, dtype=np.float64), n_groups)
+    with ThreadPoolExecutor(len(groups)) as pool:
+        yield _RowGroupsTrainer(X, y_class, step, table, state,
+                                fit_intercept=fit_intercept, rule=rule,
+                                groups=groups, pool=pool)
+
+
+@_fit_context(prefer_skip_nested_validation=True)
+def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
     """Every epoch of ``fit`` for every row at once, through the driver.
+
+    It stands in for the binary estimators' ``fit``, so it runs in their fit
+    context, which validates ``base``'s parameters first.
 
     ``row_counts`` is the number of samples of every row's binary problem:
     the ``n_samples`` of its tol rule, as the generic path's binary
-    estimator of a pair sees only that pair's samples.  Returns the final
-    state and the training record.
+    estimator of a pair sees only that pair's samples (and the cost of the
+    row in an epoch, to balance the threads of ``n_jobs``).  Returns the
+    final state and the training record.
     """
     n_rows = row_counts.shape[0]
     state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
-    trainer = LinearTrainer(
-        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
-        fit_intercept=base.fit_intercept,
-        rule=_linear.update_rule(base, X, n_rows),
-    )
     stopper = StoppingRule(
         n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
         n_samples=row_counts.astype(np.float64), early_stopping=False,
     )
-    record = train(
-        trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
-        rng=check_random_state(base.random_state), shuffle=base.shuffle,
-        max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
-    )
+    with _row_trainer(
+        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
+        fit_intercept=base.fit_intercept,
+        rule=_linear.update_rule(base, X, n_rows), costs=row_counts,
+        n_jobs=n_jobs,
+    ) as trainer:
+        record = train(
+            trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
+            rng=check_random_state(base.random_state), shuffle=base.shuffle,
+            max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
+        )
     return trainer.state, record
 
 
-def _shared_partial_fit(reference, state, X, y_class, sample_weight, table):
-    """One pass over the batch in the given order; returns updates per row."""
+def _shared_partial_fit(reference, state, X, y_class, sample_weight, table,
+                        row_counts, n_jobs):
+    """One pass over the batch in the given order; returns the new state
+    and the updates of every row."""
     n_rows = state.coef.shape[0]
     # The rule of the binary estimators' own pass (the fast path takes only
     # rules without an online search, see _shared_pass_supported).
-    updates = run_epoch(
-        X, state, np.arange(X.shape[0], dtype=np.int32), y_class,
-        _linear.learning_rate(reference) * sample_weight, table,
-        fit_intercept=reference.fit_intercept,
-        active=np.ones(n_rows, dtype=np.uint8),
-        rule=_linear.update_rule(reference, X, n_rows),
-    )
-    check_finite_weights(state)
-    return updates
+    with _row_trainer(
+        X, y_class, _linear.learning_rate(reference) * sample_weight, table,
+        state, fit_intercept=reference.fit_intercept,
+        rule=_linear.update_rule(reference, X, n_rows), costs=row_counts,
+        n_jobs=n_jobs,
+    ) as trainer:
+        updates = trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
+                                    np.ones(n_rows, dtype=np.uint8))
+    return trainer.state, updates
+
+
+# The first pass of fresh binary estimators stands in for their first
+# partial_fit, which validates their parameters.
+_first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
+    _shared_partial_fit
+)
 
 
 # ---------------------------------------------------------------------------
@@ -282,9 +414,16 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         "n_jobs": [numbers.Integral, None],
     }
 
+    # sample_weight is passed on to the binary estimators, never consumed by
+    # the reduction itself (so it has no set_fit_request of its own).
+    __metadata_request__fit = {"sample_weight": metadata_routing.UNUSED}
+    __metadata_request__partial_fit = {
+        "classes": metadata_routing.UNUSED,
+        "sample_weight": metadata_routing.UNUSED,
+    }
+
     def __init__(self, estimator=None, *, n_jobs=None):
-        self.estimator = estimator
-        self.n_jobs = n_jobs
+        set_init_params(self, locals())
 
     def __getstate__(self):
         # The streaming cache (see _base.stream_cache) is never saved.
@@ -315,7 +454,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         prefer_skip_nested_validation=False
     )
     @keep_state_on_error
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit one binary estimator per sub-problem.
 
         Parameters
@@ -330,19 +469,31 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         sample_weight : array-like of shape (n_samples,), default=None
             Weights passed to every binary estimator's ``fit``, restricted to
             the samples of its sub-problem (the base must accept
-            ``sample_weight``).
+            ``sample_weight``).  With metadata routing enabled, they are
+            passed only if the base requests them
+            (``estimator.set_fit_request(sample_weight=True)``), like any
+            other metadata.
+
+        **fit_params : dict
+            Other metadata of the binary estimators' ``fit``, restricted to
+            the samples of each sub-problem when they have one value per
+            sample.  Only with metadata routing enabled
+            (``sklearn.set_config(enable_metadata_routing=True)``), and only
+            the metadata the base estimator requests: see scikit-learn's
+            :ref:`Metadata Routing User Guide <metadata_routing>`.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
-        return self._fit(X, y, sample_weight)
+        return self._fit(X, y, self._metadata("fit", sample_weight, fit_params))
 
     @available_if(_estimators_have("partial_fit"))
     @keep_state_on_error
     @partial_fit_context(prefer_skip_nested_validation=False)
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None,
+                    **partial_fit_params):
         """Make one ``partial_fit`` pass of every binary estimator over its
         samples of a batch.
 
@@ -362,14 +513,68 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
         sample_weight : array-like of shape (n_samples,), default=None
             Weights passed, restricted to the samples of its sub-problem, to
-            every binary estimator's ``partial_fit``.
+            every binary estimator's ``partial_fit`` (with metadata routing
+            enabled: if the base requests them, through
+            ``set_partial_fit_request(sample_weight=True)``).
+
+        **partial_fit_params : dict
+            Other metadata of the binary estimators' ``partial_fit``; only
+            with metadata routing enabled, as in :meth:`fit`.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
-        return self._partial_fit(X, y, classes, sample_weight)
+        return self._partial_fit(
+            X, y, classes,
+            self._metadata("partial_fit", sample_weight, partial_fit_params),
+        )
+
+    def get_metadata_routing(self):
+        """Get the metadata routing of this object.
+
+        ``fit`` and ``partial_fit`` route their metadata to the same methods
+        of the binary estimators; see scikit-learn's :ref:`Metadata Routing
+        User Guide <metadata_routing>`.
+
+        Returns
+        -------
+        routing : sklearn.utils.metadata_routing.MetadataRouter
+            The routing information.
+        """
+        return (
+            MetadataRouter(owner=self)
+            .add_self_request(self)
+            .add(
+                estimator=self._base_estimator(),
+                method_mapping=MethodMapping()
+                .add(caller="fit", callee="fit")
+                .add(caller="partial_fit", callee="partial_fit"),
+            )
+        )
+
+    def _metadata(self, method, sample_weight, params):
+        """The metadata of the binary estimators' ``method``.
+
+        With metadata routing enabled, what the base estimator requests (and
+        scikit-learn's error for metadata it does not); otherwise
+        ``sample_weight`` alone, and other metadata is an error.
+        """
+        if _routing_enabled():
+            if sample_weight is not None:
+                params = {"sample_weight": sample_weight, **params}
+            routed = process_routing(self, method, **params)
+            return dict(routed["estimator"][method])
+        if params:
+            raise ValueError(
+                f"{type(self).__name__}.{method} got the extra keyword "
+                f"argument(s) {sorted(params)}: passing metadata other than "
+                "sample_weight on to the binary estimators needs metadata "
+                "routing: sklearn.set_config(enable_metadata_routing=True), "
+                f"and estimator.set_{method}_request(...) on the base."
+            )
+        return {} if sample_weight is None else {"sample_weight": sample_weight}
 
     # -- validation ------------------------------------------------------
 
@@ -407,11 +612,15 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             ensure_all_finite=False, reset=False,
         )
 
-    def _check_sample_weight(self, sample_weight, X, estimator, method, shared):
-        """Check ``sample_weight`` (non-negative on the fast path)."""
+    def _check_metadata(self, params, X, estimator, method, shared):
+        """The metadata with ``sample_weight`` checked (non-negative on the
+        fast path); without routing, the base must accept sample_weight."""
+        sample_weight = params.get("sample_weight")
         if sample_weight is None:
-            return None
-        if method == "fit":
+            return params
+        if _routing_enabled():
+            accepts = True  # the base requested it
+        elif method == "fit":
             accepts = has_fit_parameter(estimator, "sample_weight")
         else:
             accepts = "sample_weight" in inspect.signature(
@@ -423,19 +632,18 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 f"{type(estimator).__name__}.{method} does not accept "
                 "sample_weight."
             )
-        return _check_sample_weight(
+        sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=shared,
             allow_all_zero_weights=method == "partial_fit" or not shared,
         )
+        return {**params, "sample_weight": sample_weight}
 
     # -- fit ---------------------------------------------------------------
 
-    def _fit(self, X, y, sample_weight):
+    def _fit(self, X, y, params):
         base = self._base_estimator()
-        shared = _shared_pass_supported(base)
-        if shared:
-            # The fast path never calls base.fit, which would validate them.
-            base._validate_params()
+        # The fast path reproduces the binary fits with sample weights only.
+        shared = _shared_pass_supported(base) and set(params) <= {"sample_weight"}
         X, y = self._validate_X_y(X, y, shared=shared, reset=True)
         classes, y_class = encode_labels(y)
         if classes.shape[0] < 2:
@@ -444,16 +652,15 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 f"{classes.tolist()[0]!r}. {type(self).__name__} needs samples "
                 "of at least 2 classes."
             )
-        sample_weight = self._check_sample_weight(
-            sample_weight, X, base, "fit", shared
-        )
+        params = self._check_metadata(params, X, base, "fit", shared)
         self.classes_ = classes
         if shared:
+            sample_weight = params.get("sample_weight")
             if sample_weight is None:
                 sample_weight = np.ones(X.shape[0])
             self.estimators_ = self._fit_shared(base, X, y_class, sample_weight)
         else:
-            self.estimators_ = self._fit_generic(base, X, y_class, sample_weight)
+            self.estimators_ = self._fit_generic(base, X, y_class, params)
         self._shared_input = shared
         return self
 
@@ -467,7 +674,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         ])
         # A clone, so that a RandomState given to the base is not advanced.
         state, record = _shared_fit(clone(base), X, y_class, sample_weight,
-                                    self._table(n_classes), row_counts)
+                                    self._table(n_classes), row_counts,
+                                    self.n_jobs)
         template = clone(base)
         estimators = []
         for k, (i, j) in enumerate(rows):
@@ -482,14 +690,11 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     # -- partial_fit -------------------------------------------------------
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, params):
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
         if first_call:
-            base = self._base_estimator()
-            if _shared_pass_supported(base, partial=True):
-                base._validate_params()
-            template = clone(base)
+            template = clone(self._base_estimator())
             estimators = [
                 copy.deepcopy(template) for _ in self._rows(classes.shape[0])
             ]
@@ -497,22 +702,22 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             estimators = list(self.estimators_)
         shared = (
             _shared_pass_supported(estimators[0], partial=True)
+            and set(params) <= {"sample_weight"}
             and _same_parameters(estimators)
         )
         X, y = self._validate_X_y(
             X, y, shared=shared, reset=first_call, labels_known=True
         )
         y_class = class_indices(classes, y)
-        sample_weight = self._check_sample_weight(
-            sample_weight, X, estimators[0], "partial_fit", shared
-        )
+        params = self._check_metadata(params, X, estimators[0], "partial_fit",
+                                      shared)
         if shared:
             estimators = self._partial_fit_shared(
-                estimators, classes, X, y_class, sample_weight
+                estimators, classes, X, y_class, params.get("sample_weight")
             )
         else:
             estimators = self._partial_fit_generic(
-                estimators, classes, X, y_class, sample_weight
+                estimators, classes, X, y_class, params
             )
         self.classes_ = classes
         self.estimators_ = estimators
@@ -540,8 +745,11 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         row_counts = np.array([
             X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
         ])
-        updates = _shared_partial_fit(reference, state, X, y_class, sample_weight,
-                                      self._table(n_classes))
+        # Binary estimators without a state are at their first partial_fit,
+        # which validates their parameters.
+        run = _shared_partial_fit if trained else _first_shared_partial_fit
+        state, updates = run(reference, state, X, y_class, sample_weight,
+                             self._table(n_classes), row_counts, self.n_jobs)
         # Nothing can fail from here on: the estimators are updated in place.
         for k, (i, j) in enumerate(rows):
             if row_counts[k] == 0:
@@ -635,18 +843,18 @@ class OneVsAllPerceptron(_BaseReduction):
     def _table(self, n_classes):
         return one_vs_all_table(n_classes)
 
-    def _fit_generic(self, base, X, y_class, sample_weight):
+    def _fit_generic(self, base, X, y_class, params):
         return Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_binary)(
-                base, X, (y_class == k).astype(np.int64), sample_weight
+                base, X, (y_class == k).astype(np.int64), params
             )
             for _, k in self._rows(self.classes_.shape[0])
         )
 
-    def _partial_fit_generic(self, estimators, classes, X, y_class, sample_weight):
+    def _partial_fit_generic(self, estimators, classes, X, y_class, params):
         return Parallel(n_jobs=self.n_jobs)(
             delayed(_partial_fit_binary)(
-                est, X, (y_class == k).astype(np.int64), sample_weight
+                est, X, (y_class == k).astype(np.int64), params
             )
             for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
         )
@@ -752,9 +960,9 @@ class OneVsOnePerceptron(_BaseReduction):
     def _table(self, n_classes):
         return one_vs_one_table(n_classes)
 
-    def _fit_generic(self, base, X, y_class, sample_weight):
+    def _fit_generic(self, base, X, y_class, params):
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_pair)(base, X, y_class, i, j, sample_weight)
+            delayed(_fit_pair)(base, X, y_class, i, j, params)
             for i, j in self._rows(self.classes_.shape[0])
         )
         pairwise = get_tags(base).input_tags.pairwise
@@ -765,7 +973,7 @@ class OneVsOnePerceptron(_BaseReduction):
         self.pairwise_indices_ = None
         return super()._fit_shared(base, X, y_class, sample_weight)
 
-    def _partial_fit_generic(self, estimators, classes, X, y_class, sample_weight):
+    def _partial_fit_generic(self, estimators, classes, X, y_class, params):
         jobs = []
         for p, (i, j) in enumerate(self._rows(classes.shape[0])):
             indices = np.flatnonzero((y_class == i) | (y_class == j))
@@ -773,9 +981,9 @@ class OneVsOnePerceptron(_BaseReduction):
                 continue  # a pair without samples in the batch is not updated
             X_pair = X[indices]
             y_pair = (y_class[indices] == j).astype(np.int64)
-            weight = None if sample_weight is None else sample_weight[indices]
             jobs.append((p, delayed(_partial_fit_binary)(
-                estimators[p], X_pair, y_pair, weight
+                estimators[p], X_pair, y_pair,
+                _subset_metadata(params, y_class.shape[0], indices),
             )))
         updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
         estimators = list(estimators)
@@ -789,9 +997,9 @@ class OneVsOnePerceptron(_BaseReduction):
             estimators, classes, X, y_class, sample_weight
         )
 
-    def _partial_fit(self, X, y, classes, sample_weight):
+    def _partial_fit(self, X, y, classes, params):
         self.pairwise_indices_ = None
-        return super()._partial_fit(X, y, classes, sample_weight)
+        return super()._partial_fit(X, y, classes, params)
 
     def decision_function(self, X):
         """Votes plus normalized confidences of every class.

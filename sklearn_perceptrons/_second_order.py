@@ -17,10 +17,9 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
-from ._base import keep_state_on_error, set_init_params
+from ._base import fit_method, set_init_params
 from ._cpu import second_order_fast as _second_order_fast
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
@@ -461,9 +460,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     # -- public API ----------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the second-order perceptron by epochs over the training data.
 

@@ -12,7 +12,6 @@ driver.
 import warnings
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
@@ -21,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _voted_fast
 from ._base import (
     BasePerceptron,
-    keep_state_on_error,
+    fit_method,
     predict_from_decision,
     set_init_params,
 )
@@ -47,41 +46,6 @@ _BLOCK = 256
 _BLOCK_BYTES = 2**20
 
 
-class _MistakeLog:
-    """The mistakes of a fit in the order they were made: row, sample,
-    signed update and the survival count of the perceptron each one
-    created; ``current[r]`` is the log index of row r's current perceptron
-    (-1: the zero perceptron, which survives nothing: it errs on every
-    sample of positive weight)."""
-
-    def __init__(self, capacity, n_rows):
-        self.row = np.empty(capacity, dtype=np.int32)
-        self.sample = np.empty(capacity, dtype=np.int32)
-        self.coef = np.empty(capacity)
-        self.count = np.empty(capacity)
-        self.current = np.full(n_rows, -1, dtype=np.int64)
-        self.counters = np.zeros(2, dtype=np.int64)
-
-    @property
-    def size(self):
-        return int(self.counters[0])
-
-    def arrays(self):
-        return self.row, self.sample, self.coef, self.count
-
-    def grow(self):
-        size = self.size
-        for name in ("row", "sample", "coef", "count"):
-            old = getattr(self, name)
-            new = np.empty(2 * old.shape[0], dtype=old.dtype)
-            new[:size] = old[:size]
-            setattr(self, name, new)
-
-    def trimmed(self):
-        size = self.size
-        return self.row[:size], self.sample[:size], self.coef[:size], self.count[:size]
-
-
 class _LinearVoteState:
     """Primal training state: one weight row per sub-problem, updated in
     place; a visit's score is one dot product."""
@@ -89,14 +53,12 @@ class _LinearVoteState:
     def __init__(self, X, y_class, step, table, n_rows, fit_intercept):
         self.parts = parts(X)
         self.n_features = X.shape[1]
-        self.y_class = y_class
-        self.step = step
-        self.table = table
         self.fit_intercept = fit_intercept
         self.n_rows = n_rows
         self.coef = np.zeros((n_rows, X.shape[1]))
         self.intercept = np.zeros(n_rows)
-        self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * X.shape[0]), n_rows)
+        self.log = _voted_fast.Ledger(max(1024, _LOG_PER_SAMPLE * X.shape[0]),
+                                      n_rows, y_class, step, table)
 
     def run_epoch(self, order, active):
         """One epoch over ``order``; returns the mistakes of every row."""
@@ -104,10 +66,8 @@ class _LinearVoteState:
         start = 0
         while True:
             status, start = _voted_fast.linear_epoch(
-                *self.parts, self.n_features, order, start, self.y_class,
-                self.step, *self.table, active, self.coef, self.intercept,
-                self.fit_intercept, *self.log.arrays(), self.log.current,
-                self.log.counters, updates,
+                *self.parts, self.n_features, self.log, order, start, active,
+                self.coef, self.intercept, self.fit_intercept, updates,
             )
             if status == _voted_fast.STATUS_DONE:
                 break
@@ -143,14 +103,12 @@ class _KernelVoteState:
         n = X.shape[0]
         self.X = X
         self.kernel = _TrainingKernel(kernel, X)
-        self.y_class = y_class
-        self.step = step
-        self.table = table
         self.add = float(add)
         self.n_rows = n_rows
         self.scores = np.zeros((n_rows, n))
         self.alpha = np.zeros((n_rows, n))
-        self.log = _MistakeLog(max(1024, _LOG_PER_SAMPLE * n), n_rows)
+        self.log = _voted_fast.Ledger(max(1024, _LOG_PER_SAMPLE * n), n_rows,
+                                      y_class, step, table)
         if kernel.code == KERNEL_CODES["precomputed"]:
             self.cache = np.ascontiguousarray(X, dtype=np.float64)
             self.line_of_sample = np.arange(n, dtype=np.int32)
@@ -178,15 +136,13 @@ class _KernelVoteState:
         start = 0
         while True:
             status, start = _voted_fast.kernel_epoch(
-                order, start, self.y_class, self.step, *self.table, active,
-                self.scores, self.alpha, self.add, self.cache,
-                self.line_of_sample, *self.log.arrays(), self.log.current,
-                self.log.counters, updates,
+                self.log, order, start, active, self.scores, self.alpha,
+                self.add, self.cache, self.line_of_sample, updates,
             )
             if status == _voted_fast.STATUS_DONE:
                 break
             if status == _voted_fast.STATUS_NEED_ROW:
-                self._store_row(int(self.log.counters[1]))
+                self._store_row(int(order[start]))
             else:
                 self.log.grow()
         if not np.isfinite(self.scores).all():
@@ -429,9 +385,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Run the perceptron for ``max_iter`` epochs and keep every
         intermediate perceptron with its survival count.

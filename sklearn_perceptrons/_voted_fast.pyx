@@ -11,7 +11,7 @@ a mistake (``s * score <= 0`` with a positive step), creates the next
 perceptron of that row and logs the mistake: the row, the sample, the
 signed update ``step * s``, and a survival count that starts at ``step``.
 
-Two walks share that bookkeeping:
+Two walks share that bookkeeping, held by a ``Ledger``:
 
 * ``linear_epoch``: the weights of every row are updated in place and a
   visit's score is one dot product (dense or CSR rows).
@@ -31,6 +31,8 @@ sign(w_k . x)`` from the kernel values between the samples and the support
 vectors, by prefix sums over the logged mistakes (no w_k is ever formed).
 """
 
+import numpy as np
+
 from libc.stdint cimport int64_t, int32_t
 
 ctypedef fused floating:
@@ -46,10 +48,146 @@ STATUS_DONE = DONE
 STATUS_NEED_ROW = NEED_ROW
 STATUS_LOG_FULL = LOG_FULL
 
-# Indices of the int64 counters shared with the caller.
-cdef enum:
-    C_LOG_N = 0      # mistakes logged so far
-    C_MISSING = 1    # the sample whose kernel row is needed
+
+cdef class Ledger:
+    """The bookkeeping both walks share, for one fit.
+
+    What a visit of sample i touches: its class ``y_class[i]``, its step
+    ``step[i]`` and, from the one-vs-all table ``(rows_ptr, rows, signs)``,
+    the rows of that class with the sign of the sample in each.  And the
+    mistake log, in the order the mistakes were made: ``row``, ``sample``,
+    ``coef`` (the signed update) and ``count`` (the survival count of the
+    perceptron the mistake created), of which the first ``size`` entries
+    are used; ``current[r]`` is the log index of row r's current perceptron
+    (-1: the zero perceptron, which survives nothing: it errs on every
+    sample of positive step).
+    """
+
+    cdef const int32_t[::1] y_class
+    cdef const double[::1] step
+    cdef const int32_t[::1] rows_ptr
+    cdef const int32_t[::1] rows
+    cdef const signed char[::1] signs
+    cdef readonly object row, sample, coef, count, current
+    cdef readonly int64_t size
+
+    def __init__(self, capacity, n_rows, y_class, step, table):
+        self.y_class = y_class
+        self.step = step
+        self.rows_ptr, self.rows, self.signs = table
+        self.row = np.empty(capacity, dtype=np.int32)
+        self.sample = np.empty(capacity, dtype=np.int32)
+        self.coef = np.empty(capacity)
+        self.count = np.empty(capacity)
+        self.current = np.full(n_rows, -1, dtype=np.int64)
+        self.size = 0
+
+    def grow(self):
+        """Double the capacity of the log, keeping its entries."""
+        self.row = _grown(self.row, self.size)
+        self.sample = _grown(self.sample, self.size)
+        self.coef = _grown(self.coef, self.size)
+        self.count = _grown(self.count, self.size)
+
+    def trimmed(self):
+        """The used part of the log: ``(row, sample, coef, count)``."""
+        n = self.size
+        return self.row[:n], self.sample[:n], self.coef[:n], self.count[:n]
+
+
+def _grown(old, n):
+    """A log array of twice the capacity of ``old``, its first n entries."""
+    new = np.empty(2 * old.shape[0], dtype=old.dtype)
+    new[:n] = old[:n]
+    return new
+
+
+# A Ledger's arrays as pointers, for the walks' loops without the GIL.
+cdef struct Book:
+    const int32_t* y_class
+    const double* step
+    const int32_t* rows_ptr
+    const int32_t* rows
+    const signed char* signs
+    int32_t* log_row
+    int32_t* log_sample
+    double* log_coef
+    double* log_count
+    int64_t* current
+    int64_t* updates
+    int64_t size
+    int64_t capacity
+    int status      # why the walk stopped: DONE, NEED_ROW or LOG_FULL
+
+
+cdef Book _open(Ledger ledger, int64_t[::1] updates):
+    """The pointers of ``ledger``; the walk counts row r's mistakes in
+    ``updates[r]``."""
+    cdef Book book
+    cdef int32_t[::1] log_row = ledger.row
+    cdef int32_t[::1] log_sample = ledger.sample
+    cdef double[::1] log_coef = ledger.coef
+    cdef double[::1] log_count = ledger.count
+    cdef int64_t[::1] current = ledger.current
+    book.y_class = &ledger.y_class[0]
+    book.step = &ledger.step[0]
+    book.rows_ptr = &ledger.rows_ptr[0]
+    book.rows = &ledger.rows[0]
+    book.signs = &ledger.signs[0]
+    book.log_row = &log_row[0]
+    book.log_sample = &log_sample[0]
+    book.log_coef = &log_coef[0]
+    book.log_count = &log_count[0]
+    book.current = &current[0]
+    book.updates = &updates[0]
+    book.size = ledger.size
+    book.capacity = log_row.shape[0]
+    book.status = DONE
+    return book
+
+
+cdef inline bint _log_full(Book* book, int32_t i) noexcept nogil:
+    """Whether the log might not take a mistake of every row sample i visits;
+    if so, the walk stops with ``LOG_FULL``."""
+    cdef int32_t c = book.y_class[i]
+    if book.size + book.rows_ptr[c + 1] - book.rows_ptr[c] > book.capacity:
+        book.status = LOG_FULL
+        return True
+    return False
+
+
+cdef inline double _visit(Book* book, int32_t r, int32_t i, double sign,
+                         double score) noexcept nogil:
+    """Book-keep the visit of row r on sample i (its sign ``sign`` in the row,
+    its score ``score`` under the row's current perceptron).
+
+    On a mistake (``sign * score <= 0`` with a positive step) the next
+    perceptron of row r is born, surviving the step of sample i so far; it
+    is logged and the signed update ``step * sign`` is returned for the
+    caller to apply.  Otherwise the current perceptron survives the step and
+    0 is returned.
+    """
+    cdef int64_t k = book.size
+    cdef double step = book.step[i]
+    if sign * score <= 0.0 and step > 0.0:
+        book.log_row[k] = r
+        book.log_sample[k] = i
+        book.log_coef[k] = step * sign
+        book.log_count[k] = step
+        book.current[r] = k
+        book.size = k + 1
+        book.updates[r] += 1
+        return step * sign
+    if book.current[r] >= 0:
+        book.log_count[book.current[r]] += step
+    return 0.0
+
+
+cdef object _close(Ledger ledger, const Book* book, Py_ssize_t t,
+                   Py_ssize_t n_visits):
+    """Store the log's new size in ``ledger``; the walk's ``(status, t)``."""
+    ledger.size = book.size
+    return book.status, (t if book.status != DONE else n_visits)
 
 
 cdef inline void _row_view(
@@ -92,15 +230,12 @@ cdef inline void _axpy(double* w, double a, const floating* row,
             w[cols[j]] += a * row[j]
 
 
-cdef inline void _log(int64_t k, int32_t r, int32_t i, double coef, double step,
-                      int32_t* log_row, int32_t* log_sample, double* log_coef,
-                      double* log_count, int64_t* current) noexcept nogil:
-    """Log a mistake of row r on sample i: perceptron k of the log is born."""
-    log_row[k] = r
-    log_sample[k] = i
-    log_coef[k] = coef
-    log_count[k] = step
-    current[r] = k
+cdef inline void _add_kernel_row(double* scores, double a, const double* kernel_row,
+                                 double add, Py_ssize_t n) noexcept nogil:
+    """``scores += a * (K(x_i, .) + add)`` over the n training samples."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        scores[j] += a * (kernel_row[j] + add)
 
 
 def linear_epoch(
@@ -109,23 +244,13 @@ def linear_epoch(
     const int32_t[::1] indptr,
     bint sparse,
     Py_ssize_t n_features,
+    Ledger ledger,
     const int32_t[::1] order,
     Py_ssize_t start,
-    const int32_t[::1] y_class,
-    const double[::1] step,
-    const int32_t[::1] rows_ptr,
-    const int32_t[::1] rows,
-    const signed char[::1] signs,
     const unsigned char[::1] active,
     double[:, ::1] coef,
     double[::1] intercept,
     bint fit_intercept,
-    int32_t[::1] log_row,
-    int32_t[::1] log_sample,
-    double[::1] log_coef,
-    double[::1] log_count,
-    int64_t[::1] current,
-    int64_t[::1] counters,
     int64_t[::1] updates,
 ):
     """One epoch of the primal voted perceptron from visit ``start`` of
@@ -133,72 +258,52 @@ def linear_epoch(
 
     ``coef`` (n_rows, n_features) and ``intercept`` (n_rows,) are the
     current perceptrons, updated in place; mistakes are appended to the log
-    arrays from ``counters[C_LOG_N]``; ``updates[r]`` counts the mistakes of
-    row r.  Inactive rows neither update nor count survival.
+    of ``ledger``; ``updates[r]`` counts the mistakes of row r.  Inactive
+    rows neither update nor count survival.
 
     Returns ``(status, t)``: ``STATUS_DONE``, or ``STATUS_LOG_FULL`` with
     ``t`` the visit to resume from (nothing of it applied).
     """
-    cdef Py_ssize_t t, p, n_visits = order.shape[0]
-    cdef Py_ssize_t capacity = log_row.shape[0]
-    cdef int64_t k = counters[C_LOG_N]
+    cdef Py_ssize_t p, n_visits = order.shape[0]
+    cdef Py_ssize_t t = start
+    cdef Book book = _open(ledger, updates)
     cdef int32_t i, c, r
-    cdef double s, score, a
+    cdef double score, a
     cdef const floating* row
     cdef const int32_t* cols
     cdef Py_ssize_t nnz
-    cdef int status = DONE
     cdef const floating* data = &values[0] if values.shape[0] else NULL
     with nogil:
         for t in range(start, n_visits):
             i = order[t]
-            c = y_class[i]
-            if k + rows_ptr[c + 1] - rows_ptr[c] > capacity:
-                status = LOG_FULL
+            if _log_full(&book, i):
                 break
             _row_view(data, &indices[0], &indptr[0], sparse, n_features, i,
                       &row, &cols, &nnz)
-            for p in range(rows_ptr[c], rows_ptr[c + 1]):
-                r = rows[p]
+            c = book.y_class[i]
+            for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
+                r = book.rows[p]
                 if not active[r]:
                     continue
-                s = signs[p]
                 score = _dot(&coef[r, 0], row, cols, nnz) + intercept[r]
-                if s * score <= 0.0 and step[i] > 0.0:
-                    a = step[i] * s
+                a = _visit(&book, r, i, book.signs[p], score)
+                if a != 0.0:
                     _axpy(&coef[r, 0], a, row, cols, nnz)
                     if fit_intercept:
                         intercept[r] += a
-                    _log(k, r, i, a, step[i], &log_row[0], &log_sample[0],
-                         &log_coef[0], &log_count[0], &current[0])
-                    k += 1
-                    updates[r] += 1
-                elif current[r] >= 0:
-                    log_count[current[r]] += step[i]
-    counters[C_LOG_N] = k
-    return status, (t if status != DONE else n_visits)
+    return _close(ledger, &book, t, n_visits)
 
 
 def kernel_epoch(
+    Ledger ledger,
     const int32_t[::1] order,
     Py_ssize_t start,
-    const int32_t[::1] y_class,
-    const double[::1] step,
-    const int32_t[::1] rows_ptr,
-    const int32_t[::1] rows,
-    const signed char[::1] signs,
     const unsigned char[::1] active,
     double[:, ::1] scores,
     double[:, ::1] alpha,
     double add,
     const double[:, ::1] cache,
     const int32_t[::1] line_of_sample,
-    int32_t[::1] log_row,
-    int32_t[::1] log_sample,
-    double[::1] log_coef,
-    double[::1] log_count,
-    int64_t[::1] current,
-    int64_t[::1] counters,
     int64_t[::1] updates,
 ):
     """One epoch of the dual voted perceptron from visit ``start`` of
@@ -211,60 +316,44 @@ def kernel_epoch(
     with an intercept (a constant feature in kernel space), else 0.
 
     Returns ``(status, t)``: ``STATUS_DONE``, or ``STATUS_NEED_ROW`` (the
-    sample is ``counters[C_MISSING]``) or ``STATUS_LOG_FULL``, with ``t``
+    row of sample ``order[t]`` is needed) or ``STATUS_LOG_FULL``, with ``t``
     the visit to resume from (nothing of it applied).
     """
-    cdef Py_ssize_t t, p, j, n_visits = order.shape[0]
+    cdef Py_ssize_t p, n_visits = order.shape[0]
+    cdef Py_ssize_t t = start
     cdef Py_ssize_t n = scores.shape[1]
-    cdef Py_ssize_t capacity = log_row.shape[0]
-    cdef int64_t k = counters[C_LOG_N]
+    cdef Book book = _open(ledger, updates)
     cdef int32_t i, c, r, line
-    cdef double s, a
-    cdef double* line_scores
-    cdef const double* kernel_row
+    cdef double a
     cdef bint mistake
-    cdef int status = DONE
     with nogil:
         for t in range(start, n_visits):
             i = order[t]
-            c = y_class[i]
-            if k + rows_ptr[c + 1] - rows_ptr[c] > capacity:
-                status = LOG_FULL
+            if _log_full(&book, i):
                 break
-            if step[i] <= 0.0:
+            if book.step[i] <= 0.0:
                 continue
+            c = book.y_class[i]
             # Decide every row first: the visit is applied whole or not at all.
             mistake = False
-            for p in range(rows_ptr[c], rows_ptr[c + 1]):
-                r = rows[p]
-                if active[r] and signs[p] * scores[r, i] <= 0.0:
+            for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
+                r = book.rows[p]
+                if active[r] and book.signs[p] * scores[r, i] <= 0.0:
                     mistake = True
                     break
             line = line_of_sample[i]
             if mistake and line < 0:
-                counters[C_MISSING] = i
-                status = NEED_ROW
+                book.status = NEED_ROW
                 break
-            for p in range(rows_ptr[c], rows_ptr[c + 1]):
-                r = rows[p]
+            for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
+                r = book.rows[p]
                 if not active[r]:
                     continue
-                s = signs[p]
-                if s * scores[r, i] <= 0.0:
-                    a = step[i] * s
-                    kernel_row = &cache[line, 0]
-                    line_scores = &scores[r, 0]
-                    for j in range(n):
-                        line_scores[j] += a * (kernel_row[j] + add)
+                a = _visit(&book, r, i, book.signs[p], scores[r, i])
+                if a != 0.0:
+                    _add_kernel_row(&scores[r, 0], a, &cache[line, 0], add, n)
                     alpha[r, i] += a
-                    _log(k, r, i, a, step[i], &log_row[0], &log_sample[0],
-                         &log_coef[0], &log_count[0], &current[0])
-                    k += 1
-                    updates[r] += 1
-                elif current[r] >= 0:
-                    log_count[current[r]] += step[i]
-    counters[C_LOG_N] = k
-    return status, (t if status != DONE else n_visits)
+    return _close(ledger, &book, t, n_visits)
 
 
 def vote(

@@ -32,15 +32,20 @@ _EPOCH = {
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
 _UNUSED = np.zeros(1)
+def _aligned_zeros(n):
+    """``n`` float64 zeros starting at a multiple of 64 bytes."""
+    buffer = np.zeros(n + 8)
+    start = (-buffer.ctypes.data % 64) // 8
+    return buffer[start:start + n]
+
+
 def _aligned(array):
     """``array`` if its data start at a multiple of 64 bytes, else an aligned
     copy: the compiled pass reads the inverse 32 bytes at a time, and reads
     that straddle cache lines cost it a third more time."""
     if array.ctypes.data % 64 == 0:
         return array
-    buffer = np.empty(array.size + 64 // array.itemsize, dtype=array.dtype)
-    start = (-buffer.ctypes.data % 64) // array.itemsize
-    aligned = buffer[start:start + array.size].reshape(array.shape)
+    aligned = _aligned_zeros(array.size).reshape(array.shape)
     aligned[...] = array
     return aligned
 
@@ -170,8 +175,8 @@ class SecondOrderState:
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            _aligned(np.empty(2 * pp)),
-            _UNUSED if self.diagonal else _aligned(np.zeros(n_rows * pp)),
+            _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
+            _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
             np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
             self.intercept_sum, self.visits, updates,
         )

@@ -340,7 +340,7 @@ def epoch(
     precision : ndarray of float64 of shape (n_rows * 2 * p,)
         ``diag(A)`` then ``v`` of every row (unused unless diagonal).
     work : ndarray of float64 of shape (2 * pp,)
-        Scratch space for ``x~`` and ``z = A^-1 x~``.
+        Scratch space for ``x~`` and ``z = A^-1 x~`` (unused if diagonal).
     pending : ndarray of float64 of shape (n_rows * pp,)
         Zeros: room for the held-back downdate of every row (unused if
         diagonal); all are applied before the pass returns.

@@ -20,6 +20,7 @@ from the rows.
 import copy
 import inspect
 import numbers
+import operator
 from itertools import combinations
 from operator import attrgetter
 
@@ -51,12 +52,15 @@ from . import _linear
 from ._docstrings import shared_doc
 from ._base import (
     BasePerceptron,
+    check_params,
     class_indices,
     encode_labels,
     keep_state_on_error,
     partial_fit_classes,
+    param_names,
     partial_fit_context,
     PredictMixin,
+    stream_cache,
     validate_rows,
 )
 from ._linear import Perceptron
@@ -65,8 +69,11 @@ from ._rows import (
     LinearState,
     LinearTrainer,
     check_finite_weights,
+    commit_state,
+    dense_stream,
     one_vs_all_table,
     one_vs_one_table,
+    row_views,
     run_epoch,
 )
 from ._training import (
@@ -273,6 +280,105 @@ _first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
 )
 
 
+class _ReductionStream:
+    """The lean ``partial_fit`` of a reduction on the fast path: one-row
+    calls (up to 256 rows) of a float ndarray go straight to the compiled
+    stream of the stacked rows (``DenseStream.run``), whose binary
+    estimators hold views (see :func:`~sklearn_perceptrons._rows.row_views`).
+
+    Armed by the full path after a shared pass; :meth:`learn` declines,
+    touching nothing, unless the parameters (of the reduction and of every
+    binary estimator), the binary estimators and their states are those it
+    was armed with, and the rows are finite and safe from overflow.
+    """
+
+    @classmethod
+    def arm(cls, owner, cache, estimators, classes):
+        reference = estimators[0]
+        stack = cache.get("stack")
+        if (stack is None or "feature_names_in_" in owner.__dict__
+                or type(reference)._finish_row
+                is not _linear.BaseLinearPerceptron._finish_row
+                or any(e.__dict__.get("_state") is None for e in estimators)):
+            return
+        try:
+            labels = {label: i for i, label in enumerate(classes.tolist())}
+        except TypeError:  # unhashable labels
+            return
+        if len(labels) != classes.shape[0]:
+            return
+        key = cache.get("params")
+        if key is None:  # the first call: the next one arms
+            return
+        n_rows = stack.coef.shape[0]
+        table = owner._table(classes.shape[0])
+        commit_state(cache, owner, stack, None)
+        self = cls()
+        self.stream = dense_stream(
+            cache, owner, stack, table, fit_intercept=reference.fit_intercept,
+            rule=_linear.update_rule(reference, None, n_rows),
+        )
+        self.key = key
+        self.list = estimators
+        self.states = [e.__dict__["_state"] for e in estimators]
+        self.names = param_names(reference)
+        self.values = [tuple(map(e.__dict__.get, self.names)) for e in estimators]
+        self.labels = labels
+        self.eta = float(_linear.learning_rate(reference))
+        self.dtype = stack.coef.dtype
+        self.n_features = stack.coef.shape[1]
+        self.average = stack.average
+        rows_ptr, rows = table[0], table[1]
+        self.touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
+                        for c in range(classes.shape[0])]
+        cache["fast"] = self
+
+    def learn(self, owner, X, y):
+        """Make the call, or return False having changed nothing."""
+        d = owner.__dict__
+        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype != self.dtype
+                or not X.flags.c_contiguous or X.shape[1] != self.n_features
+                or not 0 < X.shape[0] <= 256
+                or d.get("estimators_") is not self.list
+                or check_params(owner) is not self.key):
+            return False
+        is_ = operator.is_
+        for est, state, values in zip(self.list, self.states, self.values):
+            ed = est.__dict__
+            if ed.get("_state") is not state or not all(
+                    map(is_, map(ed.get, self.names), values)):
+                return False
+        if type(y) is np.ndarray:
+            if y.ndim != 1:
+                return False
+            y = y.tolist()
+        elif type(y) is not list:
+            return False
+        if len(y) != X.shape[0]:
+            return False
+        try:
+            codes = [self.labels[label] for label in y]
+        except (KeyError, TypeError):
+            return False
+        updates = self.stream.run(X, np.array(codes, dtype=np.int32),
+                                  np.full(len(codes), self.eta))
+        if updates is None:
+            return False
+        # Nothing can fail from here on.
+        if len(codes) == 1:
+            rows = self.touched[codes[0]]
+        else:
+            rows = sorted(set().union(*(self.touched[c] for c in set(codes))))
+        for k in rows:
+            est = self.list[k]
+            if self.average:
+                # The average moved: coef_ is computed when read.
+                est.__dict__.pop("coef_", None)
+                est.__dict__.pop("intercept_", None)
+            record_partial_pass(est, int(updates[k]))
+        return True
+
+
 # ---------------------------------------------------------------------------
 # The shared machinery of both reductions
 # ---------------------------------------------------------------------------
@@ -386,8 +492,6 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return self._fit(X, y, self._metadata("fit", sample_weight, fit_params))
 
     @available_if(_estimators_have("partial_fit"))
-    @keep_state_on_error
-    @partial_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, classes=None, sample_weight=None,
                     **partial_fit_params):
         """Make one ``partial_fit`` pass of every binary estimator over its
@@ -422,6 +526,19 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self : object
             The updated estimator.
         """
+        if classes is None and sample_weight is None and not partial_fit_params:
+            cache = self.__dict__.get("_stream")
+            fast = None if cache is None else cache.get("fast")
+            if fast is not None and fast.learn(self, X, y):
+                return self
+        return self._checked_partial_fit(X, y, classes, sample_weight,
+                                         **partial_fit_params)
+
+    @keep_state_on_error
+    @partial_fit_context(prefer_skip_nested_validation=False)
+    def _checked_partial_fit(self, X, y, classes=None, sample_weight=None,
+                             **partial_fit_params):
+        """``partial_fit`` the full way: every check, then the pass."""
         return self._partial_fit(
             X, y, classes,
             self._metadata("partial_fit", sample_weight, partial_fit_params),
@@ -617,6 +734,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self.classes_ = classes
         self.estimators_ = estimators
         self._shared_input = shared
+        cache = stream_cache(self)
+        cache.pop("fast", None)
+        if shared:
+            _ReductionStream.arm(self, cache, estimators, classes)
         return self
 
     def _partial_fit_shared(self, estimators, classes, X, y_class, sample_weight):
@@ -646,14 +767,29 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         updates = run(reference, state, X, y_class, sample_weight,
                       self._table(n_classes))
         # Nothing can fail from here on: the estimators are updated in place.
+        # Their states are views of the rows of the stacked state, which
+        # the next streaming calls update in place (see _ReductionStream).
+        views = row_views(state)
         for k, (i, j) in enumerate(rows):
             if row_counts[k] == 0:
+                if states[k] is not None:
+                    # The pass did not visit this row: the view holds its
+                    # values.
+                    estimators[k]._state = views[k]
+                    if not state.average:
+                        estimators[k].coef_, estimators[k].intercept_ = \
+                            views[k].model(copy=False)
                 continue
             est = _linear.set_binary_fit(
-                estimators[k], state.row(k), X.shape[1], X,
+                estimators[k], views[k], X.shape[1], X,
                 lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
+            if not state.average:
+                # As the binary estimator's own partial_fit: coef_ follows
+                # the stream.
+                est.coef_, est.intercept_ = views[k].model(copy=False)
             record_partial_pass(est, int(updates[k]))
+        stream_cache(self)["stack"] = state
         return estimators
 
     @staticmethod

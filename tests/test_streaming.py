@@ -31,6 +31,8 @@ STREAMING = [
     KernelPerceptron(kernel="rbf", gamma=0.5),
     OneVsAllPerceptron(),
     OneVsOnePerceptron(),
+    OneVsAllPerceptron(Perceptron(average=True)),
+    OneVsOnePerceptron(MarginPerceptron(margin=0.1)),
 ]
 
 # SecondOrderPerceptron's own pass rounds differently when a batch is split
@@ -53,6 +55,8 @@ def _model(estimator):
     meta-estimator) and its mistake count."""
     if hasattr(estimator, "estimators_"):
         return [_model(e) for e in estimator.estimators_]
+    if not hasattr(estimator, "classes_"):
+        return ["not fitted"]  # a one-vs-one pair whose classes never came
     names = ["dual_coef_", "support_vectors_"] if hasattr(estimator, "dual_coef_") \
         else ["coef_"]
     arrays = [getattr(estimator, n) for n in names]
@@ -386,3 +390,31 @@ def test_bad_csr_row_refused_and_nothing_changes(estimator, bad):
     if bad != "label":  # prediction has no labels to check
         with pytest.raises(ValueError, match=message):
             est.predict(X_bad)
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("change", ["set_params", "own_partial_fit", "replace"])
+def test_reduction_binary_estimator_changed_between_rows(reduction, change):
+    """A binary estimator changed by hand between rows (its parameters, its
+    own partial_fit, a new estimator in estimators_) makes the next row go
+    the full way: the same model as calls made the full way."""
+    X, y = _data(14, 40, 3, False, np.float64)
+    lean = reduction(Perceptron(average=True)).partial_fit(X[:9], y[:9],
+                                                          classes=[0, 1, 2])
+    full = reduction(Perceptron(average=True)).partial_fit(X[:9], y[:9],
+                                                          classes=[0, 1, 2])
+    for i in range(9, 40):
+        if i == 20:
+            for est in (lean, full):
+                if change == "set_params":
+                    est.estimators_[1].set_params(eta0=0.5)
+                elif change == "own_partial_fit":
+                    est.estimators_[1].partial_fit(X[i:i + 2], [0, 1])
+                else:
+                    est.estimators_[1] = clone(est.estimators_[1]).partial_fit(
+                        X[:3], [0, 1, 0], classes=[0, 1])
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        _assert_same(_model(lean), _model(full))
+        np.testing.assert_array_equal(lean.decision_function(X[:4]),
+                                      full.decision_function(X[:4]))

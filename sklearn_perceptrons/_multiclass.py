@@ -320,9 +320,13 @@ class _ReductionStream:
         )
         self.key = key
         self.list = estimators
-        self.states = [e.__dict__["_state"] for e in estimators]
-        self.names = param_names(reference)
-        self.values = [tuple(map(e.__dict__.get, self.names)) for e in estimators]
+        # What a binary estimator may change by hand: the estimator in the
+        # list, its state, its parameters (the reduction's own parameters
+        # are checked by check_params).  Read with getters that loop in C.
+        self.members = list(estimators)
+        self.dicts = [e.__dict__ for e in estimators]
+        self.getter = operator.itemgetter("_state", *param_names(reference))
+        self.values = list(map(self.getter, self.dicts))
         self.labels = labels
         self.eta = float(_linear.learning_rate(reference))
         self.dtype = stack.coef.dtype
@@ -342,12 +346,15 @@ class _ReductionStream:
                 or d.get("estimators_") is not self.list
                 or check_params(owner) is not self.key):
             return False
-        is_ = operator.is_
-        for est, state, values in zip(self.list, self.states, self.values):
-            ed = est.__dict__
-            if ed.get("_state") is not state or not all(
-                    map(is_, map(ed.get, self.names), values)):
+        if not all(map(operator.is_, self.list, self.members)):
+            return False
+        try:
+            # Tuples compare their items by identity first: equal here
+            # means the same objects, or values that compare equal.
+            if list(map(self.getter, self.dicts)) != self.values:
                 return False
+        except (KeyError, ValueError, TypeError):  # missing, or no truth value
+            return False
         if type(y) is np.ndarray:
             if y.ndim != 1:
                 return False

@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._docstrings import shared_doc
 from ._rows import as_csr_int32
 from ._training import MistakesLog
 
@@ -253,6 +254,16 @@ def keep_state_on_error(method):
             raise
 
     return wrapper
+
+
+def fit_method(method):
+    """The decorators of an estimator's ``fit``: the docstring's shared
+    fragments filled in (:func:`~._docstrings.shared_doc`), the parameters
+    validated in scikit-learn's configuration context (``_fit_context``) and
+    the call all-or-nothing (:func:`keep_state_on_error`)."""
+    return keep_state_on_error(
+        _fit_context(prefer_skip_nested_validation=True)(shared_doc(method))
+    )
 
 
 def encode_labels(y):

@@ -19,7 +19,7 @@ import numbers
 from time import perf_counter
 
 import numpy as np
-from sklearn.base import _fit_context
+from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -27,6 +27,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from ._base import (
     BasePerceptron,
     decision_shape,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
     param_names,
@@ -41,6 +42,7 @@ from ._rows import (
     CoupledTrainer,
     LinearState,
     LinearTrainer,
+    Penalty,
     Rule,
     arm_stream,
     check_finite_weights,
@@ -93,6 +95,11 @@ class BaseLinearPerceptron(BasePerceptron):
     # stay the same).
     _rule_reads_data = False
 
+    def _n_threads(self):
+        """Threads of a one-vs-all pass (``n_jobs``; 1 without it)."""
+        n_jobs = getattr(self, "n_jobs", None)
+        return 1 if n_jobs is None else max(1, effective_n_jobs(n_jobs))
+
     @property
     def _plain_pass(self):
         # Whether the pass of partial_fit is the plain compiled pass (not
@@ -141,7 +148,8 @@ class BaseLinearPerceptron(BasePerceptron):
         """The trainer of ``fit`` (see :mod:`sklearn_perceptrons._training`)."""
         return LinearTrainer(X, y_class, step, table, state,
                              fit_intercept=self.fit_intercept,
-                             rule=self._rule(X, state.coef.shape[0]))
+                             rule=self._rule(X, state.coef.shape[0]),
+                             n_threads=self._n_threads())
 
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
         """The (coef, intercept) of a finished fit; sets extra attributes."""
@@ -157,7 +165,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return run_epoch(
             X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=self._stream_rule(X, n_rows),
+            rule=self._stream_rule(X, n_rows), n_threads=self._n_threads(),
         )
 
     def _finish_row(self, X, samples):
@@ -190,9 +198,7 @@ class BaseLinearPerceptron(BasePerceptron):
 
     # -- fitting -----------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the perceptron by epochs over the training data.
 
@@ -425,8 +431,11 @@ class BaseLinearPerceptron(BasePerceptron):
         cache = stream_cache(self)
         start = perf_counter() if self.verbose else 0.0
         updates = None
+        # A penalized pass moves the weights by more than pass_bound's
+        # updates (its decay is folded in at the end): it is always checked.
+        penalized = self._stream_rule(X, n_rows).penalty is not None
         if (hasattr(self, "_state") and self._stream_plain
-                and not self._crammer_singer()):
+                and not self._crammer_singer() and not penalized):
             # One compiled call for a few dense rows (see stream_pass).
             state = self._state
             updates = stream_pass(
@@ -437,7 +446,9 @@ class BaseLinearPerceptron(BasePerceptron):
             if updates is not None:
                 self._after_stream(X, state, y_class, table)
         if updates is None:
-            if hasattr(self, "_state"):
+            if hasattr(self, "_state") and penalized:
+                state, bound = self._state.copy(), None
+            elif hasattr(self, "_state"):
                 # In place when provably safe, so a call copies nothing.
                 state, bound = writable_state(
                     cache, self, self._state,
@@ -508,7 +519,9 @@ class Perceptron(BaseLinearPerceptron):
     **Cost.**  An epoch reads every row of X once, about the time of one
     matrix-vector product ``X @ w`` (K products for K classes); an update
     adds one row of X to w.  X is never copied: float32 stays float32 and
-    CSR stays sparse.  ``partial_fit`` and ``predict`` on a float ndarray
+    CSR stays sparse.  ``n_jobs`` trains the K one-vs-all rows in parallel
+    threads.  A penalty costs one more pass over each visited row (over
+    every weight of a dense row for l1).  ``partial_fit`` and ``predict`` on a float ndarray
     check only what can fail (shape, finiteness, labels), so streaming one
     row at a time stays cheap.
 
@@ -517,10 +530,36 @@ class Perceptron(BaseLinearPerceptron):
     tol=None``).  On data that are not linearly separable it never converges;
     ``average=True`` (the averaged perceptron) then often predicts
     better, as does :class:`MarginPerceptron`.  A drop-in replacement for
-    :class:`sklearn.linear_model.Perceptron` (same ``fit`` signature).
+    :class:`sklearn.linear_model.Perceptron`: same parameters (``penalty``,
+    ``alpha``, ``l1_ratio`` and ``n_jobs`` included) and ``fit`` signature.
 
     Parameters
     ----------
+    penalty : {"l2", "l1", "elasticnet"} or None, default=None
+        The regularization of scikit-learn's SGD perceptron (which
+        :class:`sklearn.linear_model.Perceptron` is).  With ``r`` the l1
+        share (0 for "l2", 1 for "l1", ``l1_ratio`` for "elasticnet"),
+        every visit of a sample by a weight row, update or not, does in
+        this order: (1) the weight decay ``w *= max(0, 1 - (1 - r) * eta0 *
+        alpha)``; (2) the perceptron update, decided on the margin before
+        the decay; (3) the cumulative l1 penalty of Tsuruoka, Tsujii and
+        Ananiadou (2009): the row's total ``u`` grows by ``r * eta0 *
+        alpha`` and each weight ``w_j`` of the sample's features (every
+        feature of a dense row, the stored entries of a CSR row) moves
+        toward 0 by ``u`` less what it already took, ``q_j``, without
+        crossing 0 (``q_j`` then grows by the move).  The intercept is never
+        penalized.  ``u`` and ``q`` run over all the epochs of one ``fit``
+        and start anew at each ``partial_fit`` call, as in scikit-learn.
+        Not with ``multi_class="crammer_singer"`` (ValueError).  None keeps
+        the plain perceptron, bit for bit.
+
+    alpha : float, default=0.0001
+        Strength of the penalty (>= 0); no effect when ``penalty=None``.
+
+    l1_ratio : float, default=0.15
+        The l1 share ``r`` of ``penalty="elasticnet"``, in [0, 1]: 0 is
+        "l2", 1 is "l1".
+
     threshold : float, default=0.0
         The threshold δ >= 0: a sample triggers an update when its margin
         ``s * (w . x + b)`` is <= δ.  With δ > 0 the perceptron also updates on
@@ -599,6 +638,15 @@ class Perceptron(BaseLinearPerceptron):
         ultraconservative uniform update).  Ignored with
         ``multi_class="ovr"``.
 
+    n_jobs : int, default=None
+        Threads training the one-vs-all rows of more than two classes: each
+        thread walks every sample, in the epoch's order, for its share of the
+        rows (the compiled pass releases the GIL), so the result is identical
+        bit for bit to ``n_jobs=1``.  ``None`` means 1 unless in a
+        :obj:`joblib.parallel_config` context; ``-1`` means all processors.
+        No effect on binary problems (one row) nor with
+        ``multi_class="crammer_singer"``, whose rows are coupled.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -631,6 +679,15 @@ class Perceptron(BaseLinearPerceptron):
 
     Notes
     -----
+    With a penalty, ``fit(X, y)`` on dense X with ``shuffle=False``, ``tol=None``
+    and no ``class_weight`` gives scikit-learn's ``Perceptron`` model up to
+    rounding (scikit-learn keeps the decay as a scale of the weights, as
+    this class does).  They differ elsewhere: scikit-learn moves the
+    intercept by 0.01 of the update on sparse X, draws another permutation
+    per one-vs-all row, stops on the training loss rather than on the number
+    of updates, weights a one-vs-all sub-problem's samples by its positive
+    or negative class, and has no ``average`` for its Perceptron.
+
     If the data are separable with margin γ (by a unit vector, on the padded
     vectors ``[x; 1]`` when ``fit_intercept``) and lie in a ball of radius R,
     ``fit`` with ``threshold=0`` makes at most ``(R / γ)²`` updates, whatever
@@ -645,13 +702,12 @@ class Perceptron(BaseLinearPerceptron):
     .. [1] F. Rosenblatt, "The perceptron: a probabilistic model for
        information storage and organization in the brain", Psychological
        Review 65(6), 1958.
-    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
-       Symposium on the Mathematical Theory of Automata, 1962.
-    .. [3] Y. Freund and R. E. Schapire, "Large margin classification using
+    {{novikoff_crammer_singer_references}}
+    .. [4] Y. Freund and R. E. Schapire, "Large margin classification using
        the perceptron algorithm", Machine Learning 37(3), 1999.
-    .. [4] K. Crammer and Y. Singer, "Ultraconservative online algorithms
-       for multiclass problems", Journal of Machine Learning Research 3,
-       951-991, 2003.
+    .. [5] Y. Tsuruoka, J. Tsujii and S. Ananiadou, "Stochastic gradient
+       descent training for L1-regularized log-linear models with
+       cumulative penalty", ACL-IJCNLP 2009.
 
     Examples
     --------
@@ -668,6 +724,9 @@ class Perceptron(BaseLinearPerceptron):
     >>> cs = Perceptron(multi_class="crammer_singer", average=True).fit(X, y)
     >>> cs.coef_.shape
     (3, 4)
+    >>> sparse = Perceptron(penalty="l1", alpha=0.01, n_jobs=2).fit(X, y)
+    >>> int((sparse.coef_ == 0).sum()) > 0
+    True
     """
 
     _parameter_constraints = {
@@ -676,11 +735,18 @@ class Perceptron(BaseLinearPerceptron):
         "eta0": [Interval(numbers.Real, 0, None, closed="neither")],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
+        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(
         self,
         *,
+        penalty=None,
+        alpha=0.0001,
+        l1_ratio=0.15,
         threshold=0.0,
         fit_intercept=True,
         max_iter=1000,
@@ -697,15 +763,33 @@ class Perceptron(BaseLinearPerceptron):
         verbose=0,
         multi_class="ovr",
         update="max",
+        n_jobs=None,
     ):
         set_init_params(self, locals())
+
+    def _penalty(self):
+        """The :class:`~sklearn_perceptrons._rows.Penalty` of a visit, in
+        scikit-learn's terms (None without a penalty)."""
+        if self.penalty is None:
+            return None
+        if self._crammer_singer():
+            raise ValueError(
+                f"penalty={self.penalty!r} is not supported with "
+                "multi_class='crammer_singer' (its rows move together, the "
+                "penalty is defined per one-vs-all row); use multi_class='ovr' "
+                "or penalty=None."
+            )
+        l1_ratio = {"l2": 0.0, "l1": 1.0}.get(self.penalty, self.l1_ratio)
+        eta, alpha = float(self.eta0), float(self.alpha)
+        return Penalty(max(0.0, 1.0 - (1.0 - l1_ratio) * eta * alpha),
+                       l1_ratio * eta * alpha)
 
     def _rule(self, X, n_rows):
         code = RULE_THRESHOLD
         if self._crammer_singer():
             code = RULE_CS_MAX if self.update == "max" else RULE_CS_UNIFORM
         return Rule(code, np.full(n_rows, float(self.threshold)),
-                    np.zeros(n_rows))
+                    np.zeros(n_rows), self._penalty())
 
 
 

@@ -202,8 +202,9 @@ class _TrainingErrors:
         self.weights = weights[:1] if self.uniform else weights
 
     def __call__(self, X, coef, intercept, rows):
-        if len(rows) == coef.shape[0]:
-            # Every row (the rows are sorted and distinct): no copies.
+        if isinstance(rows, slice) or len(rows) == coef.shape[0]:
+            # Every row (``slice(None)``, or all the rows, sorted and
+            # distinct): no copies.
             positive, takes_part = self.positive, self.takes_part
         else:
             coef, intercept = coef[rows], intercept[rows]
@@ -224,8 +225,10 @@ class _SearchTrainer(LinearTrainer):
     of :class:`MarginPerceptron`): a converged row stops; a row with a
     proof (over its update budget, or an iterate too short) restarts at the
     halved γ from ``w~ = 0``; a row
-    whose tol rule fired goes on at the halved γ, or stops when the last
-    ``patience`` halvings did not improve its pocket by more than ``tol``;
+    whose tol rule fired goes on at the halved γ, and so after every
+    further epoch until its pocket gains by more than ``tol``, or stops
+    when the last ``patience`` halvings did not improve its pocket by more
+    than ``tol``;
     with a validation set a row whose validation score stalled stops.
     Keeps the pocket (or, with a validation set, every row's best validation
     epoch) itself."""
@@ -248,11 +251,19 @@ class _SearchTrainer(LinearTrainer):
         self.pocket_score = np.full(n_rows, -np.inf)
         self.score_at_halving = np.full(n_rows, -np.inf)
         self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
+        # Rows whose last halving was by the tol rule, with no pocket gain
+        # since: they halve again after every epoch that brings none.
+        self.stalling = np.zeros(n_rows, dtype=bool)
         self.budget = None
         self.all_rows = np.arange(n_rows)
         if training_errors is not None:
             total = training_errors.total
             self.error_total = np.where(total > 0, total, 1.0)
+            # The pocket starts with the starting model, as Gallant's does:
+            # under skewed weights w~ = 0 (every sample negative) can be best.
+            errors = training_errors(X, self.pocket_coef, self.pocket_intercept,
+                                     self.all_rows)
+            self.pocket_score = -(errors / self.error_total)
         self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
 
     def _level_changed(self):
@@ -299,7 +310,9 @@ class _SearchTrainer(LinearTrainer):
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
         search, state = self.search, self.state
-        rows = self.all_rows if active.all() else np.flatnonzero(active)
+        # Whole arrays when every row is active (the common case): an epoch
+        # of a small problem costs little more than these few operations.
+        rows = slice(None) if active.all() else np.flatnonzero(active)
         if val_score is not None:
             score = val_score[rows]
         else:
@@ -308,9 +321,13 @@ class _SearchTrainer(LinearTrainer):
             errors = self.training_errors(self.X, coef, intercept, rows)
             # A row without training weight has no error: rate 0.
             score = -(errors / self.error_total[rows])
-        improved = score > self.pocket_score[rows]
+        pocket = self.pocket_score[rows]
+        improved = score > pocket
         if improved.any():
-            better = rows[improved]
+            if self.tol is not None:
+                # A gain by more than tol ends a tol-rule streak of halvings.
+                self.stalling[self.all_rows[rows][score > pocket + self.tol]] = False
+            better = self.all_rows[rows][improved]
             coef, intercept = state.model(copy=False)
             self.pocket_score[better] = score[improved]
             self.pocket_coef[better] = coef[better]
@@ -321,18 +338,23 @@ class _SearchTrainer(LinearTrainer):
         going = active & ~stopper.converged
         if not going.any():
             return ()
-        stalled = going & (stopper.active == 0)
-        proved = going & self._proved()
+        proved = self._proved()
         if val_score is not None:
             # The validation score stalled: the row stops, keeping its best
             # validation epoch; only proofs halve.
-            stopper.active[going & ~stalled] = 1
-            halve = proved & ~stalled
+            going &= stopper.active != 0
+            stopper.active[going] = 1
+            halve = going & proved
         else:
             # The search stops rows when they converge, or when halving no
-            # longer improves their pocket.
+            # longer improves their pocket; the tol rule (the stopper's
+            # verdict) halves, and so does every epoch of a streak.
+            halve = stopper.active == 0
+            halve |= proved
+            halve |= self.stalling
+            halve &= going
             stopper.active[going] = 1
-            halve = stalled | proved
+        proved &= going
         if last or not halve.any():
             return ()
         going = np.flatnonzero(halve)
@@ -352,6 +374,9 @@ class _SearchTrainer(LinearTrainer):
             # halves gamma and lets the run go on from where it is.
             search.restart(state, going[proved])
             search.halve(state, going[~proved], self.fit_intercept)
+            # A perfect pocket cannot gain: there halvings serve the margin,
+            # and wait for the tol rule as before.
+            self.stalling[going] = ~proved & (self.pocket_score[going] < 0)
             if val_score is None:
                 stopper.restart(going[proved])
             self._level_changed()
@@ -544,10 +569,14 @@ class MarginPerceptron(BaseLinearPerceptron):
       increases by one, but the run goes on from its iterate (a stalled run
       is usually close to satisfying the halved margin) and its updates are
       counted from there against the bounds of a run started at the current
-      ``||w~||``, so that a later halving by a bound is still a proof.  The
-      tol rule keeps its history across such a halving (a proof starts it
-      anew), so while the updates stall γ is halved after every epoch.  A
-      halving by the tol rule is a heuristic, not a proof.
+      ``||w~||``, so that a later halving by a bound is still a proof.
+      After such a halving γ is halved again after every epoch that does
+      not lower the pocket's weighted training error rate by more than
+      ``tol`` (a halving that did not help the pocket is not waited on),
+      unless the pocket makes no training error; such a gain, or a proof,
+      ends the streak, and the tol rule keeps its history until a proof
+      starts it anew.  A halving by the tol rule
+      is a heuristic, not a proof.
 
     A row stops when it converges; with ``tol`` set, also when the last
     ``n_iter_no_change`` halvings (proofs or not) have not lowered its
@@ -561,8 +590,9 @@ class MarginPerceptron(BaseLinearPerceptron):
     ``tol=None`` and no warm start), the maximum margin γ* is below
     ``2 gamma``, so ``margin_ > (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2).
     A row that never converges (non-separable data, or ``max_iter`` too
-    small) keeps the *pocket*: the coefficients, over the ends of all epochs
-    of all its runs, with the smallest weighted number of training errors
+    small) keeps the *pocket*: the coefficients, over the starting model
+    (``w~ = 0``, or the warm start) and the ends of all epochs of all its
+    runs, with the smallest weighted number of training errors
     (the sum of the sample and class weights of the misclassified training
     samples); ``converged_`` is then False and ``gamma_`` is its last γ.
     With ``early_stopping`` every row keeps its best validation epoch over

@@ -418,3 +418,64 @@ def test_reduction_binary_estimator_changed_between_rows(reduction, change):
         _assert_same(_model(lean), _model(full))
         np.testing.assert_array_equal(lean.decision_function(X[:4]),
                                       full.decision_function(X[:4]))
+
+
+@pytest.mark.parametrize("estimator", [
+    Perceptron(penalty="elasticnet", alpha=0.01),
+    Perceptron(penalty="l2", alpha=0.05, average=True),
+    OneVsAllPerceptron(Perceptron(penalty="l1", alpha=0.01)),
+    OneVsOnePerceptron(Perceptron(penalty="l2", alpha=0.01)),
+], ids=_ids)
+def test_penalized_stream_equals_the_full_way(estimator):
+    """A penalty is not part of the compiled stream: penalized one-row calls
+    give the model of the same calls made the full way."""
+    X, y = _data(15, 40, 3, False, np.float64)
+    lean = clone(estimator).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = clone(estimator).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 40):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(lean), _model(full))
+
+
+@pytest.mark.parametrize("base", [Perceptron(), Perceptron(average=True),
+                                  MarginPerceptron(margin=0.1)], ids=_ids)
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reduction_one_row_decision_is_that_of_its_estimators(base, n_classes,
+                                                              dtype):
+    """The lean one-row decision of a reduction is, bit for bit, the
+    combination of its binary estimators' own decisions (one-vs-one: votes
+    plus normalized confidences, pairs added in order; a pair that saw no
+    sample yet does not vote)."""
+    X, y = _data(16, 30, n_classes, False, dtype)
+    y[:10] = np.arange(10) % 2  # the first batch: classes 0 and 1 only
+    for reduction in (OneVsAllPerceptron, OneVsOnePerceptron):
+        est = reduction(clone(base)).partial_fit(X[:10], y[:10],
+                                                 classes=np.arange(n_classes))
+        for i in range(10, 30):
+            row = X[i:i + 1]
+            binary = [np.ravel(e.decision_function(row))
+                      if hasattr(e, "classes_") else None
+                      for e in est.estimators_]
+            if reduction is OneVsAllPerceptron:
+                expected = (binary[0] if len(binary) == 1
+                            else np.column_stack(binary))
+            else:
+                votes = np.zeros((1, n_classes))
+                confidence = np.zeros((1, n_classes))
+                for (a, b), scores in zip(est._rows(n_classes), binary):
+                    if scores is None:
+                        continue
+                    votes[:, b] += scores > 0
+                    votes[:, a] += ~(scores > 0)
+                    confidence[:, b] += scores
+                    confidence[:, a] -= scores
+                expected = votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+                if n_classes == 2:
+                    expected = expected[:, 1]
+            np.testing.assert_array_equal(est.decision_function(row), expected)
+            np.testing.assert_array_equal(
+                est.predict(row), est.classes_[np.argmax(np.atleast_2d(expected), axis=1)]
+                if expected.ndim == 2 else est.classes_[(expected > 0).astype(int)])
+            est.partial_fit(row, y[i:i + 1])

@@ -35,17 +35,6 @@ STREAMING = [
     OneVsOnePerceptron(MarginPerceptron(margin=0.1)),
 ]
 
-# SecondOrderPerceptron's own pass rounds differently when a batch is split
-# into calls (on main too, before the lean path): equal to rounding only,
-# see test_second_order_stream_equals_batch_to_rounding.
-_SPLIT_ROUNDING = pytest.mark.xfail(
-    reason="SecondOrderPerceptron: a split pass rounds differently", strict=False)
-BIT_FOR_BIT = [
-    pytest.param(e, marks=_SPLIT_ROUNDING) if isinstance(e, SecondOrderPerceptron)
-    else e for e in STREAMING
-]
-
-
 def _ids(estimator):
     return repr(estimator)
 
@@ -86,7 +75,7 @@ def _data(seed, n_samples, n_classes, sparse, dtype):
     return X, y
 
 
-@pytest.mark.parametrize("estimator", BIT_FOR_BIT, ids=_ids)
+@pytest.mark.parametrize("estimator", STREAMING, ids=_ids)
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @settings(max_examples=6, deadline=None)

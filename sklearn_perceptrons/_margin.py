@@ -473,9 +473,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         not fall below ``best - tol * n_samples`` (or, with early stopping,
         whose validation accuracy did not rise above ``best + tol``).  With
         a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead and its run goes on (a heuristic halving, see Notes), and
-        the search stops once ``n_iter_no_change`` halvings in a row have
-        not lowered the pocket's training error rate by more than ``tol``.
+        instead and its run goes on (a heuristic halving, see Notes), then
+        again after every epoch that does not lower the pocket's training
+        error rate by more than ``tol``, and the search stops once
+        ``n_iter_no_change`` halvings in a row have not lowered it by more
+        than ``tol``.
         ``None`` disables both: only convergence or ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5

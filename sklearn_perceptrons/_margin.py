@@ -192,13 +192,15 @@ class _TrainingErrors:
         signs = signs_of_class[y_class[idx]]
         self.idx = idx
         self.positive = signs > 0
-        self.takes_part = None if np.all(signs != 0) else signs != 0
+        takes_part = signs != 0
+        every = np.count_nonzero(takes_part) == takes_part.size
+        self.takes_part = None if every else takes_part
         weights = step[idx]
-        part = np.ones(signs.shape, dtype=bool) if self.takes_part is None \
-            else self.takes_part
         # The weight of every row's training samples: errors / total is a rate.
-        self.total = weights @ part
-        self.uniform = weights.shape[0] == 0 or np.all(weights == weights[0])
+        self.total = (np.full(signs.shape[1], weights.sum()) if every
+                      else weights @ takes_part)
+        self.uniform = (weights.shape[0] == 0
+                        or np.count_nonzero(weights != weights[0]) == 0)
         self.weights = weights[:1] if self.uniform else weights
 
     def of_zero(self):

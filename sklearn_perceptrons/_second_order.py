@@ -39,11 +39,11 @@ def _aligned_zeros(n):
     return buffer[start:start + n]
 
 
-def _aligned(array):
-    """``array`` if its data start at a multiple of 64 bytes, else an aligned
-    copy: the compiled pass reads the inverse 32 bytes at a time, and reads
-    that straddle cache lines cost it a third more time."""
-    if array.ctypes.data % 64 == 0:
+def _aligned(array, copy=False):
+    """``array`` (a copy if ``copy``) if its data start at a multiple of 64
+    bytes, else an aligned copy: the compiled pass reads the inverse 32 bytes
+    at a time, and reads that straddle cache lines cost it a third more time."""
+    if array.ctypes.data % 64 == 0 and not copy:
         return array
     aligned = _aligned_zeros(array.size).reshape(array.shape)
     aligned[...] = array
@@ -114,8 +114,12 @@ class SecondOrderState:
     def copy(self):
         new = SecondOrderState.__new__(SecondOrderState)
         for name, value in vars(self).items():
-            setattr(new, name, value.copy() if isinstance(value, np.ndarray)
-                    else value)
+            if name == "inverse" and value is not None:
+                # Aligned at once, so that the pass does not copy it again.
+                value = _aligned(value, copy=True)
+            elif isinstance(value, np.ndarray):
+                value = value.copy()
+            setattr(new, name, value)
         return new
 
     def copy_rows(self, source, rows):

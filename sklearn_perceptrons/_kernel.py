@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
@@ -27,6 +26,7 @@ from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
 from ._base import (
     BasePerceptron,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
     set_init_params,
@@ -799,11 +799,22 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         the unbudgeted number of support vectors loses at most about 0.01
         of test accuracy on the benchmarks (moons, circles, digits, a
         10-class problem); far smaller budgets lose more (see the user's
-        guide).  A budget at least the number of training rows changes
-        nothing.  "precomputed" and callable kernels keep the unbudgeted
-        walk, whose removals are those of "forgetron", "random" or "oldest"
-        (the projection strategies act as "forgetron" there), and whose
-        average loses a removed vector's share.
+        guide).  With ``tol`` set (the default), ``fit`` checks the model at
+        the quarters and at the end of every epoch on a sample of at most
+        2,000 training rows and returns the best one (the earliest of
+        equals): a late iterate of a budgeted walk can be worse than an
+        earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
+        kernel values per epoch (about 5x the walk on a thousand rows, 1%
+        on a million).  A budget at least the number of training rows
+        changes nothing.  "precomputed" and callable kernels keep the
+        unbudgeted walk (the budgeted one computes kernel values from the
+        support vectors' features in compiled code: a callable would be
+        called from Python at every visit, and a precomputed Gram matrix
+        already holds n_samples**2 values, beside which the unbudgeted
+        walk's O(n_samples) per update is small); there the removals are
+        those of "forgetron", "random" or "oldest" (the projection
+        strategies act as "forgetron"), and the average loses a removed
+        vector's share.
 
     budget_strategy : {"local_projection", "projection", "forgetron", \
 "random", "oldest"}, default="local_projection"
@@ -842,9 +853,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         budget far below what the data need, that share is mostly its
         constant part, and the average can predict worse than the last
         iterate).  They are
-        for online use (``partial_fit``) where their guarantees matter; on
-        batch problems with a budget well below the natural number of
-        support vectors, their last iterate predicts far worse than the
+        for online use (``partial_fit``) where their guarantees matter
+        (their bounds count the mistakes of the online walk, whichever model
+        ``fit`` returns); on batch problems with a budget well below the
+        natural number of support vectors, they predict far worse than the
         projection strategies (multiclass problems especially).  "Oldest"
         means the least recently updated: a support vector that is updated
         again keeps its slot and becomes the youngest.
@@ -1121,9 +1133,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the kernel perceptron by epochs over the training data.
 
@@ -1134,12 +1144,13 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
         {{fit_returns}}
         """
+        unweighted = sample_weight is None
         X, classes, y_class, sample_weight = self._validate_kernel_fit_data(
             X, y, sample_weight
         )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
-        step = sample_weight * self._class_weights(classes, y_class)[y_class]
+        class_step = self._class_weights(classes, y_class)
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
@@ -1151,9 +1162,14 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         n_possible = n if state is None or matched is not None else (
             n + state.sv.shape[0])
         if _kernel_budget.applies(self, kernel, n_possible):
-            return _kernel_budget.fit(self, X, classes, y_class, step, kernel,
-                                      rng, state, matched)
+            # Unweighted samples: the walk reads the step of each class, and
+            # the array of ones of the validation is released.
+            if unweighted:
+                sample_weight = None
+            return _kernel_budget.fit(self, X, classes, y_class, sample_weight,
+                                      class_step, kernel, rng, state, matched)
         # -- end of the budgeted walk --
+        step = sample_weight * class_step[y_class]
         if state is not None and state.alpha.shape[1] != n_rows:
             raise ValueError(
                 f"warm_start=True needs the multi_class of the previous fit; "

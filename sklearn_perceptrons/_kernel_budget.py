@@ -46,6 +46,10 @@ _PROGRESS_SECONDS = 10.0
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
 CHECK_ROWS = 2000
+# Models checked per epoch (at its quarters): a budgeted iterate swings
+# within an epoch, and a finer check finds a better one at a cost of at most
+# CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch.
+CHECKS_PER_EPOCH = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
 
 
@@ -74,14 +78,15 @@ class _BudgetState:
     current training data (-1 when it is not one of its rows).
     """
 
-    def __init__(self, estimator, kernel, n_features, n_rows, dtype):
+    def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
+                 step_by_class=False):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
         self.strategy = STRATEGY_CODES[estimator.budget_strategy]
         self.average = bool(estimator.average)
         self.iparams = np.array([
             kernel.code, int(kernel.degree), self.strategy, B, int(self.average),
-            n_rows, n_features, NEIGHBOURS,
+            n_rows, n_features, NEIGHBOURS, int(step_by_class),
         ], dtype=np.int64)
         self.dparams = np.array([
             kernel.gamma, kernel.coef0, float(estimator.fit_intercept),
@@ -165,9 +170,12 @@ class _BudgetState:
         a = self.alpha[:n]
         return float(np.sqrt(max(np.sum(a * (self.gram() @ a)), 0.0)))
 
-    def run(self, X, order, y_class, step, table, *, progress=None):
+    def run(self, X, order, y_class, step, table, *, progress=None,
+            checkpoints=(), checkpoint=None):
         """Visit the rows ``order`` of X; returns the updates per row.
-        ``progress(t, updates)`` is called between chunks of visits."""
+        ``progress(t, updates)`` is called between chunks of visits, and
+        ``checkpoint()`` after the visits ``order[:t]`` for every t of
+        ``checkpoints`` (increasing, below ``len(order)``)."""
         values, indices, indptr, sparse = _k._parts(X)
         if values.shape[0] == 0:
             values = np.zeros(1, dtype=X.dtype)
@@ -175,9 +183,13 @@ class _BudgetState:
             indices = indptr = _DUMMY_INT
         updates = np.zeros(self.K, dtype=np.int64)
         n = order.shape[0]
+        stops = [c for c in checkpoints if 0 < c < n] + [n]
         t = 0
         while t < n:
-            end = min(n, t + _CHUNK)
+            if t == stops[0]:
+                stops.pop(0)
+                checkpoint()
+            end = min(stops[0], t + _CHUNK)
             status, t = _kernel_budget_fast.walk(
                 values, indices, indptr, sparse, self.sv, self.col, order, t,
                 end,
@@ -250,6 +262,18 @@ def _progress_printer(estimator, epoch, n, start):
     return progress
 
 
+def _sample_rows(n, k, seed):
+    """``k`` distinct rows of ``n``, sorted, by Floyd's algorithm: O(k)
+    memory (a permutation of the rows would cost as much as a column of
+    X)."""
+    rs = np.random.RandomState(seed)
+    draws = rs.randint(0, np.arange(n - k + 1, n + 1))
+    chosen = set()
+    for top, j in zip(range(n - k, n), draws.tolist()):
+        chosen.add(j if j not in chosen else top)
+    return np.array(sorted(chosen), dtype=np.intp)
+
+
 class _ModelCheck:
     """Accuracy of the model of an epoch on a fixed sample of training rows
     (all of them when there are at most ``CHECK_ROWS``), drawn from the
@@ -260,8 +284,7 @@ class _ModelCheck:
         if n > CHECK_ROWS:
             seed = estimator.random_state if isinstance(
                 estimator.random_state, (int, np.integer)) else 0
-            rows = np.sort(np.random.RandomState(seed).choice(
-                n, CHECK_ROWS, replace=False))
+            rows = _sample_rows(n, CHECK_ROWS, seed)
             self.X = _k._take_rows(X, rows)
             self.y = y_class[rows]
         else:
@@ -305,22 +328,30 @@ class _BudgetTrainer:
     def run_epoch(self, order, active):
         self.epoch += 1
         self.walk.refresh_inverse()
+        n = order.shape[0]
+        checkpoints = ([n * q // CHECKS_PER_EPOCH
+                        for q in range(1, CHECKS_PER_EPOCH)]
+                       if self.check is not None else ())
         updates = self.walk.run(
             self.X, order, self.y_class, self.step, self.table,
             progress=_progress_printer(self.estimator, self.epoch,
-                                       order.shape[0], perf_counter()))
+                                       n, perf_counter()),
+            checkpoints=checkpoints, checkpoint=self.check_model)
         return np.array([updates.sum()], dtype=np.int64)
+
+    def check_model(self):
+        """Score the current model; keep it if it is the best so far (ties
+        keep the earlier one)."""
+        score = self.check.score(self.walk, self.X)
+        if self.best is None or score > self.best[0]:
+            self.best = (score, self.walk.snapshot())
 
     def weight_norm(self):
         return self.walk.weight_norm()
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, last=False):
         if self.check is not None:
-            # The model of this epoch against the best so far (ties keep
-            # the earlier one).
-            score = self.check.score(self.walk, self.X)
-            if self.best is None or score > self.best[0]:
-                self.best = (score, self.walk.snapshot())
+            self.check_model()
         return []
 
     def keep_best(self):
@@ -328,7 +359,8 @@ class _BudgetTrainer:
             self.walk.restore(self.best[1])
 
 
-def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
+def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
+        rng, state, matched):
     """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
     through the epoch driver.
 
@@ -336,15 +368,22 @@ def fit(estimator, X, classes, y_class, step, kernel, rng, state, matched):
     the rows of X its support vectors are (None when they are not rows of
     X).  Rows of a multiclass problem stop together, on the rule applied to
     their total number of updates (a removal changes every row).  With
-    ``tol`` (the stopping rule on), the model returned is that of the epoch
-    whose model classifies best a fixed sample of training rows: a late
-    epoch of a budgeted walk is not always better than an earlier one.
+    ``tol`` (the stopping rule on), the model returned is the one, among
+    those at the quarters and the end of every epoch, that classifies best
+    a fixed sample of training rows: a late iterate of a budgeted walk is
+    not always better than an earlier one.
     """
     n, n_classes = X.shape[0], classes.shape[0]
     n_rows = 1 if n_classes == 2 else n_classes
     y_class = np.ascontiguousarray(y_class, dtype=np.int32)
-    step = np.ascontiguousarray(step, dtype=np.float64)
-    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype)
+    # Without sample weights the walk reads the step of the sample's class:
+    # no array of n steps.
+    by_class = sample_weight is None
+    step = np.ascontiguousarray(
+        class_step if by_class else sample_weight * class_step[y_class],
+        dtype=np.float64)
+    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
+                        step_by_class=by_class)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)

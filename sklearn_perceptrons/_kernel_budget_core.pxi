@@ -107,6 +107,7 @@ cdef struct State:
     bint average
     const int* y_class
     const double* step
+    bint step_by_class
     const int* rows_ptr
     const int* rows
     const signed char* signs
@@ -703,7 +704,7 @@ cdef int _walk(
     cdef Py_ssize_t t, i, j, k, p, n_sv, nnz, n_up, K = s.K, d = s.d
     cdef const floating* xv
     cdef const int* xi = NULL
-    cdef double x_sq = 0.0, x_l1 = 0.0, kj, value
+    cdef double x_sq = 0.0, x_l1 = 0.0, kj, value, step_i
     cdef int c
     cdef bint need_stats = sparse or s.kind == KERNEL_COSINE
     for t in range(t_start, t_end):
@@ -730,6 +731,7 @@ cdef int _walk(
                 for k in range(K):
                     s.score[k] += s.alpha[j * K + k] * kj
         c = s.y_class[i]
+        step_i = s.step[c] if s.step_by_class else s.step[i]
         n_up = 0
         for p in range(s.rows_ptr[c], s.rows_ptr[c + 1]):
             k = s.rows[p]
@@ -738,9 +740,9 @@ cdef int _walk(
                 t_out[0] = t
                 return STATUS_NONFINITE_SCORE
             # A sample of weight zero never updates.
-            if s.signs[p] * value <= s.threshold and s.step[i] != 0.0:
+            if s.signs[p] * value <= s.threshold and step_i != 0.0:
                 s.upd_rows[n_up] = <int> k
-                s.upd_delta[n_up] = s.step[i] * s.signs[p]
+                s.upd_delta[n_up] = step_i * s.signs[p]
                 n_up += 1
         if n_up > 0:
             if not need_stats:
@@ -770,6 +772,7 @@ cdef void _init(
     s.threshold = dparams[3]
     s.ridge = dparams[4]
     s.M = iparams[7]
+    s.step_by_class = iparams[8] != 0
 
 
 def walk(
@@ -789,6 +792,8 @@ def walk(
 
     The arrays are the state of :class:`_kernel_budget._BudgetState`
     (``sv``: feature-major, (n_features, B); ``col``: n_features values;
+    ``step``: the size of each sample's updates, or with ``iparams[8]`` of
+    each class's, so that unweighted data need no array per sample;
     ``work``: 3 B + 4 K + M^2 + M doubles, ``iwork``: K + M ints, with M
     the neighbours of a local projection)."""
     cdef State s

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
-from ._base import set_init_params
+from ._base import class_indices, set_init_params
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
@@ -763,6 +763,44 @@ class MarginPerceptron(BaseLinearPerceptron):
         self._search_state = None
 
     # -- partial_fit ---------------------------------------------------------
+
+    _lazy_attributes = ("coef_", "margin_")
+
+    @property
+    def _stream_plain(self):
+        # A fixed margin is the plain pass with the margin rule (and
+        # diagnostics, see _after_stream); "auto" searches online.
+        return self.margin != "auto"
+
+    def _after_stream(self, X, state, y_class, table):
+        n_rows = state.coef.shape[0]
+        self._search_state = None
+        self._set_margins(X, y_class, sign_matrix(table, len(table[0]) - 1, n_rows),
+                          *state.model(), np.full(n_rows, float(self.margin)))
+
+    def _after_learn(self, X, y):
+        # margin_ and gamma_ are computed from this batch when read.
+        d = self.__dict__
+        d["_last_batch"] = (X.copy(), y.copy() if type(y) is np.ndarray
+                            else list(y), float(self.margin))
+        d.pop("margin_", None)
+        d.pop("gamma_", None)
+
+    def __getattr__(self, name):
+        if name in ("margin_", "gamma_"):
+            d = self.__dict__
+            batch = d.get("_last_batch")
+            if batch is not None and "_state" in d:
+                X, y, margin = batch
+                classes, state = d["classes_"], d["_state"]
+                n_rows, table = self._layout(classes.shape[0])
+                self._set_margins(
+                    X, class_indices(classes, np.asarray(y)),
+                    sign_matrix(table, len(table[0]) - 1, n_rows),
+                    *state.model(), np.full(n_rows, margin),
+                )
+                return d[name]
+        return super().__getattr__(name)
 
     def _partial_pass(self, X, state, y_class, step, table):
         n_rows = state.coef.shape[0]

@@ -243,10 +243,12 @@ def test_projection_strategies_on_precomputed_kernels_fall_back():
 
 
 @pytest.mark.parametrize("strategy", ["local_projection", "oldest"])
-def test_fit_returns_the_best_epoch_not_a_worse_late_one(strategy):
-    # With the stopping rule on, the model returned is the epoch's model that
-    # classifies the check rows (here all training rows) best: never worse
-    # than the last iterate of the same walk.
+def test_fit_returns_the_best_epoch_not_a_worse_late_one(strategy,
+                                                         monkeypatch):
+    # With the stopping rule on and one check per epoch, the model returned
+    # is the epoch's model that classifies the check rows (here all training
+    # rows) best: never worse than the last iterate of the same walk.
+    monkeypatch.setattr(_kernel_budget, "CHECKS_PER_EPOCH", 1)
     X, y = make_moons(600, noise=0.3, random_state=1)
     params = dict(budget=15, budget_strategy=strategy, random_state=2)
     ruled = KernelPerceptron(**params).fit(X, y)
@@ -256,6 +258,77 @@ def test_fit_returns_the_best_epoch_not_a_worse_late_one(strategy):
     firsts = [KernelPerceptron(max_iter=e, tol=None, **params).fit(X, y).score(X, y)
               for e in range(1, ruled.n_iter_ + 1)]
     assert ruled.score(X, y) == max(firsts)
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "forgetron"])
+@pytest.mark.parametrize("average", [False, True])
+def test_fit_keeps_the_best_of_the_quarter_checks(strategy, average,
+                                                  monkeypatch):
+    # Every epoch checks the model at its quarters and at its end; the fit
+    # returns the first of the best-scoring checked models, whose training
+    # accuracy (the check rows are all training rows here) is that score.
+    scores = []
+    score = _kernel_budget._ModelCheck.score
+
+    def recorded(self, walk, X):
+        scores.append(score(self, walk, X))
+        return scores[-1]
+
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "score", recorded)
+    X, y = multiclass_data(300)
+    clf = KernelPerceptron(budget=12, budget_strategy=strategy,
+                           average=average, random_state=0).fit(X, y)
+    assert len(scores) == 4 * clf.n_iter_
+    assert clf.score(X, y) == max(scores)
+    # Not the last check: the walk swings, and a late model is worse.
+    assert max(scores) > scores[-1]
+
+
+def test_unweighted_fit_reads_the_step_of_each_class():
+    # Without sample weights the walk reads a step per class instead of an
+    # array of one step per sample: the same walk, bit for bit.
+    X, y = multiclass_data(120)
+    weights = {0: 0.5, 1: 2.0, 2: 1.0}
+    for params in ({}, {"class_weight": weights}):
+        by_class = KernelPerceptron(budget=10, average=True, max_iter=5,
+                                    **params).fit(X, y)
+        ones = KernelPerceptron(budget=10, average=True, max_iter=5,
+                                **params).fit(X, y, sample_weight=np.ones(120))
+        assert_array_equal(by_class.support_, ones.support_)
+        assert_array_equal(by_class.dual_coef_, ones.dual_coef_)
+    as_samples = KernelPerceptron(budget=10, average=True, max_iter=5).fit(
+        X, y, sample_weight=np.array([weights[c] for c in y]))
+    assert_array_equal(as_samples.dual_coef_, by_class.dual_coef_)
+
+
+def test_fit_extra_memory_is_at_most_X_and_the_budget():
+    # P11's memory target on a small case: two float64 features make X only
+    # 16 bytes a row, so every per-sample array (labels, the epoch's order)
+    # weighs; their peak with the budget's state stays within X's size plus
+    # O(B * (n_features + n_classes)).
+    X, y = make_moons(50000, noise=0.2, random_state=0)
+    tracemalloc.start()
+    KernelPerceptron(budget=50, max_iter=3).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= X.nbytes + 200_000
+
+
+def test_callable_kernels_keep_the_unbudgeted_walk():
+    # A callable kernel is called from Python, once per column: the
+    # budgeted walk, which computes kernel values in compiled code at every
+    # visit, cannot call it; the projection strategies act as "forgetron".
+    X, y = binary_data(60)
+
+    def rbf(A, B):
+        return pairwise_kernels(A, B, metric="rbf", gamma=0.3)
+
+    a = KernelPerceptron(kernel=rbf, budget=10,
+                         budget_strategy="local_projection").fit(X, y)
+    b = KernelPerceptron(kernel=rbf, budget=10,
+                         budget_strategy="forgetron").fit(X, y)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert a.dual_coef_.shape[1] <= 10
 
 
 def test_projection_partial_fit_reuses_its_inverse():

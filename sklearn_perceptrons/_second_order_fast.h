@@ -73,6 +73,32 @@ static inline double skp_v4_sum(skp_v4 s) {
 /* The rounded-up size of the padded state: a multiple of 4. */
 static inline ptrdiff_t skp_so_padded(ptrdiff_t p) { return (p + 3) / 4 * 4; }
 
+/* Four vectors: one per row of a block of four rows. */
+typedef struct { skp_v4 k0, k1, k2, k3; } skp_v4x4;
+
+/* The block of rows r..r+3 at columns b..b+3 (rows pp apart): m_k = r_k -
+   u_k u[b:b+4], stored in place and returned; adds m_k x[b:b+4] to the
+   row sums s_k.  u_k is u_{a+k} in every lane. */
+static inline skp_v4x4 skp_so_row_block(double *r, ptrdiff_t pp,
+                                        const skp_v4x4 *uk, const double *u,
+                                        const double *x, skp_v4x4 *s) {
+    const skp_v4 ub = skp_v4_load(u), xb = skp_v4_load(x);
+    skp_v4x4 m;
+    m.k0 = skp_v4_sub(skp_v4_load(r), skp_v4_mul(uk->k0, ub));
+    m.k1 = skp_v4_sub(skp_v4_load(r + pp), skp_v4_mul(uk->k1, ub));
+    m.k2 = skp_v4_sub(skp_v4_load(r + 2 * pp), skp_v4_mul(uk->k2, ub));
+    m.k3 = skp_v4_sub(skp_v4_load(r + 3 * pp), skp_v4_mul(uk->k3, ub));
+    skp_v4_store(r, m.k0);
+    skp_v4_store(r + pp, m.k1);
+    skp_v4_store(r + 2 * pp, m.k2);
+    skp_v4_store(r + 3 * pp, m.k3);
+    s->k0 = skp_v4_add(s->k0, skp_v4_mul(m.k0, xb));
+    s->k1 = skp_v4_add(s->k1, skp_v4_mul(m.k1, xb));
+    s->k2 = skp_v4_add(s->k2, skp_v4_mul(m.k2, xb));
+    s->k3 = skp_v4_add(s->k3, skp_v4_mul(m.k3, xb));
+    return m;
+}
+
 /* M -= u u^T (stored blocks), then z = M x; u, x and z have pp entries, u
    and x zero on the padding.  With u = 0 it is the product alone (M is
    rewritten unchanged: m - 0 * u_b is m). */
@@ -84,58 +110,29 @@ static inline void skp_so_downdate_product(double *M, ptrdiff_t pp,
     for (b = 0; b < pp; b += 4)
         skp_v4_store(z + b, zero);
     for (a = 0; a < pp; a += 4) {
-        double *r0 = M + a * pp;
-        double *r1 = r0 + pp;
-        double *r2 = r1 + pp;
-        double *r3 = r2 + pp;
-        const skp_v4 u0 = skp_v4_splat(u[a]), u1 = skp_v4_splat(u[a + 1]);
-        const skp_v4 u2 = skp_v4_splat(u[a + 2]), u3 = skp_v4_splat(u[a + 3]);
+        double *row = M + a * pp;
+        const skp_v4x4 uk = {skp_v4_splat(u[a]), skp_v4_splat(u[a + 1]),
+                             skp_v4_splat(u[a + 2]), skp_v4_splat(u[a + 3])};
         const skp_v4 x0 = skp_v4_splat(x[a]), x1 = skp_v4_splat(x[a + 1]);
         const skp_v4 x2 = skp_v4_splat(x[a + 2]), x3 = skp_v4_splat(x[a + 3]);
-        skp_v4 s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-        skp_v4 ub, xb, m0, m1, m2, m3, zb;
+        skp_v4x4 s = {zero, zero, zero, zero}, m;
+        skp_v4 zb;
         /* The blocks left of the diagonal: the row sums s_k and, by
            symmetry, the column contributions to z_b. */
         for (b = 0; b < a; b += 4) {
-            ub = skp_v4_load(u + b);
-            xb = skp_v4_load(x + b);
-            m0 = skp_v4_sub(skp_v4_load(r0 + b), skp_v4_mul(u0, ub));
-            m1 = skp_v4_sub(skp_v4_load(r1 + b), skp_v4_mul(u1, ub));
-            m2 = skp_v4_sub(skp_v4_load(r2 + b), skp_v4_mul(u2, ub));
-            m3 = skp_v4_sub(skp_v4_load(r3 + b), skp_v4_mul(u3, ub));
-            skp_v4_store(r0 + b, m0);
-            skp_v4_store(r1 + b, m1);
-            skp_v4_store(r2 + b, m2);
-            skp_v4_store(r3 + b, m3);
-            zb = skp_v4_add(skp_v4_load(z + b), skp_v4_mul(m0, x0));
-            zb = skp_v4_add(zb, skp_v4_mul(m1, x1));
-            zb = skp_v4_add(zb, skp_v4_mul(m2, x2));
-            zb = skp_v4_add(zb, skp_v4_mul(m3, x3));
+            m = skp_so_row_block(row + b, pp, &uk, u + b, x + b, &s);
+            zb = skp_v4_add(skp_v4_load(z + b), skp_v4_mul(m.k0, x0));
+            zb = skp_v4_add(zb, skp_v4_mul(m.k1, x1));
+            zb = skp_v4_add(zb, skp_v4_mul(m.k2, x2));
+            zb = skp_v4_add(zb, skp_v4_mul(m.k3, x3));
             skp_v4_store(z + b, zb);
-            s0 = skp_v4_add(s0, skp_v4_mul(m0, xb));
-            s1 = skp_v4_add(s1, skp_v4_mul(m1, xb));
-            s2 = skp_v4_add(s2, skp_v4_mul(m2, xb));
-            s3 = skp_v4_add(s3, skp_v4_mul(m3, xb));
         }
         /* The diagonal block, stored whole: rows only. */
-        ub = skp_v4_load(u + a);
-        xb = skp_v4_load(x + a);
-        m0 = skp_v4_sub(skp_v4_load(r0 + a), skp_v4_mul(u0, ub));
-        m1 = skp_v4_sub(skp_v4_load(r1 + a), skp_v4_mul(u1, ub));
-        m2 = skp_v4_sub(skp_v4_load(r2 + a), skp_v4_mul(u2, ub));
-        m3 = skp_v4_sub(skp_v4_load(r3 + a), skp_v4_mul(u3, ub));
-        skp_v4_store(r0 + a, m0);
-        skp_v4_store(r1 + a, m1);
-        skp_v4_store(r2 + a, m2);
-        skp_v4_store(r3 + a, m3);
-        s0 = skp_v4_add(s0, skp_v4_mul(m0, xb));
-        s1 = skp_v4_add(s1, skp_v4_mul(m1, xb));
-        s2 = skp_v4_add(s2, skp_v4_mul(m2, xb));
-        s3 = skp_v4_add(s3, skp_v4_mul(m3, xb));
-        z[a] += skp_v4_sum(s0);
-        z[a + 1] += skp_v4_sum(s1);
-        z[a + 2] += skp_v4_sum(s2);
-        z[a + 3] += skp_v4_sum(s3);
+        skp_so_row_block(row + a, pp, &uk, u + a, x + a, &s);
+        z[a] += skp_v4_sum(s.k0);
+        z[a + 1] += skp_v4_sum(s.k1);
+        z[a + 2] += skp_v4_sum(s.k2);
+        z[a + 3] += skp_v4_sum(s.k3);
     }
 }
 

@@ -468,3 +468,31 @@ def test_reduction_one_row_decision_is_that_of_its_estimators(base, n_classes,
                 est.predict(row), est.classes_[np.argmax(np.atleast_2d(expected), axis=1)]
                 if expected.ndim == 2 else est.classes_[(expected > 0).astype(int)])
             est.partial_fit(row, y[i:i + 1])
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(), Perceptron(average=True),
+                                       MarginPerceptron(margin=0.1)], ids=_ids)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_csr_rows_of_any_form_equal_one_batch(estimator, dtype):
+    """CSR rows as csr_matrix or csr_array, with duplicate or unsorted
+    entries or with no stored entry at all: the model of one batch, bit for
+    bit."""
+    X, y = _data(17, 30, 3, False, dtype)
+    X[5] = 0.0
+    batch = clone(estimator).partial_fit(sp.csr_matrix(X), y, classes=[0, 1, 2])
+    stream = clone(estimator).partial_fit(sp.csr_matrix(X[:2]), y[:2],
+                                          classes=[0, 1, 2])
+    for i in range(2, 30):
+        row = sp.csr_matrix(X[i:i + 1])
+        if i % 4 == 0:
+            row = sp.csr_array(row)
+        elif i % 4 == 1 and row.nnz >= 2:
+            # Split the first entry in two halves stored twice, unsorted.
+            half = row.data[0] / 2
+            row = sp.csr_matrix(
+                (np.r_[row.data[1:], half, row.data[0] - half],
+                 np.r_[row.indices[1:], row.indices[0], row.indices[0]],
+                 [0, row.nnz + 1]), shape=row.shape)
+            assert not row.has_canonical_format
+        stream.partial_fit(row, y[i:i + 1])
+    _assert_same(_model(stream), _model(batch))

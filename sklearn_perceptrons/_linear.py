@@ -228,8 +228,10 @@ class BaseLinearPerceptron(BasePerceptron):
         validated again only when they changed, and the weights are updated
         in place, so ``coef_`` may change under a reference kept from an
         earlier call, as with scikit-learn's ``SGDClassifier``: copy it to
-        keep a snapshot).  :class:`SecondOrderPerceptron` copies its state
-        once per call.  A failed call leaves the estimator as it was.
+        keep a snapshot; with ``average=True``, ``coef_`` is computed when
+        read).  CSR rows with int32 indices take the same path.
+        :class:`SecondOrderPerceptron` copies its state once per call.  A
+        failed call leaves the estimator as it was.
 
         {{partial_fit_params}}
         """

@@ -634,7 +634,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         samples of a batch.
 
         A one-vs-one pair with no sample of its two classes in the batch is
-        not updated.
+        not updated.  On the fast path (see Notes), once every binary
+        estimator has seen a sample, a call on a few rows of a float ndarray
+        costs little more than the update itself: the weights of the binary
+        estimators are then updated in place, so their ``coef_`` may change
+        under a reference kept from an earlier call (copy it to keep a
+        snapshot), as for :class:`Perceptron`.
 
         Parameters
         ----------

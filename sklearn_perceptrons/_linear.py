@@ -97,8 +97,9 @@ class BaseLinearPerceptron(BasePerceptron):
 
     def _n_threads(self):
         """Threads of a one-vs-all pass (``n_jobs``; 1 without it)."""
-        n_jobs = getattr(self, "n_jobs", None)
-        return 1 if n_jobs is None else max(1, effective_n_jobs(n_jobs))
+        if not hasattr(self, "n_jobs"):
+            return 1
+        return max(1, effective_n_jobs(self.n_jobs))
 
     @property
     def _plain_pass(self):

@@ -17,12 +17,10 @@ the fitted ``estimators_`` are real estimators of the base type, assembled
 from the rows.
 """
 
-import contextlib
 import copy
 import inspect
 import numbers
 import operator
-from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 from operator import attrgetter
 
@@ -250,103 +248,10 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
-def _balanced_groups(costs, n_groups):
-    """Split the rows into ``n_groups`` groups of about equal total cost
-    (largest first, each to the lightest group); rows ascending in a group."""
-    loads = np.zeros(n_groups)
-    groups = [[] for _ in range(n_groups)]
-    for k in np.argsort(-costs, kind="stable"):
-        g = int(np.argmin(loads))
-        groups[g].append(k)
-        loads[g] += costs[k]
-    return [np.array(sorted(g), dtype=np.intp) for g in groups if g]
-
-
-def _restrict_table(table, rows, n_rows):
-    """The row table of ``rows`` alone, renumbered 0..len(rows)-1 in order."""
-    rows_ptr, all_rows, signs = table
-    local = np.full(n_rows, -1, dtype=np.int32)
-    local[rows] = np.arange(rows.shape[0], dtype=np.int32)
-    mapped = local[all_rows]
-    keep = mapped >= 0
-    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
-    return kept_before[rows_ptr], mapped[keep], signs[keep]
-
-
-class _RowGroupsTrainer:
-    """A trainer (see :mod:`sklearn_perceptrons._training`) that trains the
-    rows in groups, one :class:`LinearTrainer` per group on a thread of
-    ``pool``.
-
-    Each group has its own state and a row table restricted to its rows, so
-    no two threads touch the same memory.  A row's updates depend only on its
-    own weights and on the samples of its binary problem in the epoch order,
-    which every group visits alike: the rows are those of one trainer over
-    all of them, bit for bit.
-    """
-
-    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule,
-                 groups, pool):
-        self.n_rows = state.coef.shape[0]
-        self.groups = groups
-        self.pool = pool
-        self.trainers = [
-            LinearTrainer(
-                X, y_class, step, _restrict_table(table, rows, self.n_rows),
-                LinearState.stack([state.row(k) for k in rows], X.shape[1],
-                                  state.coef.dtype, state.average),
-                fit_intercept=fit_intercept,
-                rule=rule._replace(threshold=rule.threshold[rows],
-                                   kappa=rule.kappa[rows]),
-            )
-            for rows in groups
-        ]
-
-    def run_epoch(self, order, active):
-        def run(trainer, rows):
-            group_active = np.ascontiguousarray(active[rows])
-            if not group_active.any():  # every row of the group has stopped
-                return np.zeros(rows.shape[0], dtype=np.int64)
-            return trainer.run_epoch(order, group_active)
-
-        updates = np.zeros(self.n_rows, dtype=np.int64)
-        for rows, group_updates in zip(
-            self.groups, self.pool.map(run, self.trainers, self.groups)
-        ):
-            updates[rows] = group_updates
-        return updates
-
-    @property
-    def state(self):
-        """The state of every row, in row order."""
-        rows = [None] * self.n_rows
-        for group, trainer in zip(self.groups, self.trainers):
-            for j, k in enumerate(group):
-                rows[k] = trainer.state.row(j)
-        first = self.trainers[0].state
-        return LinearState.stack(rows, first.coef.shape[1], first.coef.dtype,
-                                 first.average)
-
-    def weight_norm(self):
-        return float(np.linalg.norm(self.state.coef))
-
-
-@contextlib.contextmanager
-def _row_trainer(X, y_class, step, table, state, *, fit_intercept, rule,
-                 costs, n_jobs):
-    """The trainer of the fast path: one :class:`LinearTrainer`, or, with
-    ``n_jobs`` > 1, groups of rows of about equal ``costs`` on as many threads
-    (the compiled epoch releases the GIL)."""
-    n_groups = min(effective_n_jobs(n_jobs), state.coef.shape[0])
-    if n_groups <= 1:
-        yield LinearTrainer(X, y_class, step, table, state,
-                            fit_intercept=fit_intercept, rule=rule)
-        return
-    groups = _balanced_groups(np.asarray(costs, dtype=np.float64), n_groups)
-    with ThreadPoolExecutor(len(groups)) as pool:
-        yield _RowGroupsTrainer(X, y_class, step, table, state,
-                                fit_intercept=fit_intercept, rule=rule,
-                                groups=groups, pool=pool)
+def _n_threads(n_jobs):
+    """Threads of the fast path's compiled pass for ``n_jobs``: each trains
+    a group of rows, bit for bit as one thread would (see ``_rows.run_epoch``)."""
+    return max(1, effective_n_jobs(n_jobs))
 
 
 @_fit_context(prefer_skip_nested_validation=True)
@@ -358,46 +263,43 @@ def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
 
     ``row_counts`` is the number of samples of every row's binary problem:
     the ``n_samples`` of its tol rule, as the generic path's binary
-    estimator of a pair sees only that pair's samples (and the cost of the
-    row in an epoch, to balance the threads of ``n_jobs``).  Returns the
-    final state and the training record.
+    estimator of a pair sees only that pair's samples.  ``n_jobs`` threads
+    train groups of rows.  Returns the final state and the training record.
     """
     n_rows = row_counts.shape[0]
     state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
+    trainer = LinearTrainer(
+        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
+        fit_intercept=base.fit_intercept,
+        rule=_linear.update_rule(base, X, n_rows), n_threads=_n_threads(n_jobs),
+    )
     stopper = StoppingRule(
         n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
         n_samples=row_counts.astype(np.float64), early_stopping=False,
     )
-    with _row_trainer(
-        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
-        fit_intercept=base.fit_intercept,
-        rule=_linear.update_rule(base, X, n_rows), costs=row_counts,
-        n_jobs=n_jobs,
-    ) as trainer:
-        record = train(
-            trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
-            rng=check_random_state(base.random_state), shuffle=base.shuffle,
-            max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
-        )
+    record = train(
+        trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
+        rng=check_random_state(base.random_state), shuffle=base.shuffle,
+        max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
+    )
     return trainer.state, record
 
 
 def _shared_partial_fit(reference, state, X, y_class, sample_weight, table,
-                        row_counts, n_jobs):
-    """One pass over the batch in the given order; returns the new state
-    and the updates of every row."""
+                        n_jobs):
+    """One pass over the batch in the given order (updates ``state``);
+    returns the updates of every row."""
     n_rows = state.coef.shape[0]
     # The rule of the binary estimators' own pass (the fast path takes only
     # rules without an online search, see _shared_pass_supported).
-    with _row_trainer(
+    trainer = LinearTrainer(
         X, y_class, _linear.learning_rate(reference) * sample_weight, table,
         state, fit_intercept=reference.fit_intercept,
-        rule=_linear.update_rule(reference, X, n_rows), costs=row_counts,
-        n_jobs=n_jobs,
-    ) as trainer:
-        updates = trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
-                                    np.ones(n_rows, dtype=np.uint8))
-    return trainer.state, updates
+        rule=_linear.update_rule(reference, X, n_rows),
+        n_threads=_n_threads(n_jobs),
+    )
+    return trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
+                             np.ones(n_rows, dtype=np.uint8))
 
 
 # The first pass of fresh binary estimators stands in for their first
@@ -906,8 +808,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         # Binary estimators without a state are at their first partial_fit,
         # which validates their parameters.
         run = _shared_partial_fit if trained else _first_shared_partial_fit
-        state, updates = run(reference, state, X, y_class, sample_weight,
-                             self._table(n_classes), row_counts, self.n_jobs)
+        updates = run(reference, state, X, y_class, sample_weight,
+                      self._table(n_classes), self.n_jobs)
         # Nothing can fail from here on: the estimators are updated in place.
         # Their states are views of the rows of the stacked state, which
         # the next streaming calls update in place (see _ReductionStream).

@@ -27,6 +27,7 @@ STREAMING = [
     Perceptron(),
     Perceptron(average=True, threshold=0.3, eta0=0.5),
     MarginPerceptron(margin=0.05),
+    MarginPerceptron(),  # the online margin search
     SecondOrderPerceptron(),
     KernelPerceptron(kernel="rbf", gamma=0.5),
     OneVsAllPerceptron(),

@@ -436,7 +436,8 @@ class BaseLinearPerceptron(BasePerceptron):
         updates = None
         # A penalized pass moves the weights by more than pass_bound's
         # updates (its decay is folded in at the end): it is always checked.
-        penalized = self._stream_rule(X, n_rows).penalty is not None
+        # (Read from the parameter: the rule of a margin search reads X.)
+        penalized = getattr(self, "penalty", None) is not None
         if (hasattr(self, "_state") and self._stream_plain
                 and not self._crammer_singer() and not penalized):
             # One compiled call for a few dense rows (see stream_pass).

@@ -341,10 +341,12 @@ def test_other_dtype_and_weighted_rows_between_lean_rows():
                                        MarginPerceptron(margin=0.3, average=True),
                                        Perceptron(average=True)], ids=_ids)
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes,
+                                                         sparse):
     """Every attribute a lean call defers (averaged coef_, margin_, gamma_)
     reads as after the same calls made the full way, also after pickling."""
-    X, y = _data(13, 40, n_classes, False, np.float64)
+    X, y = _data(13, 40, n_classes, sparse, np.float64)
     classes = np.arange(n_classes)
     lean = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
     full = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)

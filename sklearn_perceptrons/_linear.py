@@ -502,7 +502,8 @@ class BaseLinearPerceptron(BasePerceptron):
             return
         if arm_stream(cache, self, state, table, fit_intercept=self.fit_intercept,
                       rule=self._stream_rule(None, state.coef.shape[0]),
-                      names=param_names(self), labels=labels,
+                      # The parameters, and the classes the labels index.
+                      names=param_names(self) + ("classes_",), labels=labels,
                       eta=self._learning_rate()) is not None:
             cache["armed"] = (state, classes)
 

@@ -351,6 +351,7 @@ class _ReductionStream:
             rule=rule,
         )
         self.key = key
+        self.classes = classes
         self.list = estimators
         # What a binary estimator may change by hand: the estimator in the
         # list, its state, its parameters (the reduction's own parameters
@@ -376,6 +377,7 @@ class _ReductionStream:
                 or not X.flags.c_contiguous or X.shape[1] != self.n_features
                 or not 0 < X.shape[0] <= 256
                 or d.get("estimators_") is not self.list
+                or d.get("classes_") is not self.classes
                 or check_params(owner) is not self.key):
             return False
         if not all(map(operator.is_, self.list, self.members)):

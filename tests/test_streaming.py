@@ -499,3 +499,24 @@ def test_csr_rows_of_any_form_equal_one_batch(estimator, dtype):
             assert not row.has_canonical_format
         stream.partial_fit(row, y[i:i + 1])
     _assert_same(_model(stream), _model(batch))
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(), OneVsAllPerceptron(),
+                                       OneVsOnePerceptron()], ids=_ids)
+def test_classes_replaced_between_calls_go_the_full_way(estimator):
+    """classes_ replaced by hand (the labels the stream's dict was made
+    for): the next calls see the new labels, as the full way does."""
+    X, y = _data(18, 30, 3, False, np.float64)
+    lean = clone(estimator).partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    full = clone(estimator).partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    for i in range(10, 15):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    for est in (lean, full):
+        est.classes_ = np.array([10, 11, 12])
+    with pytest.raises(ValueError, match="not in classes"):
+        lean.partial_fit(X[15:16], y[15:16])
+    for i in range(15, 30):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1] + 10)
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1] + 10)
+    _assert_same(_model(lean), _model(full))

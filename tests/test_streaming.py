@@ -339,7 +339,11 @@ def test_other_dtype_and_weighted_rows_between_lean_rows():
 
 @pytest.mark.parametrize("estimator", [MarginPerceptron(margin=0.1),
                                        MarginPerceptron(margin=0.3, average=True),
-                                       Perceptron(average=True)], ids=_ids)
+                                       Perceptron(average=True),
+                                       SecondOrderPerceptron(),
+                                       SecondOrderPerceptron(diagonal=True,
+                                                             average=True)],
+                         ids=_ids)
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes,
@@ -520,3 +524,28 @@ def test_classes_replaced_between_calls_go_the_full_way(estimator):
         lean.partial_fit(X[i:i + 1], y[i:i + 1] + 10)
         full._checked_partial_fit(X[i:i + 1], y[i:i + 1] + 10)
     _assert_same(_model(lean), _model(full))
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_second_order_overflow_refused_and_nothing_changes(diagonal):
+    """A row whose score or update overflows: the lean call declines, the
+    full way refuses it, and the estimator is as it was."""
+    X, y = _data(19, 20, 2, False, np.float64)
+    est = SecondOrderPerceptron(diagonal=diagonal).partial_fit(X[:10], y[:10],
+                                                               classes=[0, 1])
+    for i in range(10, 20):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+    refused = 0
+    for value in [1e200, 1e300, 1.7e308]:
+        row = np.full((1, 6), value)
+        label = 1 - int(est.predict(row)[0])  # a mistake: an update
+        before = _snapshot(est)
+        try:
+            with np.errstate(over="ignore"):
+                est.partial_fit(row, [label])
+        except ValueError as error:
+            assert "overflow" in str(error)
+            assert _snapshot(est) == before
+            refused += 1
+        assert np.isfinite(est.coef_).all()
+    assert refused >= 1

@@ -57,6 +57,7 @@ from ._base import (
     class_indices,
     encode_labels,
     keep_state_on_error,
+    lean_codes,
     partial_fit_classes,
     param_names,
     partial_fit_context,
@@ -389,17 +390,8 @@ class _ReductionStream:
                 return False
         except (KeyError, ValueError, TypeError):  # missing, or no truth value
             return False
-        if type(y) is np.ndarray:
-            if y.ndim != 1:
-                return False
-            y = y.tolist()
-        elif type(y) is not list:
-            return False
-        if len(y) != X.shape[0]:
-            return False
-        try:
-            codes = [self.labels[label] for label in y]
-        except (KeyError, TypeError):
+        codes = lean_codes(self.labels, y, X.shape[0])
+        if codes is None:
             return False
         updates = self.stream.run(X, np.array(codes, dtype=np.int32),
                                   np.full(len(codes), self.eta))

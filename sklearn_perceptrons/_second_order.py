@@ -21,7 +21,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from ._base import fit_method, param_names, set_init_params, stream_cache
+from ._base import (
+    fit_method,
+    lean_codes,
+    param_names,
+    set_init_params,
+    stream_cache,
+)
 from ._cpu import second_order_fast as _second_order_fast
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
@@ -237,17 +243,8 @@ class _SecondOrderStream:
                 or not 0 < X.shape[0] <= 256
                 or not math.isfinite(np.add.reduce(X, axis=None))):
             return -1
-        if type(y) is np.ndarray:
-            if y.ndim != 1:
-                return -1
-            y = y.tolist()
-        elif type(y) is not list:
-            return -1
-        if len(y) != X.shape[0]:
-            return -1
-        try:
-            codes = [self.labels[label] for label in y]
-        except (KeyError, TypeError):
+        codes = lean_codes(self.labels, y, X.shape[0])
+        if codes is None:
             return -1
         n = len(codes)
         state = d["_state"].copy()

@@ -633,3 +633,101 @@ def test_second_order_changed_parameter_goes_the_full_way():
         full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
     assert _so_state(lean) == _so_state(full)
     _assert_same(_model(lean), _model(full))
+
+
+def _assert_same_kernel_state(a, b):
+    """The iterates of two kernel perceptrons, array for array, bit for bit."""
+    assert a._state.keys() == b._state.keys()
+    for name, value in a._state.items():
+        other = b._state[name]
+        if isinstance(value, np.ndarray):
+            assert value.dtype == other.dtype and value.shape == other.shape, name
+            np.testing.assert_array_equal(value, other, err_msg=name)
+        else:
+            assert value == other, name
+    for name in ["n_support_", "dual_coef_", "intercept_", "support_vectors_"]:
+        _assert_same(getattr(a, name), getattr(b, name))
+    assert a.mistakes_per_epoch_ == b.mistakes_per_epoch_
+    assert a._max_support_seen == b._max_support_seen
+    assert a.n_iter_ == b.n_iter_ and a.converged_ == b.converged_
+
+
+@pytest.mark.parametrize("params", [
+    dict(kernel="rbf", gamma=0.5),
+    dict(kernel="rbf", average=True, fit_intercept=False),
+    dict(kernel="poly", degree=2, threshold=0.3),
+    dict(kernel="rbf", multi_class="crammer_singer"),
+    dict(kernel="laplacian", multi_class="crammer_singer", update="uniform",
+         average=True),
+], ids=repr)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kernel_one_row_calls_equal_the_full_way(params, n_classes, dtype):
+    """A one-row call appends to the support set in place and scores the row
+    against it: the iterate of the full way (which rebuilds the walk), array
+    for array, over more rows than the first capacity; the arrays handed out
+    earlier never change."""
+    X, y = _data(24, 70, n_classes, False, dtype)
+    X *= 2.0  # rows far enough apart for many mistakes
+    lean = KernelPerceptron(**params).partial_fit(
+        X[:3], y[:3], classes=np.arange(n_classes))
+    full = KernelPerceptron(**params).partial_fit(
+        X[:3], y[:3], classes=np.arange(n_classes))
+    handed_out = []
+    for i in range(3, 70):
+        if i == 40:  # a call of several rows between one-row calls
+            lean.partial_fit(X[40:43], y[40:43])
+            full._checked_partial_fit(X[40:43], y[40:43])
+        if 40 <= i < 43:
+            continue
+        lean.partial_fit(X[i:i + 1], y[i:i + 1].tolist())
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        handed_out.append((lean.support_vectors_, lean.support_vectors_.copy(),
+                           lean.dual_coef_, lean.dual_coef_.copy()))
+        _assert_same_kernel_state(lean, full)
+    assert lean.support_vectors_.shape[0] > 16  # grown past the first capacity
+    for array, snapshot, dual, dual_snapshot in handed_out:
+        np.testing.assert_array_equal(array, snapshot)
+        np.testing.assert_array_equal(dual, dual_snapshot)
+    np.testing.assert_array_equal(lean.decision_function(X), full.decision_function(X))
+
+
+def test_kernel_changed_parameter_or_iterate_goes_the_full_way():
+    """A changed parameter, a fit, or a pickled-and-restored estimator
+    between one-row calls: the next rows are learned as the full way learns
+    them."""
+    X, y = _data(25, 60, 3, False, np.float64)
+    lean = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 60):
+        if i == 20:
+            for est in (lean, full):
+                est.set_params(threshold=0.5, average=True)
+        if i == 35:
+            lean = pickle.loads(pickle.dumps(lean))
+        if i == 45:
+            for est in (lean, full):
+                est.fit(X[:30], y[:30])
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        _assert_same_kernel_state(lean, full)
+
+
+def test_kernel_bad_rows_between_one_row_calls():
+    """Refused rows between in-place one-row calls change nothing, and the
+    stream goes on as the full way does."""
+    X, y = _data(26, 40, 3, False, np.float64)
+    lean = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    bad = [(np.array([[np.nan, 0, 0, 0, 0, 0]]), [1]), (np.zeros((1, 5)), [1]),
+           (np.zeros((1, 6)), [7]), (np.array([["a", 0, 0, 0, 0, 0]], dtype=object), [1])]
+    for i in range(5, 40):
+        if i % 7 == 0:
+            row, label = bad[(i // 7) % len(bad)]
+            before = pickle.dumps(lean)
+            with pytest.raises(ValueError):
+                lean.partial_fit(row, label)
+            assert pickle.dumps(lean) == before
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same_kernel_state(lean, full)

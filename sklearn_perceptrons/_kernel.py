@@ -291,14 +291,15 @@ def _run_blocks(score_block, blocks, n_jobs):
 
 
 def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
-                 n_jobs=None):
+                 n_jobs=None, sv_norms=None):
     """``sum_j coef[j, k] * K(sv_j, x)`` for every row x of X, in chunks.
 
     ``sv_index`` are the columns of a precomputed X that belong to the
     support vectors; ``single``: the kernel values of a fit (see
     ``_SINGLE_PRECISION``), for the scores a walk starts from; ``n_jobs``:
     threads scoring blocks of rows (every row is scored by the same
-    arithmetic whatever its block, so the result does not depend on it).
+    arithmetic whatever its block, so the result does not depend on it);
+    ``sv_norms``: ``kernel.norms(sv)`` when the caller keeps them.
     Returns an (n_samples, n_rows) float64 array.
     """
     n, n_rows = X.shape[0], coef.shape[1]
@@ -325,7 +326,9 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
                     n_jobs)
         return out
     X, sv = _common_dtype(X, sv)
-    sv_parts = (*_parts(sv), n_sv, X.shape[1], kernel.norms(sv), kernel)
+    if sv_norms is None:
+        sv_norms = kernel.norms(sv)
+    sv_parts = (*_parts(sv), n_sv, X.shape[1], sv_norms, kernel)
     values, indices, indptr, sparse = _parts(X)
     n_features = X.shape[1]
 
@@ -656,13 +659,22 @@ class _KernelStream:
             buffer = np.empty((capacity,) + array.shape[1:], dtype=array.dtype)
             buffer[:self.n] = array
             self.buffers[name] = buffer
+        # The (squared) norms the kernel reads, one per support vector, kept
+        # rather than recomputed by every call ("rbf", "cosine").
+        norms = self.kernel.norms(state["sv"])
+        if norms is _DUMMY_DOUBLE:
+            self.norms = None
+        else:
+            self.norms = np.empty(capacity)
+            self.norms[:self.n] = norms
 
     def _scores(self, x, state):
         """The scores of row ``x`` under the iterate, as the walk starts."""
         coef = state["alpha"]
+        norms = None if self.norms is None else self.norms[:self.n]
         return _dual_scores(x, self.kernel, state["sv"], None, coef,
-                            self.cache_size, single=self.single) \
-            + self.add * coef.sum(axis=0)
+                            self.cache_size, single=self.single,
+                            sv_norms=norms) + self.add * coef.sum(axis=0)
 
     def _mistakes(self, c, value):
         """The (row, delta) updates of a sample of class ``c`` with scores
@@ -704,6 +716,11 @@ class _KernelStream:
             return -1
         state = d["_state"]
         c = codes[0]
+        if self.norms is not None:
+            try:
+                x_norm = self.kernel.norms(X)[0]
+            except ValueError:  # not finite: the full path reports it
+                return -1
         value = self._scores(X, state)[0].tolist()
         updates = self._mistakes(c, value)
         if updates is None:  # the full path reports the overflow
@@ -727,6 +744,8 @@ class _KernelStream:
                     alpha_sum[n, k] += visits[k] * delta
                 forget[1, k] += 1.0
             b["sv"][n] = X[0]
+            if self.norms is not None:
+                self.norms[n] = x_norm
             b["sv_class"][n] = c
             b["sv_index"][n] = -1
             b["sv_time"][n] = new["clock"] = state["clock"] + 1

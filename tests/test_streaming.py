@@ -656,6 +656,7 @@ def _assert_same_kernel_state(a, b):
     dict(kernel="rbf", gamma=0.5),
     dict(kernel="rbf", average=True, fit_intercept=False),
     dict(kernel="poly", degree=2, threshold=0.3),
+    dict(kernel="cosine"),
     dict(kernel="rbf", multi_class="crammer_singer"),
     dict(kernel="laplacian", multi_class="crammer_singer", update="uniform",
          average=True),
@@ -720,12 +721,13 @@ def test_kernel_bad_rows_between_one_row_calls():
     lean = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
     full = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
     bad = [(np.array([[np.nan, 0, 0, 0, 0, 0]]), [1]), (np.zeros((1, 5)), [1]),
-           (np.zeros((1, 6)), [7]), (np.array([["a", 0, 0, 0, 0, 0]], dtype=object), [1])]
+           (np.zeros((1, 6)), [7]), (np.array([["a", 0, 0, 0, 0, 0]], dtype=object), [1]),
+           (np.full((1, 6), 1e200), [1])]  # its squared norm overflows
     for i in range(5, 40):
-        if i % 7 == 0:
-            row, label = bad[(i // 7) % len(bad)]
+        if i % 6 == 0:
+            row, label = bad[(i // 6) % len(bad)]
             before = pickle.dumps(lean)
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError), np.errstate(over="ignore"):
                 lean.partial_fit(row, label)
             assert pickle.dumps(lean) == before
         lean.partial_fit(X[i:i + 1], y[i:i + 1])

@@ -573,11 +573,16 @@ def test_second_order_in_place_stream_equals_the_full_way(diagonal, average,
         X[:5], y[:5], classes=np.arange(n_classes))
     state = lean._state
     start = 5
+    handed_out = []
     for size in [1] * 20 + [3, 1, 7, 1, 1, 4] + [1] * 18:
         rows = slice(start, start + size)
         lean.partial_fit(X[rows], y[rows])
         full._checked_partial_fit(X[rows], y[rows])
         start += size
+        handed_out.append((lean.coef_, lean.coef_.copy()))
+    # The weights read between calls are the model's then, not live views.
+    for coef, snapshot in handed_out:
+        np.testing.assert_array_equal(coef, snapshot)
     if diagonal:
         assert lean._state is state  # every call took the state in place
     assert lean.n_mistakes_ == full.n_mistakes_ > 0

@@ -190,7 +190,10 @@ class BaseLinearPerceptron(BasePerceptron):
             ``classes_[1]`` is predicted); otherwise one column per class.
         """
         X = self._validate_predict_data(X)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        # safe_sparse_dot computes X @ coef_.T for a dense X: the same
+        # product, without its dispatch (most of a one-row call).
+        scores = (X @ self.coef_.T if type(X) is np.ndarray
+                  else safe_sparse_dot(X, self.coef_.T, dense_output=True))
         scores += self.intercept_
         return decision_shape(scores)
 

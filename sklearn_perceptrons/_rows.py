@@ -429,6 +429,26 @@ def arm_stream(cache, owner, state, table, *, fit_intercept, rule, names,
     return stream
 
 
+def row_views(state):
+    """One :class:`LinearState` per row of ``state`` whose arrays are views
+    of that row (a meta-estimator's binary estimators then follow every
+    in-place pass over the stacked rows)."""
+    views = []
+    for k in range(state.coef.shape[0]):
+        view = LinearState.__new__(LinearState)
+        view.coef = state.coef[k:k + 1]
+        view.intercept = state.intercept[k:k + 1]
+        view.visits = state.visits[k:k + 1]
+        if state.average:
+            view.coef_sum = state.coef_sum[k:k + 1]
+            view.intercept_sum = state.intercept_sum[k:k + 1]
+        else:
+            view.coef_sum, view.intercept_sum = np.zeros((1, 1)), np.zeros(1)
+        view.average = state.average
+        views.append(view)
+    return views
+
+
 # ---------------------------------------------------------------------------
 # The compiled epoch
 # ---------------------------------------------------------------------------

@@ -22,11 +22,21 @@ least 5), measured in alternation with SVC's, BLAS limited to one thread.  The d
 of PERFORMANCE.md in both modes; quick mode runs fewer budgets, one strategy,
 and times each budgeted fit once.
 
+P13 (threads): ``KernelPerceptron(average=True).predict`` on the moons test
+set with ``n_jobs=2`` against ``n_jobs=1``, timed in alternation (medians of
+7), target <= 0.6x on 2 cores, and a row that says whether the decisions
+are identical bit for bit.  The load average of the machine is noted beside
+the ratio (other work on the cores slows the threaded run most).
+
 Run ``python benchmarks/bench_kernel.py [--full]``.
 """
 
+import copy
+import os
 import sys
 import warnings
+
+import numpy as np
 
 from sklearn.datasets import load_digits, make_circles, make_moons
 from sklearn.exceptions import ConvergenceWarning
@@ -39,6 +49,7 @@ from sklearn_perceptrons import KernelPerceptron
 from _common import format_table, interleaved_times, row, single_threaded
 
 PREDICT_TARGET = 0.5
+THREADS_TARGET = 0.6
 CONFIGS = [("defaults", {}), ("max_iter=2", {"max_iter": 2})]
 
 
@@ -131,6 +142,27 @@ def budget_curve(name, X_train, X_test, y_train, y_test, budgets, strategies,
     return rows
 
 
+def predict_threads(name, X_train, X_test, y_train):
+    """P13 rows: predict with two threads against one, on the same model."""
+    model = _fit(KernelPerceptron(kernel="rbf", average=True), X_train, y_train)
+    one, two = model.set_params(n_jobs=1), copy.deepcopy(model).set_params(n_jobs=2)
+    load = os.getloadavg()[0]
+    times = interleaved_times(
+        [lambda: one.predict(X_test), lambda: two.predict(X_test)], repeats=7
+    )
+    identical = np.array_equal(one.decision_function(X_test),
+                               two.decision_function(X_test))
+    case = f"P13 {name}, KernelPerceptron.predict"
+    return [
+        row(case, "time n_jobs=2 / n_jobs=1", times[1] / times[0],
+            at_most=THREADS_TARGET,
+            note=f"{times[0] * 1e3:.1f} / {times[1] * 1e3:.1f} ms, "
+                 f"{model.support_.shape[0]} SVs, {X_test.shape[0]} rows, "
+                 f"{os.cpu_count()} CPUs, load {load:.1f}"),
+        row(case, "decisions identical to n_jobs=1", identical, at_least=True),
+    ]
+
+
 def run(quick=True):
     """Measure P7; returns the table rows."""
     repeats = 5
@@ -142,6 +174,8 @@ def run(quick=True):
         for name, X, y, slack, fit_target in datasets():
             split = train_test_split(X, y, test_size=0.25, random_state=0)
             rows += compare(name, *split, slack, fit_target, repeats)
+            if name.startswith("moons"):
+                rows += predict_threads(name, *split[:3])
             if not name.startswith("digits") or not quick:
                 rows += budget_curve(name, *split, budgets, strategies,
                                      1 if quick else repeats)

@@ -21,9 +21,16 @@ Two settings are compared:
 Held-out accuracies on the synthetic data and on scikit-learn's bundled
 digits are reported for both packages.
 
+P13 (threads): the fast path of ``OneVsOnePerceptron(Perceptron(),
+n_jobs=2)`` and of ``OneVsAllPerceptron`` against ``n_jobs=1`` on the
+10-class data (fixed 10 epochs), timed in alternation (medians), target
+<= 0.6x on 2 cores, with a row that says whether the binary estimators are
+identical bit for bit.  The load average is noted beside the ratio.
+
 Run ``python benchmarks/bench_multiclass.py [--full]``.
 """
 
+import os
 import sys
 import warnings
 
@@ -47,6 +54,7 @@ except ImportError:  # run as a script from the benchmarks folder
 
 N_CLASSES = 10
 TARGET = 0.25  # fit time of ours / scikit-learn's
+THREADS_TARGET = 0.6  # fit time with n_jobs=2 / n_jobs=1 (P13)
 
 
 def ten_class_data(n_samples, n_features, seed=0):
@@ -77,6 +85,27 @@ def compare(case, ours, theirs, X_train, y_train, X_test, y_test, repeats):
             f"accuracy ours {acc_ours:.3f}, scikit-learn {acc_theirs:.3f}")
     return [row(case, "fit time / scikit-learn", t_ours / t_theirs, at_most=TARGET,
                 note=note)]
+
+
+def threads(case, Meta, params, X, y, repeats):
+    """P13 rows: the fast path with two threads against one."""
+    one, two = Meta(Perceptron(**params)), Meta(Perceptron(**params), n_jobs=2)
+    load = os.getloadavg()[0]
+    t_one, t_two = interleaved_times(
+        [lambda: _fit(one, X, y), lambda: _fit(two, X, y)], repeats=repeats
+    )
+    identical = all(
+        np.array_equal(a.coef_, b.coef_) and np.array_equal(a.intercept_, b.intercept_)
+        and a.n_mistakes_ == b.n_mistakes_
+        for a, b in zip(_fit(one, X, y).estimators_, _fit(two, X, y).estimators_)
+    )
+    return [
+        row(case, "fit time n_jobs=2 / n_jobs=1", t_two / t_one,
+            at_most=THREADS_TARGET,
+            note=f"{t_one * 1e3:.1f} / {t_two * 1e3:.1f} ms, "
+                 f"{os.cpu_count()} CPUs, load {load:.1f}"),
+        row(case, "estimators identical to n_jobs=1", identical, at_least=True),
+    ]
 
 
 def accuracy_rows(case, pairs, X, y):
@@ -115,6 +144,10 @@ def run(quick=True):
                 OneVsRestClassifier(SklearnPerceptron(**params)),
                 X_train, y_train, X_test, y_test, repeats,
             )
+        for Meta, name in ((OneVsOnePerceptron, "one-vs-one"),
+                           (OneVsAllPerceptron, "one-vs-all")):
+            rows += threads(f"P13 {name} fast path {shape}, fixed 10 epochs",
+                            Meta, fixed, X_train, y_train, max(repeats, 7))
         X, y = load_digits(return_X_y=True)
         X = X / 16.0
         X_train, X_test, y_train, y_test = train_test_split(

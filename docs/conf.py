@@ -151,6 +151,46 @@ _write_if_changed(
 )
 
 
+# The module map of developers.rst: the line count of every source file of
+# the package, as the substitution |<file name>|.
+_PACKAGE_DIR = os.path.join(ROOT, "sklearn_perceptrons")
+_SOURCE_ENDINGS = (".py", ".pyx", ".pxd", ".pxi", ".h", ".c")
+
+
+def _package_sources():
+    """The source files of the package (not the C that Cython generates)."""
+    names = sorted(os.listdir(_PACKAGE_DIR))
+    generated = {name[:-4] + ".c" for name in names if name.endswith(".pyx")}
+    return [name for name in names
+            if name.endswith(_SOURCE_ENDINGS) and name not in generated]
+
+
+def _line_count(name):
+    with open(os.path.join(_PACKAGE_DIR, name), encoding="utf-8") as f:
+        return sum(1 for _ in f)
+
+
+rst_epilog = "\n".join(
+    f".. |{name}| replace:: {_line_count(name)}" for name in _package_sources()
+)
+
+
+def _check_module_map(app):
+    """Warn (an error under -W) when a source file of the package is missing
+    from the module map of developers.rst."""
+    with open(os.path.join(HERE, "developers.rst"), encoding="utf-8") as f:
+        text = f.read()
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    for name in _package_sources():
+        if f"|{name}|" not in text:
+            logger.warning(
+                f"sklearn_perceptrons/{name} is missing from the module map "
+                "of docs/developers.rst"
+            )
+
+
 def _public_names():
     """Every documented public name: ``__all__`` and the public modules."""
     names = set()
@@ -299,6 +339,7 @@ def _run_doctests(app):
 
 def setup(app):
     app.connect("builder-inited", _check_api_reference)
+    app.connect("builder-inited", _check_module_map)
     app.connect("builder-inited", _run_doctests)
     app.connect("missing-reference", _sklearn_reference)
     # Before numpydoc's own handler (priority 500) parses the sections.

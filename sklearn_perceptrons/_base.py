@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._docstrings import shared_doc
 from ._rows import as_csr_int32
 from ._training import MistakesLog
 
@@ -130,14 +131,20 @@ def _frozen(value):
     return value
 
 
-def _params_key(estimator):
-    """The current parameter values of ``estimator``, compared with ``==``
-    (identity first) to tell whether they changed since the last check."""
+def param_names(estimator):
+    """The names of the constructor parameters of ``estimator`` (a tuple,
+    cached per class)."""
     cls = type(estimator)
     names = _PARAM_NAMES.get(cls)
     if names is None:
         names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
-    key = tuple(map(estimator.__dict__.get, names))
+    return names
+
+
+def _params_key(estimator):
+    """The current parameter values of ``estimator``, compared with ``==``
+    (identity first) to tell whether they changed since the last check."""
+    key = tuple(map(estimator.__dict__.get, param_names(estimator)))
     # Only a dict or an estimator can change in place; most keys hold only
     # immutable values, and are then built without a Python loop.
     if not set(map(type, key)) <= _IMMUTABLE:
@@ -247,6 +254,16 @@ def keep_state_on_error(method):
             raise
 
     return wrapper
+
+
+def fit_method(method):
+    """The decorators of an estimator's ``fit``: the docstring's shared
+    fragments filled in (:func:`~._docstrings.shared_doc`), the parameters
+    validated in scikit-learn's configuration context (``_fit_context``) and
+    the call all-or-nothing (:func:`keep_state_on_error`)."""
+    return keep_state_on_error(
+        _fit_context(prefer_skip_nested_validation=True)(shared_doc(method))
+    )
 
 
 def encode_labels(y):
@@ -385,17 +402,31 @@ def class_indices(classes, y):
     return y_class.astype(np.int32)
 
 
+def _is_lean_csr(X):
+    """Whether X is a float64 or float32 CSR matrix (or array) with int32
+    indices and no duplicate or unsorted entries (what ``validate_rows``
+    would return unchanged)."""
+    return (
+        sp.issparse(X) and X.format == "csr" and X.ndim == 2
+        and X.dtype in _FLOAT_DTYPES and X.indices.dtype == np.int32
+        and X.indptr.dtype == np.int32 and X.has_canonical_format
+    )
+
+
 def is_lean_input(estimator, X):
     """Whether X may skip ``validate_data`` for a fitted ``estimator``: a 2-d
-    float C-ordered ndarray, and an estimator fitted without feature names
-    (so there are no names to compare)."""
-    return _is_float_matrix(X) and not hasattr(estimator, "feature_names_in_")
+    float C-ordered ndarray or a float CSR matrix of int32 indices in
+    canonical form, and an estimator fitted without feature names (so there
+    are no names to compare)."""
+    return ((_is_float_matrix(X) or _is_lean_csr(X))
+            and "feature_names_in_" not in estimator.__dict__)
 
 
 def lean_check(estimator, X, y=None):
     """The checks of ``validate_data`` that can fail on a float C-ordered
-    ndarray X of a fitted estimator: number of features, at least one sample,
-    finite values (and y: 1-d, as many labels as rows).  Same messages."""
+    ndarray or a lean CSR X (see :func:`is_lean_input`) of a fitted
+    estimator: number of features, at least one sample, finite values (and
+    y: 1-d, as many labels as rows).  Same messages."""
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
             f"X has {X.shape[1]} features, but {type(estimator).__name__} "
@@ -406,7 +437,7 @@ def lean_check(estimator, X, y=None):
             f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
             "of 1 is required."
         )
-    check_finite(X, "X")
+    check_finite(X if type(X) is np.ndarray else X.data, "X")
     if y is None:
         return None
     y = np.asarray(y)
@@ -427,8 +458,9 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
     X becomes a float64 or float32 C-ordered ndarray or an int32-indexed CSR
     matrix without duplicate entries, as scikit-learn's ``validate_data`` (which sets or checks
     ``n_features_in_`` and ``feature_names_in_``).  The one lean path of the
-    package: when ``reset`` is False and X is already a float C-ordered
-    ndarray of an estimator fitted without feature names, only what can fail
+    package: when ``reset`` is False and X is already in that form (a float
+    C-ordered ndarray or a canonical int32 CSR matrix) for an estimator
+    fitted without feature names, only what can fail
     is checked (:func:`lean_check`), so that a one-row ``partial_fit`` or
     ``predict`` stays cheap.  Used by every estimator and by the fast path of
     the meta-estimators (any ``estimator`` with ``n_features_in_``).

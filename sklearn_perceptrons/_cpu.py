@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pick the builds of the compiled loops that suit this CPU.
 
-``_linear_fast_avx2``, ``_kernel_fast_avx2`` and ``_kernel_budget_fast_avx2``
-are the same sources as ``_linear_fast``, ``_kernel_fast`` and
-``_kernel_budget_fast`` compiled with AVX2, which doubles the width of the
-dot products (and of the kernel perceptron's exponentials).
+``_linear_fast_avx2``, ``_kernel_fast_avx2``, ``_kernel_budget_fast_avx2`` and
+``_second_order_fast_avx2`` are the same sources as ``_linear_fast``,
+``_kernel_fast``, ``_kernel_budget_fast`` and ``_second_order_fast`` compiled
+with AVX2, which doubles the width of the dot products (and of the kernel
+perceptron's exponentials and the second-order perceptron's matrix pass).
 Both builds round alike (no fused multiply-add), so the choice changes speed,
 never results.  Set ``SKLEARN_PERCEPTRONS_NO_AVX2=1`` to force the baseline
 builds.
@@ -39,3 +40,4 @@ def _select(name):
 linear_fast = _select("_linear_fast")
 kernel_fast = _select("_kernel_fast")
 kernel_budget_fast = _select("_kernel_budget_fast")
+second_order_fast = _select("_second_order_fast")

@@ -87,10 +87,12 @@ fragment("reduction_parameters", """
         every binary problem.  ``None`` means :class:`Perceptron()`.
 
     n_jobs : int, default=None
-        Number of jobs training the binary problems of the generic path in
-        parallel (joblib).  ``None`` means 1 unless in a
+        Number of jobs training the binary problems in parallel: joblib
+        workers for the generic path; threads for the fast path, each
+        training a group of the binary problems in its own compiled pass
+        over X, without the GIL, with results equal to ``n_jobs=1`` bit for
+        bit (the base estimator's own ``n_jobs`` is then not used).  ``None`` means 1 unless in a
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
-        The fast path is one sequential compiled pass and does not use it.
 """)
 
 fragment("reduction_classes", """
@@ -132,6 +134,17 @@ fragment("bounds_X_y", """
     y : array-like of shape (n_samples,)
         Binary labels (exactly two classes). ``np.unique(y)[1]`` is the
         positive class.
+""")
+
+
+# References [2] and [3] of mistake_bound and of Perceptron.
+fragment("novikoff_crammer_singer_references", """
+    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
+       Proceedings of the Symposium on the Mathematical Theory of Automata
+       12, 615-622, 1962.
+    .. [3] K. Crammer and Y. Singer, "Ultraconservative online algorithms
+       for multiclass problems", Journal of Machine Learning Research 3,
+       951-991, 2003.
 """)
 
 

@@ -16,7 +16,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
@@ -27,6 +26,7 @@ from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
 from ._base import (
     BasePerceptron,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
     set_init_params,
@@ -1133,9 +1133,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the kernel perceptron by epochs over the training data.
 

@@ -19,7 +19,7 @@ import numbers
 from time import perf_counter
 
 import numpy as np
-from sklearn.base import _fit_context
+from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
@@ -27,8 +27,10 @@ from sklearn.utils.extmath import safe_sparse_dot
 from ._base import (
     BasePerceptron,
     decision_shape,
+    fit_method,
     keep_state_on_error,
     partial_fit_context,
+    param_names,
     set_init_params,
     stream_cache,
 )
@@ -40,7 +42,9 @@ from ._rows import (
     CoupledTrainer,
     LinearState,
     LinearTrainer,
+    Penalty,
     Rule,
+    arm_stream,
     check_finite_weights,
     commit_state,
     crammer_singer_table,
@@ -91,6 +95,12 @@ class BaseLinearPerceptron(BasePerceptron):
     # stay the same).
     _rule_reads_data = False
 
+    def _n_threads(self):
+        """Threads of a one-vs-all pass (``n_jobs``; 1 without it)."""
+        if not hasattr(self, "n_jobs"):
+            return 1
+        return max(1, effective_n_jobs(self.n_jobs))
+
     @property
     def _plain_pass(self):
         # Whether the pass of partial_fit is the plain compiled pass (not
@@ -139,7 +149,8 @@ class BaseLinearPerceptron(BasePerceptron):
         """The trainer of ``fit`` (see :mod:`sklearn_perceptrons._training`)."""
         return LinearTrainer(X, y_class, step, table, state,
                              fit_intercept=self.fit_intercept,
-                             rule=self._rule(X, state.coef.shape[0]))
+                             rule=self._rule(X, state.coef.shape[0]),
+                             n_threads=self._n_threads())
 
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
         """The (coef, intercept) of a finished fit; sets extra attributes."""
@@ -155,7 +166,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return run_epoch(
             X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=self._stream_rule(X, n_rows),
+            rule=self._stream_rule(X, n_rows), n_threads=self._n_threads(),
         )
 
     def _finish_row(self, X, samples):
@@ -179,15 +190,16 @@ class BaseLinearPerceptron(BasePerceptron):
             ``classes_[1]`` is predicted); otherwise one column per class.
         """
         X = self._validate_predict_data(X)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        # safe_sparse_dot computes X @ coef_.T for a dense X: the same
+        # product, without its dispatch (most of a one-row call).
+        scores = (X @ self.coef_.T if type(X) is np.ndarray
+                  else safe_sparse_dot(X, self.coef_.T, dense_output=True))
         scores += self.intercept_
         return decision_shape(scores)
 
     # -- fitting -----------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the perceptron by epochs over the training data.
 
@@ -207,8 +219,6 @@ class BaseLinearPerceptron(BasePerceptron):
         """
         return self._fit(X, y, coef_init, intercept_init, sample_weight)
 
-    @keep_state_on_error
-    @partial_fit_context
     @shared_doc
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Make one pass over the given samples, in the given order.
@@ -224,7 +234,67 @@ class BaseLinearPerceptron(BasePerceptron):
 
         {{partial_fit_params}}
         """
+        # The armed compiled stream (see arm_stream) takes a whole call on a
+        # few good rows by itself; it declines anything else, untouched.
+        cache = self.__dict__.get("_stream")
+        if cache is not None and classes is None and sample_weight is None:
+            fast = cache.get("fast")
+            if fast is not None:
+                total = fast.learn(self.__dict__, X, y)
+                if total >= 0:
+                    if self.average:
+                        # The average moved: coef_ is computed when read.
+                        self.__dict__.pop("coef_", None)
+                        self.__dict__.pop("intercept_", None)
+                    self._after_learn(X, y)
+                    record_partial_pass(self, total)
+                    return self
+        return self._checked_partial_fit(X, y, classes, sample_weight)
+
+    @keep_state_on_error
+    @partial_fit_context
+    def _checked_partial_fit(self, X, y, classes=None, sample_weight=None):
+        """``partial_fit`` the full way: every check, then the pass."""
         return self._partial_fit(X, y, classes, sample_weight)
+
+    def __getattr__(self, name):
+        # coef_ and intercept_ of an averaged stream are computed when read
+        # (from the state, which holds every averaging sum): a one-row call
+        # then never averages the whole model.
+        if name in ("coef_", "intercept_"):
+            d = self.__dict__
+            state = d.get("_state")
+            if state is not None and "classes_" in d:
+                d["coef_"], d["intercept_"] = self._public_model(state.model())
+                return d[name]
+        raise AttributeError(
+            f"{type(self).__name__!r} object has no attribute {name!r}"
+        )
+
+    # Attributes a streaming call may leave to be computed when read.
+    _lazy_attributes = ("coef_",)
+
+    def __getstate__(self):
+        # A pickle holds every attribute, even those not read yet.
+        for name in self._lazy_attributes:
+            getattr(self, name, None)
+        state = super().__getstate__()
+        state.pop("_last_batch", None)
+        return state
+
+    @property
+    def _stream_plain(self):
+        # Whether the pass of partial_fit is, as far as the weights go, the
+        # plain compiled pass, which the compiled stream may run.
+        return self._plain_pass
+
+    def _after_stream(self, X, state, y_class, table):
+        """What a pass of the compiled stream in the checked path leaves to
+        do (the diagnostics a subclass's own pass would set)."""
+
+    def _after_learn(self, X, y):
+        """What a call taken by the armed stream leaves to do (cheaply: a
+        subclass defers its diagnostics until they are read)."""
 
     def _check_warm_start_shape(self, n_rows, n_features):
         """A clear error when warm_start cannot continue the previous model."""
@@ -342,8 +412,6 @@ class BaseLinearPerceptron(BasePerceptron):
         return eta * sample_weight
 
     def _partial_fit(self, X, y, classes, sample_weight):
-        if self._stream_one(X, y, classes, sample_weight):
-            return self
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
@@ -364,8 +432,11 @@ class BaseLinearPerceptron(BasePerceptron):
         cache = stream_cache(self)
         start = perf_counter() if self.verbose else 0.0
         updates = None
-        if (hasattr(self, "_state") and self._plain_pass
-                and not self._crammer_singer()):
+        # A penalized pass moves the weights by more than pass_bound's
+        # updates (its decay is folded in at the end): it is always checked.
+        penalized = self._stream_rule(X, n_rows).penalty is not None
+        if (hasattr(self, "_state") and self._stream_plain
+                and not self._crammer_singer() and not penalized):
             # One compiled call for a few dense rows (see stream_pass).
             state = self._state
             updates = stream_pass(
@@ -373,8 +444,12 @@ class BaseLinearPerceptron(BasePerceptron):
                 fit_intercept=self.fit_intercept,
                 rule=self._stream_rule(X, n_rows),
             )
+            if updates is not None:
+                self._after_stream(X, state, y_class, table)
         if updates is None:
-            if hasattr(self, "_state"):
+            if hasattr(self, "_state") and penalized:
+                state, bound = self._state.copy(), None
+            elif hasattr(self, "_state"):
                 # In place when provably safe, so a call copies nothing.
                 state, bound = writable_state(
                     cache, self, self._state,
@@ -397,52 +472,36 @@ class BaseLinearPerceptron(BasePerceptron):
         # scikit-learn's SGD partial_fit does.
         self.coef_, self.intercept_ = self._public_model(state.model(copy=False))
         record_partial_pass(self, total)
+        self._arm_stream(cache, state, classes, table)
         return self
 
-
-    def _stream_one(self, X, y, classes, sample_weight):
-        """The shortest way of a streaming call: a few dense rows of the
-        state's dtype, no classes, no weights, nothing to print.  Checks what
-        can fail (shape, labels; finiteness and overflow in ``stream_pass``),
-        updates, and returns True; returns False, having changed nothing,
-        whenever the general path is needed (including for every error)."""
-        d = self.__dict__
-        state = d.get("_state")
-        if (
-            state is None or classes is not None or sample_weight is not None
-            or type(X) is not np.ndarray or X.ndim != 2
-            or X.dtype != state.coef.dtype or not X.flags.c_contiguous
-            or "feature_names_in_" in d or X.shape[1] != d["n_features_in_"]
-            or not 0 < X.shape[0] <= 8 or self.verbose or not self._plain_pass
-            or self.class_weight is not None or self._crammer_singer()
-        ):
-            return False
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            return False
-        cache = stream_cache(self)
-        classes = d["classes_"]
-        entry = cache.get("labels")
-        if entry is None or entry[0] is not classes:
-            return False
+    def _arm_stream(self, cache, state, classes, table):
+        """Let the compiled stream take the next one-row calls by itself
+        (see :func:`~sklearn_perceptrons._rows.arm_stream`) when the plain
+        pass of one-vs-all rows, without class weights and silent, is all a
+        call does."""
+        armed = cache.get("armed")
+        if armed is not None and armed[0] is state and armed[1] is classes \
+                and "fast" in cache:
+            return  # armed by an earlier call, for the same state and labels
+        cache.pop("fast", None)
+        if (not self._stream_plain or self._rule_reads_data
+                or self._crammer_singer() or self.verbose
+                or self.class_weight is not None
+                or getattr(self, "penalty", None) is not None
+                or "feature_names_in_" in self.__dict__):
+            return
         try:
-            y_class = np.array([entry[1][label] for label in y.tolist()],
-                               dtype=np.int32)
-        except (KeyError, TypeError):
-            return False
-        n_rows = state.coef.shape[0]
-        step = np.full(X.shape[0], self._learning_rate(), dtype=np.float64)
-        updates = stream_pass(
-            cache, self, state, X, y_class, step,
-            one_vs_all_table(classes.shape[0]),
-            fit_intercept=self.fit_intercept, rule=self._stream_rule(X, n_rows),
-        )
-        if updates is None:
-            return False
-        # Nothing below can fail.
-        self.coef_, self.intercept_ = state.model(copy=False)
-        record_partial_pass(self, int(updates.sum()))
-        return True
+            labels = {label: i for i, label in enumerate(classes.tolist())}
+        except TypeError:  # unhashable labels: no dict to look them up
+            return
+        if len(labels) != classes.shape[0]:
+            return
+        if arm_stream(cache, self, state, table, fit_intercept=self.fit_intercept,
+                      rule=self._stream_rule(None, state.coef.shape[0]),
+                      names=param_names(self), labels=labels,
+                      eta=self._learning_rate()) is not None:
+            cache["armed"] = (state, classes)
 
 
 @shared_doc
@@ -461,7 +520,9 @@ class Perceptron(BaseLinearPerceptron):
     **Cost.**  An epoch reads every row of X once, about the time of one
     matrix-vector product ``X @ w`` (K products for K classes); an update
     adds one row of X to w.  X is never copied: float32 stays float32 and
-    CSR stays sparse.  ``partial_fit`` and ``predict`` on a float ndarray
+    CSR stays sparse.  ``n_jobs`` trains the K one-vs-all rows in parallel
+    threads.  A penalty costs one more pass over each visited row (over
+    every weight of a dense row for l1).  ``partial_fit`` and ``predict`` on a float ndarray
     check only what can fail (shape, finiteness, labels), so streaming one
     row at a time stays cheap.
 
@@ -470,10 +531,36 @@ class Perceptron(BaseLinearPerceptron):
     tol=None``).  On data that are not linearly separable it never converges;
     ``average=True`` (the averaged perceptron) then often predicts
     better, as does :class:`MarginPerceptron`.  A drop-in replacement for
-    :class:`sklearn.linear_model.Perceptron` (same ``fit`` signature).
+    :class:`sklearn.linear_model.Perceptron`: same parameters (``penalty``,
+    ``alpha``, ``l1_ratio`` and ``n_jobs`` included) and ``fit`` signature.
 
     Parameters
     ----------
+    penalty : {"l2", "l1", "elasticnet"} or None, default=None
+        The regularization of scikit-learn's SGD perceptron (which
+        :class:`sklearn.linear_model.Perceptron` is).  With ``r`` the l1
+        share (0 for "l2", 1 for "l1", ``l1_ratio`` for "elasticnet"),
+        every visit of a sample by a weight row, update or not, does in
+        this order: (1) the weight decay ``w *= max(0, 1 - (1 - r) * eta0 *
+        alpha)``; (2) the perceptron update, decided on the margin before
+        the decay; (3) the cumulative l1 penalty of Tsuruoka, Tsujii and
+        Ananiadou (2009): the row's total ``u`` grows by ``r * eta0 *
+        alpha`` and each weight ``w_j`` of the sample's features (every
+        feature of a dense row, the stored entries of a CSR row) moves
+        toward 0 by ``u`` less what it already took, ``q_j``, without
+        crossing 0 (``q_j`` then grows by the move).  The intercept is never
+        penalized.  ``u`` and ``q`` run over all the epochs of one ``fit``
+        and start anew at each ``partial_fit`` call, as in scikit-learn.
+        Not with ``multi_class="crammer_singer"`` (ValueError).  None keeps
+        the plain perceptron, bit for bit.
+
+    alpha : float, default=0.0001
+        Strength of the penalty (>= 0); no effect when ``penalty=None``.
+
+    l1_ratio : float, default=0.15
+        The l1 share ``r`` of ``penalty="elasticnet"``, in [0, 1]: 0 is
+        "l2", 1 is "l1".
+
     threshold : float, default=0.0
         The threshold δ >= 0: a sample triggers an update when its margin
         ``s * (w . x + b)`` is <= δ.  With δ > 0 the perceptron also updates on
@@ -552,6 +639,15 @@ class Perceptron(BaseLinearPerceptron):
         ultraconservative uniform update).  Ignored with
         ``multi_class="ovr"``.
 
+    n_jobs : int, default=None
+        Threads training the one-vs-all rows of more than two classes: each
+        thread walks every sample, in the epoch's order, for its share of the
+        rows (the compiled pass releases the GIL), so the result is identical
+        bit for bit to ``n_jobs=1``.  ``None`` means 1 unless in a
+        :obj:`joblib.parallel_config` context; ``-1`` means all processors.
+        No effect on binary problems (one row) nor with
+        ``multi_class="crammer_singer"``, whose rows are coupled.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -584,6 +680,15 @@ class Perceptron(BaseLinearPerceptron):
 
     Notes
     -----
+    With a penalty, ``fit(X, y)`` on dense X with ``shuffle=False``, ``tol=None``
+    and no ``class_weight`` gives scikit-learn's ``Perceptron`` model up to
+    rounding (scikit-learn keeps the decay as a scale of the weights, as
+    this class does).  They differ elsewhere: scikit-learn moves the
+    intercept by 0.01 of the update on sparse X, draws another permutation
+    per one-vs-all row, stops on the training loss rather than on the number
+    of updates, weights a one-vs-all sub-problem's samples by its positive
+    or negative class, and has no ``average`` for its Perceptron.
+
     If the data are separable with margin γ (by a unit vector, on the padded
     vectors ``[x; 1]`` when ``fit_intercept``) and lie in a ball of radius R,
     ``fit`` with ``threshold=0`` makes at most ``(R / γ)²`` updates, whatever
@@ -598,13 +703,12 @@ class Perceptron(BaseLinearPerceptron):
     .. [1] F. Rosenblatt, "The perceptron: a probabilistic model for
        information storage and organization in the brain", Psychological
        Review 65(6), 1958.
-    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
-       Symposium on the Mathematical Theory of Automata, 1962.
-    .. [3] Y. Freund and R. E. Schapire, "Large margin classification using
+    {{novikoff_crammer_singer_references}}
+    .. [4] Y. Freund and R. E. Schapire, "Large margin classification using
        the perceptron algorithm", Machine Learning 37(3), 1999.
-    .. [4] K. Crammer and Y. Singer, "Ultraconservative online algorithms
-       for multiclass problems", Journal of Machine Learning Research 3,
-       951-991, 2003.
+    .. [5] Y. Tsuruoka, J. Tsujii and S. Ananiadou, "Stochastic gradient
+       descent training for L1-regularized log-linear models with
+       cumulative penalty", ACL-IJCNLP 2009.
 
     Examples
     --------
@@ -621,6 +725,9 @@ class Perceptron(BaseLinearPerceptron):
     >>> cs = Perceptron(multi_class="crammer_singer", average=True).fit(X, y)
     >>> cs.coef_.shape
     (3, 4)
+    >>> sparse = Perceptron(penalty="l1", alpha=0.01, n_jobs=2).fit(X, y)
+    >>> int((sparse.coef_ == 0).sum()) > 0
+    True
     """
 
     _parameter_constraints = {
@@ -629,11 +736,18 @@ class Perceptron(BaseLinearPerceptron):
         "eta0": [Interval(numbers.Real, 0, None, closed="neither")],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
+        "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(
         self,
         *,
+        penalty=None,
+        alpha=0.0001,
+        l1_ratio=0.15,
         threshold=0.0,
         fit_intercept=True,
         max_iter=1000,
@@ -650,15 +764,33 @@ class Perceptron(BaseLinearPerceptron):
         verbose=0,
         multi_class="ovr",
         update="max",
+        n_jobs=None,
     ):
         set_init_params(self, locals())
+
+    def _penalty(self):
+        """The :class:`~sklearn_perceptrons._rows.Penalty` of a visit, in
+        scikit-learn's terms (None without a penalty)."""
+        if self.penalty is None:
+            return None
+        if self._crammer_singer():
+            raise ValueError(
+                f"penalty={self.penalty!r} is not supported with "
+                "multi_class='crammer_singer' (its rows move together, the "
+                "penalty is defined per one-vs-all row); use multi_class='ovr' "
+                "or penalty=None."
+            )
+        l1_ratio = {"l2": 0.0, "l1": 1.0}.get(self.penalty, self.l1_ratio)
+        eta, alpha = float(self.eta0), float(self.alpha)
+        return Penalty(max(0.0, 1.0 - (1.0 - l1_ratio) * eta * alpha),
+                       l1_ratio * eta * alpha)
 
     def _rule(self, X, n_rows):
         code = RULE_THRESHOLD
         if self._crammer_singer():
             code = RULE_CS_MAX if self.update == "max" else RULE_CS_UNIFORM
         return Rule(code, np.full(n_rows, float(self.threshold)),
-                    np.zeros(n_rows))
+                    np.zeros(n_rows), self._penalty())
 
 
 

@@ -37,9 +37,15 @@ The walk holds no Python objects and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport INFINITY, fabs, fmax, isfinite, isnan, sqrt
+from libc.math cimport INFINITY, fabs, fmax, fmin, isfinite, isnan, sqrt
+
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
 
 import numpy as np
+
+_ndarray = np.ndarray
 
 # Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
@@ -224,7 +230,45 @@ cdef inline int _multiclass_visit(
     return 0
 
 
-cdef bint _epoch(
+cdef inline Py_ssize_t _prefetch_distance(
+    const floating* X_values, const int* X_indptr, bint sparse, Py_ssize_t n_features, Py_ssize_t n_visits,
+    bint* prefetch_sequential,
+) noexcept nogil:
+    """How many rows ahead to prefetch: as many as fit in about 8 KiB (at
+    least 2).  Sequential rows are left to the hardware prefetcher, except
+    short dense ones, where A/B measurements showed a gain (and CSR rows a
+    loss)."""
+    cdef Py_ssize_t row_bytes = (
+        (X_indptr[1] - X_indptr[0] if sparse and n_visits else n_features)
+        * sizeof(floating) + 1)
+    prefetch_sequential[0] = row_bytes <= 1024 and not sparse
+    return max(2, min(32, 8192 // row_bytes))
+
+
+cdef inline Py_ssize_t _locate_row(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features, const int* order, Py_ssize_t n_visits,
+    Py_ssize_t t, Py_ssize_t ahead, bint prefetch_sequential,
+    const floating** x_values, const int** x_indices,
+) noexcept nogil:
+    """Point ``x_values``/``x_indices`` at the row of visit ``t`` (prefetching
+    the row ``ahead`` visits later when rows are visited out of order) and
+    return its length."""
+    cdef Py_ssize_t i = order[t]
+    if t + ahead < n_visits and (
+        prefetch_sequential or order[t + ahead] != i + ahead
+    ):
+        _prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
+                      order[t + ahead])
+    if sparse:
+        x_values[0] = X_values + X_indptr[i]
+        x_indices[0] = X_indices + X_indptr[i]
+        return X_indptr[i + 1] - X_indptr[i]
+    x_values[0] = X_values + i * n_features
+    return n_features
+
+
+cdef bint _epoch_rows(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -235,51 +279,30 @@ cdef bint _epoch(
     const unsigned char* active,
     int rule, const double* threshold, const double* kappa, double* norm,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* scores,
+    long long* updates,
 ) noexcept nogil:
-    """The pass; returns True, at once, on a margin that is not a number
-    (``w . x`` overflowed: inf - inf), which no rule can compare."""
+    """The pass of the rules that treat each row alone (``RULE_THRESHOLD``,
+    ``RULE_MARGIN``); returns True on a margin that is not a number."""
     cdef Py_ssize_t t, i, p, k, nnz
     cdef const floating* x_values
     cdef const int* x_indices = NULL
     cdef const floating* w
     cdef int c
     cdef double raw, m, scale, sq_norm_x, new_sq_norm
-    cdef bint update
-    # Rows visited out of order (shuffle) are prefetched a few rows ahead, as
-    # many as fit in about 8 KiB (at least 2).  Sequential rows are left to
-    # the hardware prefetcher, except short dense ones, where A/B
-    # measurements showed a gain (and CSR rows a loss).
-    cdef Py_ssize_t row_bytes = (
-        (X_indptr[1] - X_indptr[0] if sparse and n_visits else n_features)
-        * sizeof(floating) + 1)
-    cdef Py_ssize_t ahead = max(2, min(32, 8192 // row_bytes))
-    cdef bint prefetch_sequential = row_bytes <= 1024 and not sparse
+    cdef bint update, prefetch_sequential
+    # A NaN margin (w . x overflowed: inf - inf) compares as "no mistake";
+    # it is recorded without a branch and reported at the end of the pass,
+    # whose state the caller then discards.
+    cdef bint not_a_number = False
+    cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
+                                               n_visits, &prefetch_sequential)
 
     for t in range(n_visits):
+        nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
+                          order, n_visits, t, ahead, prefetch_sequential,
+                          &x_values, &x_indices)
         i = order[t]
-        if t + ahead < n_visits and (
-            prefetch_sequential or order[t + ahead] != i + ahead
-        ):
-            _prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order[t + ahead])
-        if sparse:
-            x_values = X_values + X_indptr[i]
-            x_indices = X_indices + X_indptr[i]
-            nnz = X_indptr[i + 1] - X_indptr[i]
-        else:
-            x_values = X_values + i * n_features
-            nnz = n_features
         c = y_class[i]
-        if rule >= RULE_CS_MAX:
-            if _multiclass_visit(
-                x_values, x_indices, nnz, sparse, n_features, i, c, step,
-                class_rows_ptr, class_rows, class_signs, coef, intercept,
-                fit_intercept, active, rule, threshold, average, coef_sum,
-                intercept_sum, visits, updates, scores,
-            ):
-                return True
-            continue
         for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
             k = class_rows[p]
             if not active[k]:
@@ -289,8 +312,7 @@ cdef bint _epoch(
             if fit_intercept:
                 raw += intercept[k]
             m = class_signs[p] * raw
-            if isnan(m):
-                return True
+            not_a_number |= m != m
             if rule == RULE_THRESHOLD:
                 update = m <= threshold[k]
             else:
@@ -319,7 +341,210 @@ cdef bint _epoch(
                         return True
                     norm[k] = sqrt(new_sq_norm) if new_sq_norm > 0.0 else 0.0
             visits[k] += 1.0
+    return not_a_number
+
+
+cdef bint _epoch_multiclass(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    floating* coef, floating* intercept, bint fit_intercept,
+    const unsigned char* active, int rule, const double* threshold,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates, double* scores,
+) noexcept nogil:
+    """The pass of the Crammer-Singer rules (see ``_multiclass_visit``);
+    returns True, at once, on a score that is not a number."""
+    cdef Py_ssize_t t, i, nnz
+    cdef const floating* x_values
+    cdef const int* x_indices = NULL
+    cdef bint prefetch_sequential
+    cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
+                                               n_visits, &prefetch_sequential)
+    for t in range(n_visits):
+        nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
+                          order, n_visits, t, ahead, prefetch_sequential,
+                          &x_values, &x_indices)
+        i = order[t]
+        if _multiclass_visit(
+            x_values, x_indices, nnz, sparse, n_features, i, y_class[i], step,
+            class_rows_ptr, class_rows, class_signs, coef, intercept,
+            fit_intercept, active, rule, threshold, average, coef_sum,
+            intercept_sum, visits, updates, scores,
+        ):
+            return True
     return False
+
+
+cdef bint _epoch(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    floating* coef, floating* intercept, bint fit_intercept,
+    const unsigned char* active,
+    int rule, const double* threshold, const double* kappa, double* norm,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates, double* scores,
+) noexcept nogil:
+    """The pass; returns True on a margin that is not a number (``w . x``
+    overflowed: inf - inf), which no rule can compare.  The rule is
+    dispatched once per pass, so that no visit pays for the others."""
+    if rule >= RULE_CS_MAX:
+        return _epoch_multiclass(
+            X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
+            y_class, step, class_rows_ptr, class_rows, class_signs, coef,
+            intercept, fit_intercept, active, rule, threshold, average,
+            coef_sum, intercept_sum, visits, updates, scores,
+        )
+    return _epoch_rows(
+        X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
+        y_class, step, class_rows_ptr, class_rows, class_signs, coef,
+        intercept, fit_intercept, active, rule, threshold, kappa, norm,
+        average, coef_sum, intercept_sum, visits, updates,
+    )
+
+
+cdef inline void _l1_truncate(
+    floating* w, double* applied, double wscale, double total, double weight,
+    bint average, double* w_sum, const int* x_indices, Py_ssize_t nnz,
+    bint sparse,
+) noexcept nogil:
+    """The cumulative l1 penalty (Tsuruoka, Tsujii & Ananiadou 2009) on the
+    weights of the row's features (every weight of a dense row): a weight
+    ``z`` moves toward 0 by ``total`` less what it already took,
+    ``applied[j]``, without crossing 0.  ``w`` holds the weights divided by
+    ``wscale``; ``w_sum`` takes ``weight`` times each change (averaging)."""
+    cdef Py_ssize_t t, j
+    cdef floating z
+    for t in range(nnz):
+        j = x_indices[t] if sparse else t
+        z = w[j]
+        if z > 0:
+            w[j] = <floating>fmax(0.0, z - (total + applied[j]) / wscale)
+        elif z < 0:
+            w[j] = <floating>fmin(0.0, z + (total - applied[j]) / wscale)
+        else:
+            continue
+        applied[j] += wscale * (<double>w[j] - z)
+        if average:
+            w_sum[j] += weight * (<double>w[j] - z)
+
+
+cdef bint _epoch_penalized(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    floating* coef, floating* intercept, bint fit_intercept,
+    Py_ssize_t n_rows, const unsigned char* active, const double* threshold,
+    double decay, double l1_step, double* l1_total, double* l1_applied,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates, double* wscale, double* scaled_visits,
+) noexcept nogil:
+    """The threshold rule with scikit-learn's SGD penalties: every visit of
+    row k first scales ``w_k`` by ``decay`` (l2), then applies the update,
+    then the cumulative l1 penalty, ``l1_total[k] += l1_step``.
+
+    The decay is kept as a scale per row, ``w_k = wscale[k] * coef[k]``,
+    so a visit costs O(nnz) on CSR rows; the scale is folded into ``coef``
+    when it falls below 1e-9 (1e-3 with averaging) and at the end of the
+    pass.  Averaging keeps
+    Daume's sums in the scaled coordinates: with ``P`` the sum of the scales
+    of the visits so far (``scaled_visits``), the sum of the iterates is
+    ``P * coef - coef_sum``; the end of the pass restores the plain form
+    ``visits * w - coef_sum``.  Returns True on a margin that is not a
+    number.
+    """
+    cdef Py_ssize_t t, i, p, k, j, nnz
+    cdef const floating* x_values
+    cdef const int* x_indices = NULL
+    cdef floating* w
+    cdef double* w_sum
+    cdef int c
+    cdef double raw, m, scale, s, before
+    cdef bint update, prefetch_sequential
+    cdef bint not_a_number = False
+    # The averaging sums are differences of terms of size 1 / wscale: they
+    # fold the scale in early, so that they keep all but ~3 digits.
+    cdef double fold_below = 1e-3 if average else 1e-9
+    cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse,
+                                               n_features, n_visits,
+                                               &prefetch_sequential)
+    for t in range(n_visits):
+        nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
+                          order, n_visits, t, ahead, prefetch_sequential,
+                          &x_values, &x_indices)
+        i = order[t]
+        c = y_class[i]
+        for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
+            k = class_rows[p]
+            if not active[k]:
+                continue
+            w = coef + k * n_features
+            w_sum = coef_sum + k * n_features
+            s = wscale[k]
+            raw = s * _row_dot(w, x_values, x_indices, nnz, sparse)
+            if fit_intercept:
+                raw += intercept[k]
+            m = class_signs[p] * raw
+            not_a_number |= m != m
+            update = m <= threshold[k]
+            # The weight decay of the visit comes before its update.
+            s *= decay
+            if s < fold_below:
+                # Fold the scale in before it underflows (and after a decay
+                # to 0); the averaging sums keep the same total.
+                if average:
+                    before = scaled_visits[k]
+                    for j in range(n_features):
+                        w_sum[j] -= before * w[j]
+                    scaled_visits[k] = 0.0
+                for j in range(n_features):
+                    w[j] = <floating>(s * w[j])
+                s = 1.0
+            scale = step[i] * class_signs[p]
+            if update and scale != 0.0:
+                updates[k] += 1
+                _row_add(w, w_sum, scale / s, scale / s * scaled_visits[k],
+                         average, x_values, x_indices, nnz, sparse)
+                if fit_intercept:
+                    intercept[k] += <floating>scale
+                    if average:
+                        intercept_sum[k] += scale * visits[k]
+            if l1_step != 0.0:
+                l1_total[k] += l1_step
+                _l1_truncate(w, l1_applied + k * n_features, s, l1_total[k],
+                             scaled_visits[k], average, w_sum, x_indices, nnz,
+                             sparse)
+            scaled_visits[k] += s
+            wscale[k] = s
+            visits[k] += 1.0
+    # Back to the plain form: w = wscale * coef, and the sum of the iterates
+    # visits * w - coef_sum.
+    for k in range(n_rows):
+        s = wscale[k]
+        # Only this pass's rows: other threads may be training the others.
+        if not active[k] or s == 1.0 and scaled_visits[k] == visits[k]:
+            continue
+        w = coef + k * n_features
+        if average:
+            w_sum = coef_sum + k * n_features
+            before = visits[k] * s - scaled_visits[k]
+            for j in range(n_features):
+                w_sum[j] += before * w[j]
+        for j in range(n_features):
+            w[j] = <floating>(s * w[j])
+        wscale[k] = 1.0
+        scaled_visits[k] = visits[k]
+    return not_a_number
 
 
 cdef void _scores(
@@ -505,6 +730,72 @@ def epoch_csr(
     return overflow
 
 
+def penalized_dense(
+    const floating[:, ::1] X, const int[::1] order, const int[::1] y_class,
+    const double[::1] step, const int[::1] class_rows_ptr,
+    const int[::1] class_rows, const signed char[::1] class_signs,
+    floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
+    const unsigned char[::1] active, const double[::1] threshold,
+    double decay, double l1_step, double[::1] l1_total,
+    double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
+    double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
+    double[::1] wscale, double[::1] scaled_visits,
+):
+    """One pass of the threshold rule with scikit-learn's SGD penalties over
+    the rows ``order`` of dense X (see ``_epoch_penalized``).
+
+    ``decay`` is the l2 factor of a visit, ``max(0, 1 - eta0 * alpha * (1 -
+    l1_ratio))``; ``l1_step`` the l1 penalty a visit adds,
+    ``eta0 * alpha * l1_ratio``; ``l1_total`` (per row) and ``l1_applied``
+    (per weight; unused when ``l1_step`` is 0) the cumulative penalty and
+    what each weight took of it, carried from pass to pass; ``wscale`` (ones)
+    and ``scaled_visits`` (a copy of ``visits``) scratch of the pass.  The
+    other parameters are those of :func:`epoch_dense`.  Returns True on a
+    margin that overflowed.
+    """
+    cdef bint overflow
+    with nogil:
+        overflow = _epoch_penalized(
+            &X[0, 0], NULL, NULL, False, X.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
+            &active[0], &threshold[0], decay, l1_step, &l1_total[0],
+            &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
+            &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
+        )
+    return overflow
+
+
+def penalized_csr(
+    const floating[::1] X_data, const int[::1] X_indices,
+    const int[::1] X_indptr, const int[::1] order, const int[::1] y_class,
+    const double[::1] step, const int[::1] class_rows_ptr,
+    const int[::1] class_rows, const signed char[::1] class_signs,
+    floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
+    const unsigned char[::1] active, const double[::1] threshold,
+    double decay, double l1_step, double[::1] l1_total,
+    double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
+    double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
+    double[::1] wscale, double[::1] scaled_visits,
+):
+    """:func:`penalized_dense` for a CSR X (int32 indices)."""
+    cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
+    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    cdef bint overflow
+    with nogil:
+        overflow = _epoch_penalized(
+            values, indices, &X_indptr[0], True, coef.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
+            &active[0], &threshold[0], decay, l1_step, &l1_total[0],
+            &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
+            &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
+        )
+    return overflow
+
+
 def scores_dense(const floating[:, ::1] X, const int[::1] rows,
                  const floating[:, ::1] coef, const floating[::1] intercept,
                  double[:, ::1] out):
@@ -565,6 +856,11 @@ cdef class DenseStream:
     cdef int rule
     cdef public double bound
     cdef public double limit
+    cdef public double eta
+    cdef object _state
+    cdef tuple _names
+    cdef tuple _values
+    cdef dict _labels
 
     def __init__(self, coef, intercept, class_rows_ptr, class_rows, class_signs,
                  bint fit_intercept, int rule, threshold, kappa, bint average,
@@ -616,33 +912,26 @@ cdef class DenseStream:
                         active, norm, updates, scores)
         self._order_array = order
 
-    def run(self, X, const int[::1] y_class, const double[::1] step):
-        """One pass over the rows of X (C-ordered, the state's dtype).
-
-        Returns the number of updates of every row (a new array), or None,
-        touching nothing, when X is not finite or the pass is not provably
-        free of overflow (the caller then takes its checked path).
-        """
-        cdef const double[:, ::1] X64
-        cdef const float[:, ::1] X32
-        cdef Py_ssize_t n = X.shape[0], d = X.shape[1], t, j, k
+    cdef long long _pass(self, const void* X, Py_ssize_t n, Py_ssize_t d,
+                         const int* y_class, const double* step):
+        """The pass over n dense rows at X (the state's dtype); the total of
+        the updates, or -1, touching nothing, when X is not finite or the
+        pass is not provably free of overflow."""
+        cdef Py_ssize_t t, j, k
         cdef double largest = 0.0, value, total_step = 0.0, s, after
-        if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
-            raise ValueError("DenseStream.run: X, y_class and step do not match.")
+        cdef long long total = 0
         cdef int[::1] grown
-        cdef const double* p64
-        cdef const float* p32
+        cdef const double* p64 = <const double*> X
+        cdef const float* p32 = <const float*> X
         if n == 0 or d == 0:
-            return None
+            return -1
         if n > self.n_order:
             order = np.arange(n, dtype=np.int32)
             grown = order
             self._order_array = order
             self.order, self.n_order = &grown[0], n
-        if self.single:
-            X32 = X
-            p32 = &X32[0, 0]
-            with nogil:
+        with nogil:
+            if self.single:
                 for t in range(n * d):
                     value = fabs(p32[t])
                     if value > largest:
@@ -650,10 +939,7 @@ cdef class DenseStream:
                     elif value != value:
                         largest = INFINITY
                         break
-        else:
-            X64 = X
-            p64 = &X64[0, 0]
-            with nogil:
+            else:
                 for t in range(n * d):
                     value = fabs(p64[t])
                     if value > largest:
@@ -663,7 +949,7 @@ cdef class DenseStream:
                         break
         # Not finite: the caller's checked path reports it.
         if not largest < INFINITY:
-            return None
+            return -1
         if self.fit_intercept and largest < 1.0:
             largest = 1.0
         for t in range(n):
@@ -673,10 +959,10 @@ cdef class DenseStream:
         after = self.bound + largest * total_step
         if not (after * (d * fmax(largest, 1.0) + 1.0) < self.limit
                 and 4.0 * (d + 1) * after * after < self.limit):
-            return None
-        for k in range(self.n_rows):
-            self.updates[k] = 0
+            return -1
         with nogil:
+            for k in range(self.n_rows):
+                self.updates[k] = 0
             if self.rule != 0:
                 for k in range(self.n_rows):
                     s = 0.0
@@ -693,8 +979,8 @@ cdef class DenseStream:
                     self.norm[k] = sqrt(s)
             if self.single:
                 _epoch(
-                    &X32[0, 0], NULL, NULL, False, d, self.order, n,
-                    &y_class[0], &step[0], self.rows_ptr, self.rows, self.signs,
+                    p32, NULL, NULL, False, d, self.order, n,
+                    y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef32, self.intercept32, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
@@ -702,12 +988,102 @@ cdef class DenseStream:
                 )
             else:
                 _epoch(
-                    &X64[0, 0], NULL, NULL, False, d, self.order, n,
-                    &y_class[0], &step[0], self.rows_ptr, self.rows, self.signs,
+                    p64, NULL, NULL, False, d, self.order, n,
+                    y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef64, self.intercept64, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
                     self.visits, self.updates, self.scores,
                 )
+            for k in range(self.n_rows):
+                total += self.updates[k]
         self.bound = after
+        return total
+
+    def run(self, X, const int[::1] y_class, const double[::1] step):
+        """One pass over the rows of X (C-ordered, the state's dtype).
+
+        Returns the number of updates of every row (a new array), or None,
+        touching nothing, when X is not finite or the pass is not provably
+        free of overflow (the caller then takes its checked path).
+        """
+        cdef const double[:, ::1] X64
+        cdef const float[:, ::1] X32
+        cdef const void* p
+        cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
+        if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
+            raise ValueError("DenseStream.run: X, y_class and step do not match.")
+        if n == 0 or d == 0:
+            return None
+        if self.single:
+            X32 = X
+            p = &X32[0, 0]
+        else:
+            X64 = X
+            p = &X64[0, 0]
+        if self._pass(p, n, d, &y_class[0], &step[0]) < 0:
+            return None
         return np.asarray(<long long[:self.n_rows]> self.updates).copy()
+
+    def arm(self, state, tuple names, tuple values, dict labels, double eta):
+        """Let :meth:`learn` take calls while the estimator's ``_state`` is
+        ``state`` and its parameters ``names`` are ``values`` (by identity):
+        ``labels`` maps every label to its class index, ``eta`` is the size
+        of an update.  ``arm(None, (), (), {}, 0)`` disarms."""
+        self._state = state
+        self._names, self._values = names, values
+        self._labels, self.eta = labels, eta
+
+    def learn(self, dict d, X, y):
+        """The whole of a streaming ``partial_fit`` call without sample or
+        class weights, for an estimator whose ``__dict__`` is ``d``: up to
+        256 rows of a C-ordered float ndarray X (the state's dtype, the state's
+        number of features) and their labels y (a 1-d ndarray or a list of
+        labels known to :meth:`arm`).  Returns the total of the updates, or
+        -1, touching nothing, whenever anything differs from that (the
+        caller then takes its checked path, which refuses bad input with its
+        messages)."""
+        cdef Py_buffer view
+        cdef Py_ssize_t i, n
+        cdef long long total
+        cdef int[256] y_class
+        cdef double[256] step
+        cdef PyObject* found
+        if self._state is None or PyDict_GetItem(d, "_state") != <PyObject*> self._state:
+            return -1
+        names, values = self._names, self._values
+        for i in range(len(names)):
+            if PyDict_GetItem(d, names[i]) != <PyObject*> values[i]:
+                return -1
+        if type(X) is not _ndarray:
+            return -1
+        if type(y) is _ndarray:
+            if y.ndim != 1:
+                return -1
+            y = y.tolist()
+        elif type(y) is not list:
+            return -1
+        n = len(<list> y)
+        if not 0 < n <= 256:
+            return -1
+        labels = self._labels
+        for i in range(n):
+            found = PyDict_GetItem(labels, (<list> y)[i])
+            if found == NULL:
+                return -1
+            y_class[i] = <int> (<object> found)
+            step[i] = self.eta
+        try:
+            PyObject_GetBuffer(X, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+        except (ValueError, TypeError, BufferError):
+            return -1
+        try:
+            if (view.ndim != 2 or view.shape[0] != n
+                    or view.shape[1] != self.n_features
+                    or view.format == NULL or view.format[1] != 0
+                    or view.format[0] != (102 if self.single else 100)):  # 'f', 'd'
+                return -1
+            total = self._pass(view.buf, n, self.n_features, y_class, step)
+        finally:
+            PyBuffer_Release(&view)
+        return total

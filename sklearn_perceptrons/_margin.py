@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
-from ._base import set_init_params
+from ._base import class_indices, set_init_params
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
@@ -128,12 +128,10 @@ class _MarginSearch:
         (see the Notes of :class:`MarginPerceptron`).  Infinite where
         ``gamma = 0`` or no sample can update the row.
         """
-        radius = np.sqrt(self.sq_radius)
-        budget = np.full(radius.shape, np.inf)
-        usable = (radius > 0) & (self.step_max > 0)
+        usable = (self.sq_radius > 0) & (self.step_max > 0)
         if not usable.all():
             if not usable.any():
-                return budget
+                return np.full(usable.shape, np.inf)
             return np.where(usable, self._budget(epsilon, usable), np.inf)
         return self._budget(epsilon, slice(None))
 
@@ -144,13 +142,15 @@ class _MarginSearch:
         radius = np.sqrt(self.sq_radius[rows])
         step_min, step_max = self.step_min[rows], self.step_max[rows]
         a = self.start_norm[rows]
-        budget = (step_max / step_min) * 4.0 * ratio * ratio
-        # From ||w~|| = a: 4 (a + max(a, 2 c_max R ratio + c_max R)) ratio
-        # / (3 R c_min), the same bound written with gamma = R / 2**h.
-        warm = (4.0 * ratio
-                * (a + np.maximum(a, step_max * radius * (2.0 * ratio + 1.0)))
-                / (3.0 * radius * step_min))
-        out = np.where(a > 0, np.maximum(budget, warm), budget)
+        out = (step_max / step_min) * 4.0 * ratio * ratio
+        warm = a > 0
+        if warm.any():
+            # From ||w~|| = a: 4 (a + max(a, 2 c_max R ratio + c_max R))
+            # ratio / (3 R c_min), the same bound written with gamma = R / 2**h.
+            bound = (4.0 * ratio
+                     * (a + np.maximum(a, step_max * radius * (2.0 * ratio + 1.0)))
+                     / (3.0 * radius * step_min))
+            out = np.where(warm, np.maximum(out, bound), out)
         if isinstance(rows, slice):
             return out
         full = np.full(self.sq_radius.shape, np.inf)
@@ -192,18 +192,30 @@ class _TrainingErrors:
         signs = signs_of_class[y_class[idx]]
         self.idx = idx
         self.positive = signs > 0
-        self.takes_part = None if np.all(signs != 0) else signs != 0
+        takes_part = signs != 0
+        every = np.count_nonzero(takes_part) == takes_part.size
+        self.takes_part = None if every else takes_part
         weights = step[idx]
-        part = np.ones(signs.shape, dtype=bool) if self.takes_part is None \
-            else self.takes_part
         # The weight of every row's training samples: errors / total is a rate.
-        self.total = weights @ part
-        self.uniform = weights.shape[0] == 0 or np.all(weights == weights[0])
+        self.total = (np.full(signs.shape[1], weights.sum()) if every
+                      else weights @ takes_part)
+        self.uniform = (weights.shape[0] == 0
+                        or np.count_nonzero(weights != weights[0]) == 0)
         self.weights = weights[:1] if self.uniform else weights
 
+    def of_zero(self):
+        """The errors of ``w~ = 0`` (every score 0: every sample negative),
+        for every row, without a scoring pass."""
+        wrong = self.positive if self.takes_part is None \
+            else self.positive & self.takes_part
+        if self.uniform:
+            return wrong.sum(axis=0) * self.weights[0]
+        return self.weights @ wrong
+
     def __call__(self, X, coef, intercept, rows):
-        if len(rows) == coef.shape[0]:
-            # Every row (the rows are sorted and distinct): no copies.
+        if isinstance(rows, slice) or len(rows) == coef.shape[0]:
+            # Every row (``slice(None)``, or all the rows, sorted and
+            # distinct): no copies.
             positive, takes_part = self.positive, self.takes_part
         else:
             coef, intercept = coef[rows], intercept[rows]
@@ -224,8 +236,10 @@ class _SearchTrainer(LinearTrainer):
     of :class:`MarginPerceptron`): a converged row stops; a row with a
     proof (over its update budget, or an iterate too short) restarts at the
     halved γ from ``w~ = 0``; a row
-    whose tol rule fired goes on at the halved γ, or stops when the last
-    ``patience`` halvings did not improve its pocket by more than ``tol``;
+    whose tol rule fired goes on at the halved γ, and so after every
+    further epoch until its pocket gains by more than ``tol``, or stops
+    when the last ``patience`` halvings did not improve its pocket by more
+    than ``tol``;
     with a validation set a row whose validation score stalled stops.
     Keeps the pocket (or, with a validation set, every row's best validation
     epoch) itself."""
@@ -248,25 +262,40 @@ class _SearchTrainer(LinearTrainer):
         self.pocket_score = np.full(n_rows, -np.inf)
         self.score_at_halving = np.full(n_rows, -np.inf)
         self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
+        # Rows whose last halving was by the tol rule, with no pocket gain
+        # since: they halve again after every epoch that brings none.
+        self.stalling = np.zeros(n_rows, dtype=bool)
         self.budget = None
         self.all_rows = np.arange(n_rows)
         if training_errors is not None:
             total = training_errors.total
             self.error_total = np.where(total > 0, total, 1.0)
+            # The pocket starts with the starting model, as Gallant's does:
+            # under skewed weights w~ = 0 (every sample negative) can be best.
+            if self.pocket_coef.any() or self.pocket_intercept.any():
+                errors = training_errors(X, self.pocket_coef,
+                                         self.pocket_intercept, self.all_rows)
+            else:
+                errors = training_errors.of_zero()
+            self.pocket_score = -(errors / self.error_total)
         self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
 
     def _level_changed(self):
         # gamma and the budgets change only with the levels: recomputed
-        # then, not after every epoch.
+        # then, not after every epoch, from constants of the fit (the
+        # radius and step range of a row do not change during a fit).
         search = self.search
-        gamma = search.gamma()
+        if self.budget is None:
+            self._radius = np.sqrt(search.sq_radius)
+            # Rows that no sample can update get a rate of 0 and never
+            # prove (see _proved).
+            usable = np.isfinite(search.step_min) & (search.step_max > 0)
+            self._step_min = np.where(usable, search.step_min, 0.0)
+            self.proof_cr = np.where(usable, search.step_max, 0.0) * self._radius
+        gamma = np.ldexp(self._radius, -search.halvings)
         self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
         self.budget = search.budget(self.epsilon)
-        # The constants of the norm proof (see _proved);
-        # rows that no sample can update get a rate of 0 and never prove.
-        usable = np.isfinite(search.step_min) & (search.step_max > 0)
-        self.proof_rate = np.where(usable, gamma * np.where(usable, search.step_min, 0.0), 0.0)
-        self.proof_cr = np.where(usable, search.step_max, 0.0) * np.sqrt(search.sq_radius)
+        self.proof_rate = gamma * self._step_min
 
     def run_epoch(self, order, active):
         if self.budget is None:
@@ -299,7 +328,12 @@ class _SearchTrainer(LinearTrainer):
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
         search, state = self.search, self.state
-        rows = self.all_rows if active.all() else np.flatnonzero(active)
+        # Whole arrays when every row is active (the common case): an epoch
+        # of a small problem costs little more than these few operations.
+        # (np.count_nonzero: a fraction of the cost of .all()/.any() on the
+        # few rows of a fit, after every epoch.)
+        rows = (slice(None) if np.count_nonzero(active) == active.shape[0]
+                else np.flatnonzero(active))
         if val_score is not None:
             score = val_score[rows]
         else:
@@ -308,9 +342,13 @@ class _SearchTrainer(LinearTrainer):
             errors = self.training_errors(self.X, coef, intercept, rows)
             # A row without training weight has no error: rate 0.
             score = -(errors / self.error_total[rows])
-        improved = score > self.pocket_score[rows]
-        if improved.any():
-            better = rows[improved]
+        pocket = self.pocket_score[rows]
+        improved = score > pocket
+        if np.count_nonzero(improved):
+            if self.tol is not None:
+                # A gain by more than tol ends a tol-rule streak of halvings.
+                self.stalling[self.all_rows[rows][score > pocket + self.tol]] = False
+            better = self.all_rows[rows][improved]
             coef, intercept = state.model(copy=False)
             self.pocket_score[better] = score[improved]
             self.pocket_coef[better] = coef[better]
@@ -319,21 +357,23 @@ class _SearchTrainer(LinearTrainer):
         # The rows still searching (as masks over all rows: fewer
         # operations than indexing, for the few rows a fit has).
         going = active & ~stopper.converged
-        if not going.any():
-            return ()
-        stalled = going & (stopper.active == 0)
-        proved = going & self._proved()
+        proved = self._proved()
         if val_score is not None:
             # The validation score stalled: the row stops, keeping its best
             # validation epoch; only proofs halve.
-            stopper.active[going & ~stalled] = 1
-            halve = proved & ~stalled
+            halve = stopper.active != 0
+            halve &= going
+            halve &= proved
         else:
             # The search stops rows when they converge, or when halving no
-            # longer improves their pocket.
+            # longer improves their pocket; the tol rule (the stopper's
+            # verdict) halves, and so does every epoch of a streak.
+            halve = stopper.active == 0
+            halve |= proved
+            halve |= self.stalling
+            halve &= going
             stopper.active[going] = 1
-            halve = stalled | proved
-        if last or not halve.any():
+        if last or not np.count_nonzero(halve):
             return ()
         going = np.flatnonzero(halve)
         proved = proved[going]
@@ -350,9 +390,14 @@ class _SearchTrainer(LinearTrainer):
         if len(going):
             # A proof restarts the run at w~ = 0; the tol rule only
             # halves gamma and lets the run go on from where it is.
-            search.restart(state, going[proved])
-            search.halve(state, going[~proved], self.fit_intercept)
-            if val_score is None:
+            if proved.any():
+                search.restart(state, going[proved])
+            if not proved.all():
+                search.halve(state, going[~proved], self.fit_intercept)
+            # A perfect pocket cannot gain: there halvings serve the margin,
+            # and wait for the tol rule as before.
+            self.stalling[going] = ~proved & (self.pocket_score[going] < 0)
+            if val_score is None and proved.any():
                 stopper.restart(going[proved])
             self._level_changed()
         # Lazily: the driver reads them only when verbose > 1.
@@ -430,9 +475,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         not fall below ``best - tol * n_samples`` (or, with early stopping,
         whose validation accuracy did not rise above ``best + tol``).  With
         a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead and its run goes on (a heuristic halving, see Notes), and
-        the search stops once ``n_iter_no_change`` halvings in a row have
-        not lowered the pocket's training error rate by more than ``tol``.
+        instead and its run goes on (a heuristic halving, see Notes), then
+        again after every epoch that does not lower the pocket's training
+        error rate by more than ``tol``, and the search stops once
+        ``n_iter_no_change`` halvings in a row have not lowered it by more
+        than ``tol``.
         ``None`` disables both: only convergence or ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5
@@ -544,10 +591,14 @@ class MarginPerceptron(BaseLinearPerceptron):
       increases by one, but the run goes on from its iterate (a stalled run
       is usually close to satisfying the halved margin) and its updates are
       counted from there against the bounds of a run started at the current
-      ``||w~||``, so that a later halving by a bound is still a proof.  The
-      tol rule keeps its history across such a halving (a proof starts it
-      anew), so while the updates stall γ is halved after every epoch.  A
-      halving by the tol rule is a heuristic, not a proof.
+      ``||w~||``, so that a later halving by a bound is still a proof.
+      After such a halving γ is halved again after every epoch that does
+      not lower the pocket's weighted training error rate by more than
+      ``tol`` (a halving that did not help the pocket is not waited on),
+      unless the pocket makes no training error; such a gain, or a proof,
+      ends the streak, and the tol rule keeps its history until a proof
+      starts it anew.  A halving by the tol rule
+      is a heuristic, not a proof.
 
     A row stops when it converges; with ``tol`` set, also when the last
     ``n_iter_no_change`` halvings (proofs or not) have not lowered its
@@ -561,8 +612,9 @@ class MarginPerceptron(BaseLinearPerceptron):
     ``tol=None`` and no warm start), the maximum margin γ* is below
     ``2 gamma``, so ``margin_ > (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2).
     A row that never converges (non-separable data, or ``max_iter`` too
-    small) keeps the *pocket*: the coefficients, over the ends of all epochs
-    of all its runs, with the smallest weighted number of training errors
+    small) keeps the *pocket*: the coefficients, over the starting model
+    (``w~ = 0``, or the warm start) and the ends of all epochs of all its
+    runs, with the smallest weighted number of training errors
     (the sum of the sample and class weights of the misclassified training
     samples); ``converged_`` is then False and ``gamma_`` is its last γ.
     With ``early_stopping`` every row keeps its best validation epoch over
@@ -711,6 +763,44 @@ class MarginPerceptron(BaseLinearPerceptron):
         self._search_state = None
 
     # -- partial_fit ---------------------------------------------------------
+
+    _lazy_attributes = ("coef_", "margin_")
+
+    @property
+    def _stream_plain(self):
+        # A fixed margin is the plain pass with the margin rule (and
+        # diagnostics, see _after_stream); "auto" searches online.
+        return self.margin != "auto"
+
+    def _after_stream(self, X, state, y_class, table):
+        n_rows = state.coef.shape[0]
+        self._search_state = None
+        self._set_margins(X, y_class, sign_matrix(table, len(table[0]) - 1, n_rows),
+                          *state.model(), np.full(n_rows, float(self.margin)))
+
+    def _after_learn(self, X, y):
+        # margin_ and gamma_ are computed from this batch when read.
+        d = self.__dict__
+        d["_last_batch"] = (X.copy(), y.copy() if type(y) is np.ndarray
+                            else list(y), float(self.margin))
+        d.pop("margin_", None)
+        d.pop("gamma_", None)
+
+    def __getattr__(self, name):
+        if name in ("margin_", "gamma_"):
+            d = self.__dict__
+            batch = d.get("_last_batch")
+            if batch is not None and "_state" in d:
+                X, y, margin = batch
+                classes, state = d["classes_"], d["_state"]
+                n_rows, table = self._layout(classes.shape[0])
+                self._set_margins(
+                    X, class_indices(classes, np.asarray(y)),
+                    sign_matrix(table, len(table[0]) - 1, n_rows),
+                    *state.model(), np.full(n_rows, margin),
+                )
+                return d[name]
+        return super().__getattr__(name)
 
     def _partial_pass(self, X, state, y_class, step, table):
         n_rows = state.coef.shape[0]

@@ -19,13 +19,15 @@ one estimator needs, so that no module reaches into another's privates:
   the trainer that plugs it into :mod:`sklearn_perceptrons._training`
   (:class:`LinearTrainer`).  The update rule is a :class:`Rule`: its code
   (``RULE_THRESHOLD``, ``RULE_MARGIN``, mirrored by the enum of
-  ``_linear_epoch.pxi``) and its per-row parameters.
+  ``_linear_epoch.pxi``), its per-row parameters and its optional
+  :class:`Penalty`.
 * **Input for the compiled code**: :func:`as_csr_int32`.
 """
 
 import dataclasses
 import functools
 import math
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -52,6 +54,12 @@ _SCORES = {
     (np.dtype(np.float32), False): linear_fast.scores_dense["float"],
     (np.dtype(np.float64), True): linear_fast.scores_csr["double"],
     (np.dtype(np.float32), True): linear_fast.scores_csr["float"],
+}
+_PENALIZED = {
+    (np.dtype(np.float64), False): linear_fast.penalized_dense["double"],
+    (np.dtype(np.float32), False): linear_fast.penalized_dense["float"],
+    (np.dtype(np.float64), True): linear_fast.penalized_csr["double"],
+    (np.dtype(np.float32), True): linear_fast.penalized_csr["float"],
 }
 _MARGIN_NORMS = {
     np.dtype(np.float64): linear_fast.margin_norms["double"],
@@ -313,6 +321,20 @@ def safe_bound(bound, largest, n_features, dtype):
             and 4.0 * (n_features + 1) * bound * bound < limit)
 
 
+def _owned_bound(cache, owner, state):
+    """The bound of the weights of ``state`` when ``owner`` made it by an
+    earlier pass (None otherwise).  While a compiled stream is bound to the
+    state (``cache["dense"]``), the stream holds the current bound: its
+    passes, and :meth:`learn` calls that bypass Python, move it."""
+    entry = cache.get("state")
+    if entry is None or entry[0] is not state or entry[1] != id(owner):
+        return None
+    dense = cache.get("dense")
+    if dense is not None and dense[0] is state:
+        return dense[3].bound
+    return entry[2]
+
+
 def writable_state(cache, owner, state, increment, largest=0.0):
     """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
     its weights after the pass (None: unproven, check the pass).
@@ -325,9 +347,9 @@ def writable_state(cache, owner, state, increment, largest=0.0):
     Otherwise (the first pass after ``fit``, a changed parameter, weights
     near overflow) the pass updates a copy, checked before it is adopted.
     """
-    entry = cache.get("state")
-    if entry is not None and entry[0] is state and entry[1] == id(owner):
-        bound = entry[2] + increment
+    bound = _owned_bound(cache, owner, state)
+    if bound is not None:
+        bound += increment
         if safe_bound(bound, largest, state.coef.shape[1], state.coef.dtype):
             return state, bound
     return state.copy(), None
@@ -339,38 +361,92 @@ def commit_state(cache, owner, state, bound):
     if bound is None:
         bound = weight_bound(state)
     cache["state"] = (state, id(owner), bound)
+    dense = cache.get("dense")
+    if dense is not None and dense[0] is state:
+        dense[3].bound = bound
+
+
+def dense_stream(cache, owner, state, table, *, fit_intercept, rule):
+    """The compiled stream (``DenseStream``) of ``state``, kept in ``cache``
+    while the state, its rule and its table stay the same; None while
+    ``owner`` does not own the state (see :func:`writable_state`)."""
+    bound = _owned_bound(cache, owner, state)
+    if bound is None:
+        return None
+    entry = cache.get("dense")
+    if entry is None or entry[0] is not state or entry[1] is not rule \
+            or entry[2] is not table:
+        stream = linear_fast.DenseStream(
+            state.coef, state.intercept, *table, fit_intercept, rule.code,
+            rule.threshold, rule.kappa, state.average, state.coef_sum,
+            state.intercept_sum, state.visits, bound,
+            _SAFE_BOUND[state.coef.dtype],
+        )
+        entry = cache["dense"] = (state, rule, table, stream)
+    return entry[3]
 
 
 def stream_pass(cache, owner, state, X, y_class, step, table, *,
                 fit_intercept, rule):
     """The in-place pass of :func:`writable_state` over a few dense rows in
-    one compiled call (``DenseStream``, bound once to ``state`` and kept in
-    ``cache``), which also checks X finite and the weights safe from
-    overflow.  Returns the updates of every row, or None when it cannot be
-    taken (CSR or other-dtype rows, a state ``owner`` does not own yet, an
-    unproven pass): the caller then takes its general path.
+    one compiled call (:func:`dense_stream`), which also checks X finite and
+    the weights safe from overflow.  Returns the updates of every row, or
+    None when it cannot be taken (CSR or other-dtype rows, a state ``owner``
+    does not own yet, an unproven pass): the caller then takes its general
+    path.
     """
     if type(X) is not np.ndarray or X.dtype != state.coef.dtype:
         return None
-    entry = cache.get("state")
-    if entry is None or entry[0] is not state or entry[1] != id(owner):
+    stream = dense_stream(cache, owner, state, table,
+                          fit_intercept=fit_intercept, rule=rule)
+    if stream is None:
         return None
-    bound = cache.get("dense")
-    if bound is None or bound[0] is not state or bound[1] is not rule \
-            or bound[2] is not table:
-        stream = linear_fast.DenseStream(
-            state.coef, state.intercept, *table, fit_intercept, rule.code,
-            rule.threshold, rule.kappa, state.average, state.coef_sum,
-            state.intercept_sum, state.visits, entry[2],
-            _SAFE_BOUND[state.coef.dtype],
-        )
-        bound = cache["dense"] = (state, rule, table, stream)
-    stream = bound[3]
-    stream.bound = entry[2]
     updates = stream.run(X, y_class, step)
     if updates is not None:
-        cache["state"] = (state, entry[1], stream.bound)
+        cache["state"] = (state, id(owner), stream.bound)
     return updates
+
+
+def arm_stream(cache, owner, state, table, *, fit_intercept, rule, names,
+               labels, eta):
+    """Arm the compiled stream of ``state`` (:func:`dense_stream`) to take
+    whole one-row calls by itself (``DenseStream.learn``), and keep it in
+    ``cache["fast"]``: while ``owner.__dict__`` holds this ``state`` and the
+    same objects as now under ``names`` (the parameters), the rows of a
+    float ndarray of the state's dtype labelled by keys of ``labels`` (label
+    -> class index) are learned with steps ``eta``.  Anything else, and any
+    bad input, makes ``learn`` decline (-1) and the caller go the full way.
+    """
+    stream = dense_stream(cache, owner, state, table,
+                          fit_intercept=fit_intercept, rule=rule)
+    if stream is None:
+        cache.pop("fast", None)
+        return None
+    d = owner.__dict__
+    stream.arm(state, names, tuple(d[name] for name in names), labels,
+               float(eta))
+    cache["fast"] = stream
+    return stream
+
+
+def row_views(state):
+    """One :class:`LinearState` per row of ``state`` whose arrays are views
+    of that row (a meta-estimator's binary estimators then follow every
+    in-place pass over the stacked rows)."""
+    views = []
+    for k in range(state.coef.shape[0]):
+        view = LinearState.__new__(LinearState)
+        view.coef = state.coef[k:k + 1]
+        view.intercept = state.intercept[k:k + 1]
+        view.visits = state.visits[k:k + 1]
+        if state.average:
+            view.coef_sum = state.coef_sum[k:k + 1]
+            view.intercept_sum = state.intercept_sum[k:k + 1]
+        else:
+            view.coef_sum, view.intercept_sum = np.zeros((1, 1)), np.zeros(1)
+        view.average = state.average
+        views.append(view)
+    return views
 
 
 # ---------------------------------------------------------------------------
@@ -378,16 +454,37 @@ def stream_pass(cache, owner, state, X, y_class, step, table, *,
 # ---------------------------------------------------------------------------
 
 
+class Penalty(NamedTuple):
+    """scikit-learn's SGD penalties of a visit of a row (``RULE_THRESHOLD``
+    only): ``w *= decay`` before the update (l2), then the cumulative l1
+    penalty grows by ``l1_step`` (see ``_linear_epoch.pxi``)."""
+
+    decay: float
+    l1_step: float
+
+
 class Rule(NamedTuple):
     """The update rule of every row: a sample of margin ``m`` updates row
     ``k`` when ``m <= threshold[k]`` (``RULE_THRESHOLD``) or when ``w~ = 0``
     or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``); ``RULE_CS_MAX`` and
     ``RULE_CS_UNIFORM`` are the Crammer-Singer rules (one row per class, a
-    mistake when another row scores within ``threshold`` of the own row)."""
+    mistake when another row scores within ``threshold`` of the own row).
+    ``penalty``: a :class:`Penalty`, or None for none."""
 
     code: int
     threshold: np.ndarray
     kappa: np.ndarray
+    penalty: object = None
+
+
+class PenaltySums:
+    """The cumulative l1 penalty of a run of passes: the total per row and
+    what each weight took of it (carried over the epochs of one ``fit``)."""
+
+    def __init__(self, n_rows, n_features, penalty):
+        self.total = np.zeros(n_rows)
+        shape = (n_rows, n_features) if penalty.l1_step else (1, 1)
+        self.applied = np.zeros(shape)
 
 
 def as_csr_int32(X):
@@ -405,31 +502,159 @@ def _data(X):
     return (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
 
 
+class _Rows(NamedTuple):
+    """The arrays of some weight rows that one compiled pass reads and
+    writes (the last two only read)."""
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    coef_sum: np.ndarray
+    intercept_sum: np.ndarray
+    visits: np.ndarray
+    updates: np.ndarray
+    norm: np.ndarray
+    l1_total: np.ndarray
+    l1_applied: np.ndarray
+    threshold: np.ndarray
+    kappa: np.ndarray
+
+    def take(self, rows, average, l1):
+        """A compact copy of ``rows`` (the sums only when in use)."""
+        def part(array, used):
+            return array[rows] if used else array.copy()
+        return _Rows(self.coef[rows], self.intercept[rows],
+                     part(self.coef_sum, average),
+                     part(self.intercept_sum, average), self.visits[rows],
+                     self.updates[rows], self.norm[rows],
+                     self.l1_total[rows], part(self.l1_applied, l1),
+                     self.threshold[rows], self.kappa[rows])
+
+    def put(self, rows, part, average, l1):
+        """Write the compact copy ``part`` back to ``rows``."""
+        for name in self._fields[:-2]:
+            if (name in ("coef_sum", "intercept_sum") and not average
+                    or name == "l1_applied" and not l1):
+                continue
+            getattr(self, name)[rows] = getattr(part, name)
+
+
+def _sub_table(table, rows, n_rows):
+    """The table of ``rows`` alone, renumbered 0, 1, ... in their order."""
+    rows_ptr, table_rows, signs = table
+    position = np.full(n_rows, -1, dtype=np.int32)
+    position[rows] = np.arange(rows.shape[0], dtype=np.int32)
+    keep = position[table_rows] >= 0
+    kept = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
+    return kept[rows_ptr], position[table_rows[keep]], signs[keep]
+
+
+def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
+    """``call(arrays, active, table)``, or with ``n_threads > 1`` the same on
+    groups of the active rows, one thread per group.
+
+    Each thread walks every sample in the same order for its own rows, on
+    compact copies of them (threads writing to nearby addresses would
+    fight over cache lines), so every row sees exactly the arithmetic of a
+    one-thread pass (the rules that treat rows alone); the compiled pass
+    releases the GIL.  Returns whether any group overflowed.
+    """
+    n_active = int(np.count_nonzero(active))
+    if n_threads <= 1 or n_active <= 1:
+        return call(arrays, active, table)
+    n_rows = active.shape[0]
+    groups = np.array_split(np.flatnonzero(active), min(n_threads, n_active))
+    parts = [arrays.take(rows, average, l1) for rows in groups]
+    tables = [_sub_table(table, rows, n_rows) for rows in groups]
+    results = [None] * len(groups)
+
+    def work(g):
+        try:
+            results[g] = call(parts[g], np.ones(groups[g].shape[0], np.uint8),
+                              tables[g])
+        except BaseException as error:  # re-raised by the calling thread
+            results[g] = error
+
+    threads = [threading.Thread(target=work, args=(g,))
+               for g in range(1, len(groups))]
+    for thread in threads:
+        thread.start()
+    work(0)
+    for thread in threads:
+        thread.join()
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    for rows, part in zip(groups, parts):
+        arrays.put(rows, part, average, l1)
+    return any(results)
+
+
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
-              rule):
+              rule, penalty_sums=None, n_threads=1):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
     sample and class weight); rows whose ``active`` flag is 0 are frozen.
+    With a ``rule.penalty``, ``penalty_sums`` (a :class:`PenaltySums`) carries
+    the cumulative l1 penalty from pass to pass (None: a fresh one for this
+    pass).  ``n_threads > 1`` trains groups of rows in parallel threads with
+    results identical to one thread (not for the Crammer-Singer rules,
+    whose rows are coupled).
     Raises ValueError when a margin overflows (inf - inf is no number, and
     would silently count as "no mistake"); the state is then left mid-pass,
     for the caller to discard.
     """
     n_rows = state.coef.shape[0]
-    updates = np.zeros(n_rows, dtype=np.int64)
+    sparse = sp.issparse(X)
+    if rule.code >= RULE_CS_MAX:
+        n_threads = 1
     norm = np.zeros(n_rows)
-    if rule.code != RULE_THRESHOLD:
+    if rule.code == RULE_MARGIN:
         _MARGIN_NORMS[state.coef.dtype](
             state.coef, state.intercept, fit_intercept, norm
         )
-    # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
-    scores = np.empty(max(n_rows, 2) if rule.code >= RULE_CS_MAX else 1)
-    overflow = _EPOCH[X.dtype, sp.issparse(X)](
-        *_data(X), order, y_class, step, *table, state.coef, state.intercept,
-        fit_intercept, active, rule.code, rule.threshold, rule.kappa, norm,
-        state.average, state.coef_sum, state.intercept_sum, state.visits, updates,
-        scores,
+    penalty = rule.penalty
+    if penalty is not None:
+        if rule.code != RULE_THRESHOLD:
+            raise ValueError("Penalties apply to the threshold rule only.")
+        if penalty_sums is None:
+            penalty_sums = PenaltySums(n_rows, X.shape[1], penalty)
+        l1_total, l1_applied = penalty_sums.total, penalty_sums.applied
+    else:
+        l1_total, l1_applied = np.zeros(n_rows), np.zeros((1, 1))
+    arrays = _Rows(state.coef, state.intercept, state.coef_sum,
+                   state.intercept_sum, state.visits,
+                   np.zeros(n_rows, dtype=np.int64), norm, l1_total, l1_applied,
+                   np.asarray(rule.threshold, dtype=np.float64),
+                   np.asarray(rule.kappa, dtype=np.float64))
+
+    def call(rows, mask, row_table):
+        if penalty is not None:
+            return _PENALIZED[X.dtype, sparse](
+                *_data(X), order, y_class, step, *row_table, rows.coef,
+                rows.intercept, fit_intercept, mask, rows.threshold,
+                penalty.decay, penalty.l1_step, rows.l1_total,
+                rows.l1_applied, state.average, rows.coef_sum,
+                rows.intercept_sum, rows.visits, rows.updates,
+                # Scratch of the pass: the scale of every row, and the sum
+                # of its scales over the visits.
+                np.ones(mask.shape[0]), rows.visits.copy(),
+            )
+        # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
+        scores = np.empty(max(mask.shape[0], 2) if rule.code >= RULE_CS_MAX
+                          else 1)
+        return _EPOCH[X.dtype, sparse](
+            *_data(X), order, y_class, step, *row_table, rows.coef,
+            rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
+            rows.kappa, rows.norm, state.average, rows.coef_sum,
+            rows.intercept_sum, rows.visits, rows.updates, scores,
+        )
+
+    overflow = _run_in_threads(
+        call, arrays, active, table, n_threads, average=state.average,
+        l1=penalty is not None and penalty.l1_step != 0,
     )
+    updates = arrays.updates
     if overflow:
         raise ValueError(
             "A margin w . x overflowed to a non-finite value (values of X, or "
@@ -510,15 +735,23 @@ class LinearTrainer(StateTrainer):
     :class:`Rule` ``rule`` (which a subclass or a caller may change between
     epochs); the other parameters are those of :class:`StateTrainer`."""
 
-    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule):
+    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule,
+                 n_threads=1):
         super().__init__(X, y_class, step, table, state)
         self.fit_intercept = fit_intercept
         self.rule = rule
+        self.n_threads = n_threads
+        # The cumulative l1 penalty runs over all the epochs of the fit.
+        self.penalty_sums = None
 
     def run_epoch(self, order, active):
+        if self.rule.penalty is not None and self.penalty_sums is None:
+            self.penalty_sums = PenaltySums(self.n_rows, self.X.shape[1],
+                                            self.rule.penalty)
         updates = run_epoch(
             self.X, self.state, order, self.y_class, self.step, self.table,
             fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+            penalty_sums=self.penalty_sums, n_threads=self.n_threads,
         )
         check_finite_weights(self.state)
         return updates

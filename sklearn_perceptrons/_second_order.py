@@ -17,11 +17,10 @@ from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 
-from . import _second_order_fast
-from ._base import keep_state_on_error, set_init_params
+from ._base import fit_method, set_init_params
+from ._cpu import second_order_fast as _second_order_fast
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
@@ -33,25 +32,34 @@ _EPOCH = {
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
 _UNUSED = np.zeros(1)
-_PENDING = _second_order_fast.pending_rows()
-_BLAS_CONTROLLER = []
+def _aligned_zeros(n):
+    """``n`` float64 zeros starting at a multiple of 64 bytes."""
+    buffer = np.zeros(n + 8)
+    start = (-buffer.ctypes.data % 64) // 8
+    return buffer[start:start + n]
 
 
-def _one_blas_thread():
-    """A context that keeps BLAS on one thread.
+def _aligned(array):
+    """``array`` if its data start at a multiple of 64 bytes, else an aligned
+    copy: the compiled pass reads the inverse 32 bytes at a time, and reads
+    that straddle cache lines cost it a third more time."""
+    if array.ctypes.data % 64 == 0:
+        return array
+    aligned = _aligned_zeros(array.size).reshape(array.shape)
+    aligned[...] = array
+    return aligned
 
-    The full mode calls BLAS once per mistake on a d x d matrix: calls far too
-    small to share between threads, and OpenBLAS's thread hand-offs made a
-    fit up to 60 times slower on a busy 2-core machine.  The controller
-    (threadpoolctl, a dependency of scikit-learn) is made once, after
-    ``scipy.linalg.cython_blas`` is loaded, since finding the libraries costs
-    about a millisecond.
-    """
-    if not _BLAS_CONTROLLER:
-        from threadpoolctl import ThreadpoolController
 
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+def _packed_positions(pp):
+    """The (row, column) of every stored entry of a packed inverse of side
+    ``pp``: its 4 x 4 blocks on and below the diagonal, block row after
+    block row, each block row-major (see ``_second_order_fast.h``)."""
+    n = pp // 4
+    block_rows, block_cols = np.tril_indices(n)
+    within_rows, within_cols = np.divmod(np.arange(16), 4)
+    rows = (4 * block_rows[:, None] + within_rows).ravel()
+    cols = (4 * block_cols[:, None] + within_cols).ravel()
+    return rows, cols
 
 
 def _physical_memory():
@@ -67,12 +75,14 @@ class SecondOrderState:
 
     ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
     padded coordinate.  Full mode: ``inverse`` is ``A^-1`` of every row,
-    shape ``(n_rows, p, p)`` with ``p = n_features + fit_intercept``, of which
-    only the lower triangle is kept up to date (:meth:`inverse_matrix` gives
-    the full matrices).  Diagonal mode: ``precision`` holds ``diag(A)`` and
-    ``v``, shape ``(n_rows, 2, p)``.  With averaging,
-    ``coef_sum``/``intercept_sum`` and ``visits`` give the mean of the
-    iterates over all visits as ``coef - coef_sum / visits`` (Daume's trick).
+    zero-padded from ``p = n_features + fit_intercept`` to ``pp``, a multiple
+    of 4, of which the 4 x 4 blocks on and below the diagonal are stored
+    packed, shape ``(n_rows, packed_size(pp))`` (:meth:`inverse_matrix` gives
+    the full ``p x p`` matrices).  Diagonal
+    mode: ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``.
+    With averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the
+    mean of the iterates over all visits as ``coef - coef_sum / visits``
+    (Daume's trick).
     ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
@@ -89,8 +99,10 @@ class SecondOrderState:
             self.precision = np.zeros((n_rows, 2, p))
             self.precision[:, 0] = float(a)
         else:
-            self.inverse = np.zeros((n_rows, p, p))
-            self.inverse[:, np.arange(p), np.arange(p)] = 1.0 / a
+            pp = _second_order_fast.padded_size(p)
+            rows, cols = _packed_positions(pp)
+            self.inverse = np.zeros((n_rows, rows.shape[0]))
+            self.inverse[:, (rows == cols) & (rows < p)] = 1.0 / a
             self.precision = None
         self.average = bool(average)
         self.coef_sum = np.zeros((n_rows, n_features) if average else (1, 1))
@@ -117,10 +129,16 @@ class SecondOrderState:
             self.intercept_sum[rows] = source.intercept_sum[rows]
 
     def inverse_matrix(self):
-        """The symmetric ``A^-1`` of every row (full mode), from the lower
-        triangle the compiled pass keeps."""
-        lower = np.tril(self.inverse)
-        return lower + np.swapaxes(np.tril(self.inverse, -1), 1, 2)
+        """The symmetric ``A^-1`` of every row (full mode), from the packed
+        blocks the compiled pass keeps."""
+        p = self.coef.shape[1] + self.fit_intercept
+        pp = _second_order_fast.padded_size(p)
+        rows, cols = _packed_positions(pp)
+        full = np.zeros((self.inverse.shape[0], pp, pp))
+        full[:, cols, rows] = self.inverse
+        # The diagonal blocks are stored whole (and are symmetric).
+        full[:, rows, cols] = self.inverse
+        return full[:, :p, :p]
 
     def restart_average(self):
         """Forget the averaging sums (a warm-started fit averages anew)."""
@@ -149,22 +167,20 @@ class SecondOrderState:
             data = (X.data, X.indices, X.indptr, True)
         else:
             data = (X.reshape(-1), _NO_INDEX, _NO_INDEX, False)
-        p = self.coef.shape[1] + self.fit_intercept
+        pp = _second_order_fast.padded_size(self.coef.shape[1] + self.fit_intercept)
+        if not self.diagonal:
+            self.inverse = _aligned(self.inverse)
         args = (
             *data, order, y_class, step, *table, self.coef, self.intercept,
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            np.empty(2 * p + _PENDING),
-            _UNUSED if self.diagonal else np.empty(n_rows * _PENDING * p),
+            _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
+            _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
             np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
             self.intercept_sum, self.visits, updates,
         )
-        if self.diagonal:
-            overflow = _EPOCH[X.dtype](*args)
-        else:
-            with _one_blas_thread():
-                overflow = _EPOCH[X.dtype](*args)
+        overflow = _EPOCH[X.dtype](*args)
         if overflow:
             raise ValueError(
                 "A score w . x or an update overflowed to a non-finite value "
@@ -321,10 +337,10 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     sequence, so ``fit`` obeys it too.  See
     :func:`sklearn_perceptrons.bounds.second_order_mistake_bound`.
 
-    **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
-    (``fit`` refuses sizes beyond half the machine's memory); a mistake
-    costs about one pass over one of them (BLAS, kept on one thread during
-    the pass), as much as ``d`` visits.  Use ``diagonal=True`` for wide data.
+    **Cost.** Full mode stores one half of ``n_rows`` symmetric matrices of
+    ``(d + 1)²`` float64 (``fit`` refuses sizes beyond half the machine's
+    memory); a mistake costs one pass over the half of one of them (each
+    entry read and written once), O(d²).  Use ``diagonal=True`` for wide data.
     ``partial_fit`` copies the state once per call, so that a failed call
     leaves the estimator unchanged.
 
@@ -379,7 +395,8 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         n_features = X.shape[1]
         if not self.diagonal:
             p = n_features + bool(self.fit_intercept)
-            size = 8 * n_rows * p * p
+            pp = _second_order_fast.padded_size(p)
+            size = 8 * n_rows * _second_order_fast.packed_size(pp)
             memory = _physical_memory()
             if memory is not None and size > memory // 2:
                 raise ValueError(
@@ -448,9 +465,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     # -- public API ----------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Fit the second-order perceptron by epochs over the training data.
 

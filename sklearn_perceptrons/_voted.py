@@ -12,7 +12,6 @@ driver.
 import warnings
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
@@ -21,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _voted_fast
 from ._base import (
     BasePerceptron,
-    keep_state_on_error,
+    fit_method,
     predict_from_decision,
     set_init_params,
 )
@@ -386,9 +385,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
 
     # -- fit -----------------------------------------------------------------
 
-    @shared_doc
-    @keep_state_on_error
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_method
     def fit(self, X, y, sample_weight=None):
         """Run the perceptron for ``max_iter`` epochs and keep every
         intermediate perceptron with its survival count.

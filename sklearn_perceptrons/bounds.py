@@ -926,12 +926,7 @@ def mistake_bound(X, y, *, fit_intercept=True, threshold=0.0, coef_init=None,
     ----------
     .. [1] H. D. Block, "The perceptron: a model for brain functioning. I",
        Reviews of Modern Physics 34(1), 123-135, 1962.
-    .. [2] A. B. J. Novikoff, "On convergence proofs on perceptrons",
-       Proceedings of the Symposium on the Mathematical Theory of Automata
-       12, 615-622, 1962.
-    .. [3] K. Crammer and Y. Singer, "Ultraconservative online algorithms
-       for multiclass problems", Journal of Machine Learning Research 3,
-       951-991, 2003.
+    {{novikoff_crammer_singer_references}}
 
     Examples
     --------

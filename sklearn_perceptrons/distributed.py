@@ -21,6 +21,7 @@ rest of the package does not, which is why it is not imported by
 """
 
 import asyncio
+import dataclasses
 import numbers
 import os
 import uuid
@@ -51,7 +52,6 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_array,
     check_is_fitted,
     column_or_1d,
@@ -59,11 +59,13 @@ from sklearn.utils.validation import (
 )
 
 from ._base import (
+    check_sample_weight,
     class_weights,
     decision_shape,
     encode_labels,
     keep_state_on_error,
     predict_from_decision,
+    set_init_params,
     sum_duplicates,
 )
 from ._docstrings import shared_doc
@@ -121,10 +123,8 @@ def _load_block(X, y, sample_weight, dtype):
                 f"partition of sample_weight has {sample_weight.shape[0]}."
             )
         if X.shape[0]:
-            sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True,
-                allow_all_zero_weights=True,
-            )
+            sample_weight = check_sample_weight(sample_weight, X,
+                                                allow_all_zero=True)
     return X, y, sample_weight
 
 
@@ -588,12 +588,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, estimator=None, *, max_rounds=100, mixing="uniform",
                  tol=1e-3, random_state=None, verbose=0):
-        self.estimator = estimator
-        self.max_rounds = max_rounds
-        self.mixing = mixing
-        self.tol = tol
-        self.random_state = random_state
-        self.verbose = verbose
+        set_init_params(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -612,26 +607,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "estimators through partial_fit, use "
                 "dask_ml.wrappers.Incremental."
             )
-        base._validate_params()
-        if isinstance(base, MarginPerceptron) and isinstance(base.margin, str):
-            raise ValueError(
-                "ParameterMixing needs MarginPerceptron(margin=<float>): the "
-                "certified search of margin='auto' halves the margin between "
-                "serial runs and has no mixed counterpart."
-            )
-        if getattr(base, "multi_class", "ovr") != "ovr":
-            raise ValueError(
-                "ParameterMixing mixes one-vs-all rows: use "
-                "Perceptron(multi_class='ovr'); multi_class='crammer_singer' "
-                "is trained by Perceptron.fit or partial_fit."
-            )
-        if base.early_stopping:
-            raise ValueError(
-                "ParameterMixing does not support early_stopping=True in the "
-                "base estimator: hold out a validation set yourself and use "
-                "tol or max_rounds."
-            )
-        return base
+        return _mixable(base)
 
     # -- fit -----------------------------------------------------------------
 
@@ -681,9 +657,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 accept_large_sparse=False, reset=True,
             )
             if sample_weight is not None:
-                sample_weight = _check_sample_weight(
-                    sample_weight, X, dtype=np.float64, ensure_non_negative=True
-                )
+                sample_weight = check_sample_weight(sample_weight, X)
             X = sum_duplicates(X)
             runner, blocks = _LocalRunner(), [(as_csr_int32(X), y, sample_weight)]
             dtype = X.dtype
@@ -857,6 +831,34 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                       / da.asarray(sample_weight).sum()).compute())
 
 
+@_fit_context(prefer_skip_nested_validation=True)
+def _mixable(base):
+    """``base`` if its update rule can be mixed, else ValueError.
+
+    The rounds stand in for the base estimator's own ``fit``, so this runs in
+    its fit context, which validates its parameters first.
+    """
+    if isinstance(base, MarginPerceptron) and isinstance(base.margin, str):
+        raise ValueError(
+            "ParameterMixing needs MarginPerceptron(margin=<float>): the "
+            "certified search of margin='auto' halves the margin between "
+            "serial runs and has no mixed counterpart."
+        )
+    if getattr(base, "multi_class", "ovr") != "ovr":
+        raise ValueError(
+            "ParameterMixing mixes one-vs-all rows: use "
+            "Perceptron(multi_class='ovr'); multi_class='crammer_singer' "
+            "is trained by Perceptron.fit or partial_fit."
+        )
+    if base.early_stopping:
+        raise ValueError(
+            "ParameterMixing does not support early_stopping=True in the "
+            "base estimator: hold out a validation set yourself and use "
+            "tol or max_rounds."
+        )
+    return base
+
+
 def _check_total_weight(summary):
     """Refuse sample weights that are zero on every partition, as the
     estimators do: no sample could ever update."""
@@ -868,6 +870,7 @@ def _check_total_weight(summary):
         )
 
 
+@dataclasses.dataclass(eq=False)
 class _MixingTrainer:
     """One round of parameter mixing as a trainer of the epoch driver
     (:func:`sklearn_perceptrons._training.train`): every partition runs an
@@ -876,17 +879,20 @@ class _MixingTrainer:
     ``state`` holds the mixed weights; with averaging, ``state.coef_sum``
     and ``state.intercept_sum`` hold the sums of the iterates over every
     visit of every partition, and ``state.visits`` their number.
+    ``per_partition`` gets the updates of every partition in every round.
     """
 
-    def __init__(self, runner, shards, state, spec, rng, mixing):
-        self.runner = runner
-        self.shards = shards
-        self.state = state
-        self.spec = spec
-        self.rng = rng
-        self.mixing = mixing
-        self.n_rows = state.coef.shape[0]
-        self.per_partition = []
+    runner: object
+    shards: list
+    state: LinearState
+    spec: tuple
+    rng: object
+    mixing: str
+    per_partition: list = dataclasses.field(default_factory=list)
+
+    @property
+    def n_rows(self):
+        return self.state.coef.shape[0]
 
     def run_epoch(self, order, active):
         # Seeds are drawn here, in partition order, so that the result does

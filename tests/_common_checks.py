@@ -49,6 +49,7 @@ def checked_estimators():
     estimators = [
         Perceptron(),
         Perceptron(multi_class="crammer_singer"),
+        Perceptron(penalty="elasticnet", alpha=0.001, n_jobs=2),
         MarginPerceptron(),
         KernelPerceptron(),
         KernelPerceptron(kernel="precomputed"),

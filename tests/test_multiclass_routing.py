@@ -98,6 +98,8 @@ def test_requested_sample_weight_reaches_every_binary_estimator(routing, Meta, B
         params["margin"] = 0.5
     base = Base(**params).set_fit_request(sample_weight=True)
     clf = Meta(base).fit(X, y, sample_weight=w)
+    # Our exact types take the compiled fast path, with the routed weights.
+    assert clf._shared_input == (Base is not GenericPerceptron)
     unweighted = Meta(base).fit(X, y)
     differs = False
     for est, plain, (idx, y_bin) in zip(
@@ -109,6 +111,24 @@ def test_requested_sample_weight_reaches_every_binary_estimator(routing, Meta, B
         np.testing.assert_array_equal(est.intercept_, by_hand.intercept_)
         differs |= not np.array_equal(est.coef_, plain.coef_)
     assert differs
+
+
+@pytest.mark.parametrize("Meta", META)
+def test_other_metadata_of_our_perceptron_takes_the_generic_path(routing, Meta):
+    """coef_init is no per-sample metadata: every binary fit starts from it."""
+    X, y, w = data(seed=7)
+    start = np.full((1, X.shape[1]), 0.5)
+    base = Perceptron(shuffle=False, max_iter=3, tol=None).set_fit_request(
+        coef_init=True, sample_weight=True
+    )
+    clf = quiet_fit(Meta(base), X, y, coef_init=start, sample_weight=w)
+    assert not clf._shared_input
+    for est, (idx, y_bin) in zip(clf.estimators_, subproblems(Meta, y)):
+        by_hand = quiet_fit(clone(base), X[idx], y_bin, coef_init=start,
+                            sample_weight=w[idx])
+        np.testing.assert_array_equal(est.coef_, by_hand.coef_)
+    plain = quiet_fit(Meta(base), X, y, sample_weight=w)
+    assert not np.array_equal(clf.decision_function(X), plain.decision_function(X))
 
 
 @pytest.mark.parametrize("Meta", META)

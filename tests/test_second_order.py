@@ -25,14 +25,14 @@ pytestmark = pytest.mark.filterwarnings(
 
 
 def second_order_reference(X, signs, orders, *, a=1.0, c=None,
-                           fit_intercept=True, diagonal=False):
+                           fit_intercept=True, diagonal=False, matrix=False):
     """The paper's second-order perceptron, literally (O(d³) per visit).
 
     Predicts ``v^T (a I + S S^T + x x^T)^-1 x`` (the diagonal variant:
     ``v^T diag(a I + S S^T)^-1 x``), with ``S`` the mistakes so far, each
     entering as ``c x x^T`` and ``v`` as ``c s x``; a zero score is a
     mistake.  Returns the padded weights ``w = A^-1 v`` after every visit and
-    the mistakes of every epoch.
+    the mistakes of every epoch (and the final ``A`` if ``matrix``).
     """
     Xp = padded(X, fit_intercept)
     n, p = Xp.shape
@@ -55,7 +55,7 @@ def second_order_reference(X, signs, orders, *, a=1.0, c=None,
             w = v / np.diag(A) if diagonal else np.linalg.solve(A, v)
             iterates.append(w)
         mistakes.append(count)
-    return iterates, mistakes
+    return (iterates, mistakes, A) if matrix else (iterates, mistakes)
 
 
 def cyclic(**params):
@@ -127,6 +127,75 @@ def test_fit_matches_the_reference(diagonal, sparse, fit_intercept, n_classes):
         total += mistakes
     assert clf.mistakes_per_epoch_ == total.tolist()
     assert clf.n_mistakes_ == total.sum() > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), n_features=st.integers(1, 14),
+       fit_intercept=st.booleans(), sparse=st.booleans())
+def test_full_mode_matches_the_reference_at_every_size(seed, n_features,
+                                                       fit_intercept, sparse):
+    # The inverse is stored in 4 x 4 blocks, padded to a multiple of 4: every
+    # remainder of p = n_features + fit_intercept, and sizes with blocks off
+    # the diagonal, follow the paper's rule; the padding stays zero.
+    X, y = correlated_data(seed, n_samples=40, n_features=n_features)
+    # Real zeros for CSR rows, never in the first column (no all-zero row).
+    X[:, 1:][np.abs(X[:, 1:]) < 0.3 * np.abs(X).mean()] = 0.0
+    clf = cyclic(fit_intercept=fit_intercept, max_iter=2)
+    clf.fit(sp.csr_matrix(X) if sparse else X, y)
+    iterates, mistakes, A = second_order_reference(
+        X, np.where(y == 1, 1.0, -1.0), [np.arange(X.shape[0])] * 2,
+        fit_intercept=fit_intercept, matrix=True)
+    coef, intercept = split_weights(iterates[-1], fit_intercept)
+    assert_allclose(clf.coef_[0], coef, rtol=1e-9, atol=1e-12)
+    assert_allclose(clf.intercept_[0], intercept, rtol=1e-9, atol=1e-12)
+    assert clf.mistakes_per_epoch_ == mistakes
+    from sklearn_perceptrons._second_order import _packed_positions
+
+    p = n_features + fit_intercept
+    pp = -(-p // 4) * 4
+    rows, cols = _packed_positions(pp)
+    stored = clf._state.inverse[0]
+    assert stored.shape == rows.shape
+    assert not stored[(rows >= p) | (cols >= p)].any()
+    # The kept inverse is that of A = a I + the mistakes' x x^T.
+    assert_allclose(clf._state.inverse_matrix()[0] @ A, np.eye(p), atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_avx2_build_equals_baseline_build(dtype, sparse, monkeypatch):
+    # Both builds of the full mode's matrix pass do the same operations in
+    # the same order: the same weights and inverse, bit for bit.
+    import importlib
+
+    from sklearn_perceptrons import _second_order
+    from sklearn_perceptrons._cpu import _cpu_has_avx2
+
+    if not _cpu_has_avx2():
+        pytest.skip("this CPU has no AVX2")
+    try:
+        avx2 = importlib.import_module(
+            "sklearn_perceptrons._second_order_fast_avx2")
+    except ImportError:
+        pytest.skip("the AVX2 build is not available on this platform")
+    baseline = importlib.import_module("sklearn_perceptrons._second_order_fast")
+    X, y = correlated_data(17, n_samples=150, n_features=13, n_classes=3, noise=0.2)
+    X = X.astype(dtype)
+    if sparse:
+        X[np.abs(X) < 0.2 * np.abs(X).mean()] = 0.0
+        X = sp.csr_matrix(X)
+    fits = []
+    for module in (avx2, baseline):
+        monkeypatch.setattr(_second_order, "_EPOCH", {
+            np.dtype(np.float64): module.epoch["double"],
+            np.dtype(np.float32): module.epoch["float"],
+        })
+        clf = SecondOrderPerceptron(max_iter=3, tol=None, average=True).fit(X, y)
+        fits.append((clf.coef_, clf.intercept_, clf._state.inverse,
+                     clf.n_mistakes_))
+    assert fits[0][3] > 50
+    for a, b in zip(*fits):
+        assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("diagonal", [False, True])

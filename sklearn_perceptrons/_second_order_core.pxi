@@ -1,0 +1,382 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The compiled epoch of the second-order perceptron, included by
+``_second_order_fast.pyx`` and its AVX2 twin ``_second_order_fast_avx2.pyx``.
+
+One function walks the given rows of X once and applies the second-order
+perceptron rule (Cesa-Bianchi, Conconi & Gentile, 2005) to one or several
+binary sub-problems (rows), chosen by the same class tables as the first-order
+loop (``class_rows_ptr``, ``class_rows``, ``class_signs``).
+
+Every row ``k`` keeps its weights ``w~ = A^-1 v`` (padded: ``[w; b]``) in
+float64 and either the full inverse ``M = A^-1`` (``diagonal=False``, a
+symmetric matrix of ``p = n_features + fit_intercept`` rows, zero-padded to
+``pp`` = p rounded up to a multiple of 4, of which the 4 x 4 blocks on and
+below the diagonal are stored, packed) or the
+diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes
+``w~ . x~``, O(nnz); a mistake (``s (w~ . x~) <= 0`` with a positive step
+``c``) does
+
+* full: ``z = M x~``, ``q = x~ . z``, ``w~ += c (s - w~ . x~) / (1 + c q) z``
+  and ``M -= u u^T`` with ``u = sqrt(c / (1 + c q)) z`` (Sherman-Morrison),
+  O(p^2).  The downdate is held back until the row's next mistake, whose
+  product ``M x~`` it joins: one pass over the stored half of ``M`` per
+  mistake, each entry read and written once (``_second_order_fast.h``);
+* diagonal: for every stored coordinate ``j`` of ``x~``, ``A_jj += c x_j^2``,
+  ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz).
+
+Dense and CSR rows go through the same source: a row is a pointer to its
+values, a pointer to its column indices (unused for dense rows) and a length.
+The float32 and float64 specialisations of X come from the fused type
+``floating``; the state is float64 in both, because the Sherman-Morrison
+downdates of ``M`` accumulate rounding.  The walk holds no Python objects,
+allocates nothing and runs without the GIL.
+"""
+
+from cython cimport floating
+from libc.math cimport isfinite, isnan, sqrt
+
+from ._rowops cimport dense_dot
+
+cdef extern from "_second_order_fast.h":
+    Py_ssize_t skp_so_padded(Py_ssize_t p) noexcept nogil
+    Py_ssize_t skp_so_packed_size(Py_ssize_t pp) noexcept nogil
+    void skp_so_downdate_product(double* M, Py_ssize_t pp, const double* u,
+                                 const double* x, double* z) noexcept nogil
+    void skp_so_downdate(double* M, Py_ssize_t pp, const double* u) noexcept nogil
+
+
+def padded_size(Py_ssize_t p):
+    """The side of the stored inverse of ``p`` rows: p rounded up to a
+    multiple of 4."""
+    return skp_so_padded(p)
+
+
+def packed_size(Py_ssize_t pp):
+    """The number of float64 that hold the inverse of side ``pp`` (its 4 x 4
+    blocks on and below the diagonal)."""
+    return skp_so_packed_size(pp)
+
+
+# The package's one prefetch, under the name this module uses.
+cdef extern from "_prefetch.h":
+    void SKP_SO_PREFETCH "SKP_PREFETCH"(const void* addr) noexcept nogil
+
+
+cdef inline double _dot(
+    const double* w, const floating* x_values, const int* x_indices,
+    Py_ssize_t nnz, bint sparse,
+) noexcept nogil:
+    """``w . x`` for a dense row (``sparse=False``) or a CSR row."""
+    cdef Py_ssize_t j
+    cdef double s = 0.0
+    if not sparse:
+        return dense_dot(x_values, nnz, w)
+    for j in range(nnz):
+        s += w[x_indices[j]] * x_values[j]
+    return s
+
+
+cdef inline void _axpy(double* y, double alpha, const double* x,
+                       Py_ssize_t n) noexcept nogil:
+    """``y += alpha * x`` (a plain loop the compiler vectorizes)."""
+    cdef Py_ssize_t j
+    for j in range(n):
+        y[j] += alpha * x[j]
+
+
+cdef bint _full_update(
+    double* w, double* b, double* M, double* u, int* pending,
+    double* work, Py_ssize_t n_features,
+    bint fit_intercept, double c, double s, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    bint average, double* w_sum, double* b_sum, double visits,
+) noexcept nogil:
+    """The Sherman-Morrison step of one row on a mistake (see the module).
+
+    The row's inverse is ``M - u u^T``: ``u`` (``pp`` entries) is the
+    downdate of its previous mistake when ``pending[0]``, zeros otherwise;
+    one pass over ``M`` applies it and computes ``z = M x~``, and this
+    mistake's downdate is left in ``u``.  Returns True when
+    ``x~^T A^-1 x~`` overflowed, with ``u`` applied and ``w~`` unchanged.
+    """
+    cdef Py_ssize_t p = n_features + fit_intercept
+    cdef Py_ssize_t pp = skp_so_padded(p)
+    cdef double* x = work
+    cdef double* z = work + pp
+    cdef Py_ssize_t j
+    cdef double q, g, r
+    # x~ as a dense, zero-padded float64 vector: O(p), small beside O(p^2).
+    if sparse:
+        for j in range(pp):
+            x[j] = 0.0
+        for j in range(nnz):
+            x[x_indices[j]] = x_values[j]
+    else:
+        for j in range(nnz):
+            x[j] = x_values[j]
+        for j in range(nnz, pp):
+            x[j] = 0.0
+    if fit_intercept:
+        x[n_features] = 1.0
+    skp_so_downdate_product(M, pp, u, x, z)
+    q = dense_dot(x, p, z)
+    if not isfinite(q):
+        for j in range(pp):
+            u[j] = 0.0
+        pending[0] = 0
+        return True
+    # M is positive definite, so q >= 0; rounding may not keep it so.
+    if q < 0.0:
+        q = 0.0
+    g = c * (s - raw) / (1.0 + c * q)
+    _axpy(w, g, z, n_features)
+    if fit_intercept:
+        b[0] += g * z[n_features]
+    if average:
+        # Daume's trick: the sum of the iterates over all visits is
+        # T * w_T - sum over updates of (visits before it) * delta.
+        _axpy(w_sum, g * visits, z, n_features)
+        if fit_intercept:
+            b_sum[0] += g * visits * z[n_features]
+    # z is zero on the padding, and so is u.
+    r = sqrt(c / (1.0 + c * q))
+    for j in range(pp):
+        u[j] = r * z[j]
+    pending[0] = 1
+    return False
+
+
+cdef bint _diagonal_update(
+    double* w, double* b, double* D, double* v, Py_ssize_t n_features,
+    bint fit_intercept, double c, double s,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    bint average, double* w_sum, double* b_sum, double visits,
+) noexcept nogil:
+    """The diagonal step of one row on a mistake: ``A_jj += c x_j^2``,
+    ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` on the coordinates of x~.
+    Returns True when ``A_jj`` or ``v_j`` overflowed (``w_j`` would silently
+    become 0 or NaN)."""
+    cdef Py_ssize_t j, col
+    cdef double x, w_new
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        x = x_values[j]
+        D[col] += c * x * x
+        v[col] += c * s * x
+        if not (isfinite(D[col]) and isfinite(v[col])):
+            return True
+        w_new = v[col] / D[col]
+        if average:
+            w_sum[col] += visits * (w_new - w[col])
+        w[col] = w_new
+    if fit_intercept:
+        D[n_features] += c
+        v[n_features] += c * s
+        if not (isfinite(D[n_features]) and isfinite(v[n_features])):
+            return True
+        w_new = v[n_features] / D[n_features]
+        if average:
+            b_sum[0] += visits * (w_new - b[0])
+        b[0] = w_new
+    return False
+
+
+cdef bint _epoch(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features,
+    const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
+    const int* class_rows_ptr, const int* class_rows,
+    const signed char* class_signs,
+    double* coef, double* intercept, bint fit_intercept,
+    const unsigned char* active,
+    bint diagonal, double* inverse, double* precision, double* work,
+    double* pending, int* n_pending,
+    bint average, double* coef_sum, double* intercept_sum, double* visits,
+    long long* updates, Py_ssize_t n_rows,
+) noexcept nogil:
+    """The pass; returns True, at once, on a score that is not a number
+    (``w . x`` overflowed: inf - inf), which cannot be compared with 0, or
+    on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or ``v_j``); the
+    held-back downdates are applied either way."""
+    cdef Py_ssize_t p = n_features + fit_intercept
+    cdef Py_ssize_t pp = skp_so_padded(p)
+    cdef Py_ssize_t packed = skp_so_packed_size(pp)
+    cdef bint overflow = False
+    cdef Py_ssize_t t, i, q, k, nnz, off, ahead_i
+    cdef const floating* x_values
+    cdef const int* x_indices = NULL
+    cdef double raw, s, c
+    # Rows visited out of order (shuffle) are prefetched a few visits ahead.
+    cdef Py_ssize_t ahead = 4
+    for t in range(n_visits):
+        i = order[t]
+        if t + ahead < n_visits and order[t + ahead] != i + ahead:
+            ahead_i = order[t + ahead]
+            if sparse:
+                SKP_SO_PREFETCH(X_values + X_indptr[ahead_i])
+                SKP_SO_PREFETCH(X_indices + X_indptr[ahead_i])
+            else:
+                off = 0
+                while off < n_features and off < 256:
+                    SKP_SO_PREFETCH(X_values + ahead_i * n_features + off)
+                    off += 64 // sizeof(floating)
+        if sparse:
+            x_values = X_values + X_indptr[i]
+            x_indices = X_indices + X_indptr[i]
+            nnz = X_indptr[i + 1] - X_indptr[i]
+        else:
+            x_values = X_values + i * n_features
+            nnz = n_features
+        for q in range(class_rows_ptr[y_class[i]], class_rows_ptr[y_class[i] + 1]):
+            k = class_rows[q]
+            if not active[k]:
+                continue
+            raw = _dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+            if fit_intercept:
+                raw += intercept[k]
+            s = class_signs[q]
+            c = step[i]
+            if isnan(raw):
+                overflow = True
+                break
+            # A sample of weight zero never updates, so it is no mistake either.
+            if s * raw <= 0.0 and c != 0.0:
+                updates[k] += 1
+                if diagonal:
+                    overflow = _diagonal_update(
+                        coef + k * n_features, intercept + k,
+                        precision + 2 * k * p, precision + (2 * k + 1) * p,
+                        n_features, fit_intercept, c, s,
+                        x_values, x_indices, nnz, sparse,
+                        average, coef_sum + k * n_features, intercept_sum + k,
+                        visits[k],
+                    )
+                    if overflow:
+                        break
+                elif _full_update(
+                        coef + k * n_features, intercept + k, inverse + k * packed,
+                        pending + k * pp, n_pending + k,
+                        work, n_features, fit_intercept, c, s, raw,
+                        x_values, x_indices, nnz, sparse,
+                        average, coef_sum + k * n_features, intercept_sum + k,
+                        visits[k]):
+                    overflow = True
+                    break
+            visits[k] += 1.0
+        if overflow:
+            break
+    if not diagonal:
+        for k in range(n_rows):
+            if n_pending[k]:
+                skp_so_downdate(inverse + k * packed, pp, pending + k * pp)
+                n_pending[k] = 0
+    return overflow
+
+
+def epoch(
+    const floating[::1] X_data,
+    const int[::1] X_indices,
+    const int[::1] X_indptr,
+    bint sparse,
+    const int[::1] order,
+    const int[::1] y_class,
+    const double[::1] step,
+    const int[::1] class_rows_ptr,
+    const int[::1] class_rows,
+    const signed char[::1] class_signs,
+    double[:, ::1] coef,
+    double[::1] intercept,
+    bint fit_intercept,
+    const unsigned char[::1] active,
+    bint diagonal,
+    double[::1] inverse,
+    double[::1] precision,
+    double[::1] work,
+    double[::1] pending,
+    int[::1] n_pending,
+    bint average,
+    double[:, ::1] coef_sum,
+    double[::1] intercept_sum,
+    double[::1] visits,
+    long long[::1] updates,
+):
+    """Run one pass of the second-order rule over the rows ``order`` of X.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarrays
+        Training data, float32 or float64: the CSR arrays (int32 indices),
+        or for dense X its C-contiguous values (``X.reshape(-1)``) and two
+        unused index arrays.
+    sparse : bool
+        Whether X is CSR.
+    order : ndarray of int32
+        Indices of the rows to visit, in visiting order.
+    y_class : ndarray of int32 of shape (n_samples,)
+        Class index of every sample (indexes ``class_rows_ptr``).
+    step : ndarray of float64 of shape (n_samples,)
+        Weight ``c`` of every sample, ``sample_weight * class_weight``.
+    class_rows_ptr, class_rows, class_signs : ndarrays
+        The rows touched by a sample of class ``c`` are
+        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]``, each with the
+        sign (+1 or -1) the sample takes in that row's binary problem.
+    coef : ndarray of float64 of shape (n_rows, n_features)
+        Weights ``w = (A^-1 v)[:n_features]``, updated in place.
+    intercept : ndarray of float64 of shape (n_rows,)
+        The padded coordinate of ``A^-1 v`` (only when ``fit_intercept``).
+    fit_intercept : bool
+        Whether the rows are padded with a constant feature 1.
+    active : ndarray of uint8 of shape (n_rows,)
+        Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
+    diagonal : bool
+        Which state the rows keep: ``precision`` (diag(A) and v) or ``inverse``.
+    inverse : ndarray of float64 of shape (n_rows * packed_size(pp),)
+        The symmetric ``A^-1`` of every row, zero-padded to
+        ``pp = padded_size(p)`` rows and columns: its 4 x 4 blocks on and
+        below the diagonal, block row after block row, each block row-major
+        (unused if diagonal).
+    precision : ndarray of float64 of shape (n_rows * 2 * p,)
+        ``diag(A)`` then ``v`` of every row (unused unless diagonal).
+    work : ndarray of float64 of shape (2 * pp,)
+        Scratch space for ``x~`` and ``z = A^-1 x~`` (unused if diagonal).
+    pending : ndarray of float64 of shape (n_rows * pp,)
+        Zeros: room for the held-back downdate of every row (unused if
+        diagonal); all are applied before the pass returns.
+    n_pending : ndarray of int32 of shape (n_rows,)
+        Zeros (whether a row holds a downdate back).
+    average : bool
+        Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
+    coef_sum, intercept_sum : ndarrays of float64
+        Sums ``sum (visits before the update) * delta`` of every row.
+    visits : ndarray of float64 of shape (n_rows,)
+        Number of visits of every row so far; incremented in place.
+    updates : ndarray of int64 of shape (n_rows,)
+        Number of updates of every row; incremented in place.
+
+    Returns
+    -------
+    overflow : bool
+        True when the pass stopped early on a score ``w . x`` or an update
+        that overflowed the floating-point range (the state is then left
+        mid-pass).
+    """
+    # An all-zero CSR matrix has empty data: point at something valid anyway.
+    cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
+    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    cdef bint overflow
+    if order.shape[0] == 0:
+        return False
+    with nogil:
+        overflow = _epoch(
+            values, indices, &X_indptr[0], sparse, coef.shape[1],
+            &order[0], order.shape[0], &y_class[0], &step[0],
+            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
+            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
+            diagonal, &inverse[0], &precision[0], &work[0],
+            &pending[0], &n_pending[0],
+            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
+            coef.shape[0],
+        )
+    return overflow

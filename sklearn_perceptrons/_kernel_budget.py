@@ -414,6 +414,8 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     record = train(trainer, train_idx=np.arange(n, dtype=np.int32), rng=rng,
                    shuffle=estimator.shuffle, max_iter=estimator.max_iter,
                    stopper=stopper, verbose=estimator.verbose)
+    # The largest support set of the whole fit, not of the model kept.
+    max_seen = int(walk.counters[2])
     trainer.keep_best()
     set_fit_results(estimator, record)
 
@@ -422,7 +424,7 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
     estimator.support_ = new_state.sv_index
-    estimator._max_support_seen = int(walk.counters[2])
+    estimator._max_support_seen = max_seen
     return estimator
 
 

@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmarks P1-P6, P9 and P10 of PERFORMANCE.md for ``Perceptron``.
+"""Benchmarks P1-P6, P9, P10 and P13 (threads) of TARGETS.rst for ``Perceptron``.
 
 Each figure is a ratio measured side by side in this process: against one pass
 ``X @ w`` over the same X (the floor of an epoch) and against scikit-learn's
@@ -51,11 +51,21 @@ def noisy_linear_data(n_samples, n_features, n_classes=2, dtype=np.float64, seed
 
 
 def sparse_data(n_samples, n_features, nnz_per_row, seed=0):
-    """CSR X with a fixed number of non-zeros per row (sorted indices)."""
+    """CSR X in canonical form (what vectorizers make): exactly
+    ``nnz_per_row`` distinct, sorted column indices per row.  (Duplicate
+    entries would make ``fit`` sum them in a copy of X first.)"""
     rng = np.random.RandomState(seed)
     indices = np.sort(
         rng.randint(0, n_features, size=(n_samples, nnz_per_row)), axis=1
-    ).astype(np.int32).ravel()
+    )
+    while True:
+        repeated = np.flatnonzero((np.diff(indices, axis=1) == 0).any(axis=1))
+        if not repeated.size:
+            break
+        indices[repeated] = np.sort(
+            rng.randint(0, n_features, size=(repeated.size, nnz_per_row)), axis=1
+        )
+    indices = indices.astype(np.int32).ravel()
     data = rng.standard_normal(n_samples * nnz_per_row)
     indptr = np.arange(0, n_samples * nnz_per_row + 1, nnz_per_row, dtype=np.int32)
     X = sp.csr_matrix((data, indices, indptr), shape=(n_samples, n_features))
@@ -122,6 +132,24 @@ def per_call_ratios(n_classes, repeats):
     ]
 
 
+def threads_rows(repeats):
+    """P13: fit with n_jobs=2 against n_jobs=1 on 10 classes, and whether the
+    two models are identical bit for bit."""
+    X, y = noisy_linear_data(100_000, 50, n_classes=10)
+    one = Perceptron(n_jobs=1, tol=None, max_iter=EPOCHS)
+    two = Perceptron(n_jobs=2, tol=None, max_iter=EPOCHS)
+    times = interleaved_times([lambda: _fit(one, X, y), lambda: _fit(two, X, y)],
+                              repeats=repeats)
+    case = "P13 dense 100000x50, 10 classes, n_jobs=2"
+    identical = (np.array_equal(one.coef_, two.coef_)
+                 and np.array_equal(one.intercept_, two.intercept_))
+    return [
+        row(case, "n_jobs=2 / n_jobs=1 fit time", times[1] / times[0],
+            at_most=0.6, note=f"{times[1]:.3f} s vs {times[0]:.3f} s"),
+        row(case, "identical coef_ and intercept_", identical, at_least=1),
+    ]
+
+
 def memory_row(n_samples, n_features):
     """P9: peak extra memory of fit on a float32 X, as a share of X."""
     X, y = noisy_linear_data(n_samples, n_features, dtype=np.float32)
@@ -158,7 +186,7 @@ def accuracy_rows():
 
 
 def run(quick=True):
-    """Measure P1-P6, P9, P10; returns the table rows."""
+    """Measure P1-P6, P9, P10, P13; returns the table rows."""
     repeats = 5
     rows = []
     with single_threaded() as threads:
@@ -194,6 +222,7 @@ def run(quick=True):
                              repeats=repeats, floor_target=2,
                              sklearn_target=0.3)[0]
         del X
+        rows += threads_rows(repeats)
         rows += per_call_ratios(2, repeats)
         rows += per_call_ratios(10, repeats)
         rows.append(memory_row(*((500_000, 200) if not quick else (100_000, 200))))

@@ -87,7 +87,7 @@ def compare(case, ours, theirs, X_train, y_train, X_test, y_test, repeats):
                 note=note)]
 
 
-def threads(case, Meta, params, X, y, repeats):
+def thread_rows(case, Meta, params, X, y, repeats):
     """P13 rows: the fast path with two threads against one."""
     one, two = Meta(Perceptron(**params)), Meta(Perceptron(**params), n_jobs=2)
     load = os.getloadavg()[0]
@@ -146,7 +146,7 @@ def run(quick=True):
             )
         for Meta, name in ((OneVsOnePerceptron, "one-vs-one"),
                            (OneVsAllPerceptron, "one-vs-all")):
-            rows += threads(f"P13 {name} fast path {shape}, fixed 10 epochs",
+            rows += thread_rows(f"P13 {name} fast path {shape}, fixed 10 epochs",
                             Meta, fixed, X_train, y_train, max(repeats, 7))
         X, y = load_digits(return_X_y=True)
         X = X / 16.0

@@ -10,14 +10,26 @@ and only our throughputs are reported.  Each library gets its input in its
 own native form, made before the clock starts (NumPy rows for ours, dicts for
 River); the runs alternate inside every repeat so both see the same load.
 Holdout accuracy: one pass over the training stream, scored on held-out rows.
+The last part gives the cost of one one-row ``partial_fit`` and ``predict``
+call of every estimator that streams, beside River's ``learn_one`` and
+``predict_one``.
 """
 
 import sys
+import time
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 
-from sklearn_perceptrons import Perceptron
+from sklearn_perceptrons import (
+    KernelPerceptron,
+    MarginPerceptron,
+    OneVsAllPerceptron,
+    OneVsOnePerceptron,
+    Perceptron,
+    SecondOrderPerceptron,
+)
 
 from _common import format_table, interleaved_times, row, single_threaded
 
@@ -113,6 +125,72 @@ def stream_rows(n_samples, n_classes, repeats):
     return rows
 
 
+def _river_one_row(X, y, n_classes):
+    """Seconds per ``learn_one`` and per ``predict_one`` of River's model
+    (None when River is absent), one pass then predictions on the same rows."""
+    river = _river(X, y, n_classes)
+    if river is None:
+        return None
+    go, names = river
+    dicts = [dict(zip(names, x)) for x in X.tolist()]
+    learn = interleaved_times([go], repeats=3)[0] / X.shape[0]
+    model = go()
+
+    def predict():
+        for x in dicts:
+            model.predict_one(x)
+
+    return learn, interleaved_times([predict], repeats=3)[0] / X.shape[0]
+
+
+# Every estimator that streams, one row per call after a first call of 100
+# rows (the rows of a one-row call stay one-row ndarrays, no copies).
+STREAMING = {
+    "Perceptron": Perceptron(),
+    "Perceptron(average=True)": Perceptron(average=True),
+    "MarginPerceptron(margin=0.1)": MarginPerceptron(margin=0.1),
+    "MarginPerceptron(margin='auto')": MarginPerceptron(),
+    "SecondOrderPerceptron": SecondOrderPerceptron(),
+    "KernelPerceptron(rbf)": KernelPerceptron(kernel="rbf"),
+    "OneVsAllPerceptron": OneVsAllPerceptron(),
+    "OneVsOnePerceptron": OneVsOnePerceptron(),
+}
+
+
+def one_row_costs(n_classes, n_rows, repeats):
+    """Microseconds of one one-row ``partial_fit`` and ``predict`` call of
+    every streaming estimator (no target but P17's; beside River's
+    ``learn_one``/``predict_one`` on the same rows)."""
+    X, y, _, _ = _stream(n_rows + 100, n_classes, n_holdout=0)
+    classes = np.unique(y)
+    rows = [(X[i:i + 1], y[i:i + 1]) for i in range(100, X.shape[0])]
+    case = f"one row per call, {n_classes} classes, us per call"
+    out = []
+    river = _river_one_row(X[100:], y[100:], n_classes)
+    if river is not None:
+        out += [row(case, "River learn_one", river[0] * 1e6),
+                row(case, "River predict_one", river[1] * 1e6)]
+    for name, template in STREAMING.items():
+        def learn(template=template):
+            est = clone(template).partial_fit(X[:100], y[:100], classes=classes)
+            start = time.perf_counter()
+            for xb, yb in rows:
+                est.partial_fit(xb, yb)
+            return time.perf_counter() - start, est
+
+        times, fitted = [], None
+        for _ in range(repeats):
+            seconds, fitted = learn()
+            times.append(seconds)
+        predict = interleaved_times(
+            [lambda: [fitted.predict(xb) for xb, _ in rows]], repeats=repeats)[0]
+        out += [
+            row(case, f"{name} partial_fit", float(np.median(times)) / len(rows) * 1e6),
+            row(case, f"{name} predict", predict / len(rows) * 1e6),
+        ]
+    return out
+
+
 def run(quick=True):
     """Measure P17; returns the table rows."""
     repeats = 5
@@ -122,6 +200,8 @@ def run(quick=True):
         rows.append(row("setting", "BLAS threads", threads))
         rows += stream_rows(n_samples, 2, repeats)
         rows += stream_rows(n_samples, 10, repeats)
+        rows += one_row_costs(2, 300 if quick else 1000, 3)
+        rows += one_row_costs(10, 300 if quick else 1000, 3)
     return rows
 
 

@@ -437,7 +437,7 @@ def lean_check(estimator, X, y=None):
             f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
             "of 1 is required."
         )
-    check_finite(X.data if sp.issparse(X) else X, "X")
+    check_finite(X if type(X) is np.ndarray else X.data, "X")
     if y is None:
         return None
     y = np.asarray(y)

@@ -89,9 +89,9 @@ fragment("reduction_parameters", """
     n_jobs : int, default=None
         Number of jobs training the binary problems in parallel: joblib
         workers for the generic path; threads for the fast path, each
-        training a group of rows (of about equal numbers of samples) in its
-        own compiled pass over X, without the GIL, with results equal to
-        ``n_jobs=1`` bit for bit.  ``None`` means 1 unless in a
+        training a group of the binary problems in its own compiled pass
+        over X, without the GIL, with results equal to ``n_jobs=1`` bit for
+        bit (the base estimator's own ``n_jobs`` is then not used).  ``None`` means 1 unless in a
         :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
 """)
 

@@ -849,7 +849,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         For these three the current iterate follows the published algorithm
         (the removed coefficients are dropped, as their bounds analyse), and
         with ``average=True`` only the removed vector's share of the average
-        is carried, by projection onto its 8 nearest kept vectors (with a
+        is carried, by projection onto its 32 nearest kept vectors (with a
         budget far below what the data need, that share is mostly its
         constant part, and the average can predict worse than the last
         iterate).  They are

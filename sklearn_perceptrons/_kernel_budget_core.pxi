@@ -40,10 +40,10 @@ Removal strategies, when a new support vector enters a full set:
 For the first three strategies the current iterate follows the published
 algorithm (the removed vector's current coefficients are dropped, which
 their mistake bounds analyse), and only the removed vector's share of the
-average is carried, onto its nearest kept vector in kernel space (the one
-vector whose span is closest to it), scaled by the projection coefficient
-``K'(r, j) / K'(j, j)``: a removal no longer takes its share of the average
-with it.
+average is carried, by projection onto the span of its M nearest kept
+vectors in kernel space (``_carry_local``; M is ``iparams[7]``, wider for
+these strategies than for "local_projection"): a removal no longer takes its
+share of the average with it.
 
 The loops of a visit run over the B support vectors with unit stride, so
 that the compiler vectorizes them; the exponential kernels use the

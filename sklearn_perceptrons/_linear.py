@@ -97,8 +97,9 @@ class BaseLinearPerceptron(BasePerceptron):
 
     def _n_threads(self):
         """Threads of a one-vs-all pass (``n_jobs``; 1 without it)."""
-        n_jobs = getattr(self, "n_jobs", None)
-        return 1 if n_jobs is None else max(1, effective_n_jobs(n_jobs))
+        if not hasattr(self, "n_jobs"):
+            return 1
+        return max(1, effective_n_jobs(self.n_jobs))
 
     @property
     def _plain_pass(self):
@@ -189,7 +190,10 @@ class BaseLinearPerceptron(BasePerceptron):
             ``classes_[1]`` is predicted); otherwise one column per class.
         """
         X = self._validate_predict_data(X)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True)
+        # safe_sparse_dot computes X @ coef_.T for a dense X: the same
+        # product, without its dispatch (most of a one-row call).
+        scores = (X @ self.coef_.T if type(X) is np.ndarray
+                  else safe_sparse_dot(X, self.coef_.T, dense_output=True))
         scores += self.intercept_
         return decision_shape(scores)
 

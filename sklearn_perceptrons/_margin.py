@@ -128,12 +128,10 @@ class _MarginSearch:
         (see the Notes of :class:`MarginPerceptron`).  Infinite where
         ``gamma = 0`` or no sample can update the row.
         """
-        radius = np.sqrt(self.sq_radius)
-        budget = np.full(radius.shape, np.inf)
-        usable = (radius > 0) & (self.step_max > 0)
+        usable = (self.sq_radius > 0) & (self.step_max > 0)
         if not usable.all():
             if not usable.any():
-                return budget
+                return np.full(usable.shape, np.inf)
             return np.where(usable, self._budget(epsilon, usable), np.inf)
         return self._budget(epsilon, slice(None))
 
@@ -144,13 +142,15 @@ class _MarginSearch:
         radius = np.sqrt(self.sq_radius[rows])
         step_min, step_max = self.step_min[rows], self.step_max[rows]
         a = self.start_norm[rows]
-        budget = (step_max / step_min) * 4.0 * ratio * ratio
-        # From ||w~|| = a: 4 (a + max(a, 2 c_max R ratio + c_max R)) ratio
-        # / (3 R c_min), the same bound written with gamma = R / 2**h.
-        warm = (4.0 * ratio
-                * (a + np.maximum(a, step_max * radius * (2.0 * ratio + 1.0)))
-                / (3.0 * radius * step_min))
-        out = np.where(a > 0, np.maximum(budget, warm), budget)
+        out = (step_max / step_min) * 4.0 * ratio * ratio
+        warm = a > 0
+        if warm.any():
+            # From ||w~|| = a: 4 (a + max(a, 2 c_max R ratio + c_max R))
+            # ratio / (3 R c_min), the same bound written with gamma = R / 2**h.
+            bound = (4.0 * ratio
+                     * (a + np.maximum(a, step_max * radius * (2.0 * ratio + 1.0)))
+                     / (3.0 * radius * step_min))
+            out = np.where(warm, np.maximum(out, bound), out)
         if isinstance(rows, slice):
             return out
         full = np.full(self.sq_radius.shape, np.inf)
@@ -192,14 +192,25 @@ class _TrainingErrors:
         signs = signs_of_class[y_class[idx]]
         self.idx = idx
         self.positive = signs > 0
-        self.takes_part = None if np.all(signs != 0) else signs != 0
+        takes_part = signs != 0
+        every = np.count_nonzero(takes_part) == takes_part.size
+        self.takes_part = None if every else takes_part
         weights = step[idx]
-        part = np.ones(signs.shape, dtype=bool) if self.takes_part is None \
-            else self.takes_part
         # The weight of every row's training samples: errors / total is a rate.
-        self.total = weights @ part
-        self.uniform = weights.shape[0] == 0 or np.all(weights == weights[0])
+        self.total = (np.full(signs.shape[1], weights.sum()) if every
+                      else weights @ takes_part)
+        self.uniform = (weights.shape[0] == 0
+                        or np.count_nonzero(weights != weights[0]) == 0)
         self.weights = weights[:1] if self.uniform else weights
+
+    def of_zero(self):
+        """The errors of ``w~ = 0`` (every score 0: every sample negative),
+        for every row, without a scoring pass."""
+        wrong = self.positive if self.takes_part is None \
+            else self.positive & self.takes_part
+        if self.uniform:
+            return wrong.sum(axis=0) * self.weights[0]
+        return self.weights @ wrong
 
     def __call__(self, X, coef, intercept, rows):
         if isinstance(rows, slice) or len(rows) == coef.shape[0]:
@@ -261,23 +272,30 @@ class _SearchTrainer(LinearTrainer):
             self.error_total = np.where(total > 0, total, 1.0)
             # The pocket starts with the starting model, as Gallant's does:
             # under skewed weights w~ = 0 (every sample negative) can be best.
-            errors = training_errors(X, self.pocket_coef, self.pocket_intercept,
-                                     self.all_rows)
+            if self.pocket_coef.any() or self.pocket_intercept.any():
+                errors = training_errors(X, self.pocket_coef,
+                                         self.pocket_intercept, self.all_rows)
+            else:
+                errors = training_errors.of_zero()
             self.pocket_score = -(errors / self.error_total)
         self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
 
     def _level_changed(self):
         # gamma and the budgets change only with the levels: recomputed
-        # then, not after every epoch.
+        # then, not after every epoch, from constants of the fit (the
+        # radius and step range of a row do not change during a fit).
         search = self.search
-        gamma = search.gamma()
+        if self.budget is None:
+            self._radius = np.sqrt(search.sq_radius)
+            # Rows that no sample can update get a rate of 0 and never
+            # prove (see _proved).
+            usable = np.isfinite(search.step_min) & (search.step_max > 0)
+            self._step_min = np.where(usable, search.step_min, 0.0)
+            self.proof_cr = np.where(usable, search.step_max, 0.0) * self._radius
+        gamma = np.ldexp(self._radius, -search.halvings)
         self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
         self.budget = search.budget(self.epsilon)
-        # The constants of the norm proof (see _proved);
-        # rows that no sample can update get a rate of 0 and never prove.
-        usable = np.isfinite(search.step_min) & (search.step_max > 0)
-        self.proof_rate = np.where(usable, gamma * np.where(usable, search.step_min, 0.0), 0.0)
-        self.proof_cr = np.where(usable, search.step_max, 0.0) * np.sqrt(search.sq_radius)
+        self.proof_rate = gamma * self._step_min
 
     def run_epoch(self, order, active):
         if self.budget is None:
@@ -312,7 +330,10 @@ class _SearchTrainer(LinearTrainer):
         search, state = self.search, self.state
         # Whole arrays when every row is active (the common case): an epoch
         # of a small problem costs little more than these few operations.
-        rows = slice(None) if active.all() else np.flatnonzero(active)
+        # (np.count_nonzero: a fraction of the cost of .all()/.any() on the
+        # few rows of a fit, after every epoch.)
+        rows = (slice(None) if np.count_nonzero(active) == active.shape[0]
+                else np.flatnonzero(active))
         if val_score is not None:
             score = val_score[rows]
         else:
@@ -323,7 +344,7 @@ class _SearchTrainer(LinearTrainer):
             score = -(errors / self.error_total[rows])
         pocket = self.pocket_score[rows]
         improved = score > pocket
-        if improved.any():
+        if np.count_nonzero(improved):
             if self.tol is not None:
                 # A gain by more than tol ends a tol-rule streak of halvings.
                 self.stalling[self.all_rows[rows][score > pocket + self.tol]] = False
@@ -336,15 +357,13 @@ class _SearchTrainer(LinearTrainer):
         # The rows still searching (as masks over all rows: fewer
         # operations than indexing, for the few rows a fit has).
         going = active & ~stopper.converged
-        if not going.any():
-            return ()
         proved = self._proved()
         if val_score is not None:
             # The validation score stalled: the row stops, keeping its best
             # validation epoch; only proofs halve.
-            going &= stopper.active != 0
-            stopper.active[going] = 1
-            halve = going & proved
+            halve = stopper.active != 0
+            halve &= going
+            halve &= proved
         else:
             # The search stops rows when they converge, or when halving no
             # longer improves their pocket; the tol rule (the stopper's
@@ -354,8 +373,7 @@ class _SearchTrainer(LinearTrainer):
             halve |= self.stalling
             halve &= going
             stopper.active[going] = 1
-        proved &= going
-        if last or not halve.any():
+        if last or not np.count_nonzero(halve):
             return ()
         going = np.flatnonzero(halve)
         proved = proved[going]
@@ -372,12 +390,14 @@ class _SearchTrainer(LinearTrainer):
         if len(going):
             # A proof restarts the run at w~ = 0; the tol rule only
             # halves gamma and lets the run go on from where it is.
-            search.restart(state, going[proved])
-            search.halve(state, going[~proved], self.fit_intercept)
+            if proved.any():
+                search.restart(state, going[proved])
+            if not proved.all():
+                search.halve(state, going[~proved], self.fit_intercept)
             # A perfect pocket cannot gain: there halvings serve the margin,
             # and wait for the tol rule as before.
             self.stalling[going] = ~proved & (self.pocket_score[going] < 0)
-            if val_score is None:
+            if val_score is None and proved.any():
                 stopper.restart(going[proved])
             self._level_changed()
         # Lazily: the driver reads them only when verbose > 1.
@@ -455,9 +475,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         not fall below ``best - tol * n_samples`` (or, with early stopping,
         whose validation accuracy did not rise above ``best + tol``).  With
         a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead and its run goes on (a heuristic halving, see Notes), and
-        the search stops once ``n_iter_no_change`` halvings in a row have
-        not lowered the pocket's training error rate by more than ``tol``.
+        instead and its run goes on (a heuristic halving, see Notes), then
+        again after every epoch that does not lower the pocket's training
+        error rate by more than ``tol``, and the search stops once
+        ``n_iter_no_change`` halvings in a row have not lowered it by more
+        than ``tol``.
         ``None`` disables both: only convergence or ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5

@@ -17,11 +17,10 @@ the fitted ``estimators_`` are real estimators of the base type, assembled
 from the rows.
 """
 
-import contextlib
 import copy
 import inspect
 import numbers
-from concurrent.futures import ThreadPoolExecutor
+import operator
 from itertools import combinations
 from operator import attrgetter
 
@@ -54,13 +53,16 @@ from . import _linear
 from ._docstrings import shared_doc
 from ._base import (
     BasePerceptron,
+    check_params,
     class_indices,
     encode_labels,
     keep_state_on_error,
     partial_fit_classes,
+    param_names,
     partial_fit_context,
     PredictMixin,
     set_init_params,
+    stream_cache,
     validate_rows,
 )
 from ._linear import Perceptron
@@ -68,8 +70,11 @@ from ._margin import MarginPerceptron
 from ._rows import (
     LinearState,
     LinearTrainer,
+    commit_state,
+    dense_stream,
     one_vs_all_table,
     one_vs_one_table,
+    row_views,
 )
 from ._training import (
     StoppingRule,
@@ -207,6 +212,28 @@ def _is_fitted(estimator):
     return True
 
 
+def _linear_scores(estimators, X):
+    """The 1-d decisions of fitted binary linear perceptrons on a few rows
+    of a validated dense X, as their own ``decision_function`` computes
+    them (``X @ coef_.T + intercept_``) without validating X again for each
+    (most of a one-row call); None when that does not hold for all of them.
+    """
+    if type(X) is not np.ndarray or X.shape[0] > 8:
+        return None
+    base = _linear.BaseLinearPerceptron.decision_function
+    out = []
+    for est in estimators:
+        if (getattr(type(est), "decision_function", None) is not base
+                or "n_features_in_" not in est.__dict__
+                or est.__dict__["n_features_in_"] != X.shape[1]
+                or "feature_names_in_" in est.__dict__):
+            return None
+        scores = X @ est.coef_.T
+        scores += est.intercept_
+        out.append(scores.ravel())
+    return out
+
+
 def _binary_decision(estimator, X):
     """The 1-d decision of a binary estimator and its 0/1 predictions."""
     scores = np.ravel(estimator.decision_function(X))
@@ -221,103 +248,10 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
-def _balanced_groups(costs, n_groups):
-    """Split the rows into ``n_groups`` groups of about equal total cost
-    (largest first, each to the lightest group); rows ascending in a group."""
-    loads = np.zeros(n_groups)
-    groups = [[] for _ in range(n_groups)]
-    for k in np.argsort(-costs, kind="stable"):
-        g = int(np.argmin(loads))
-        groups[g].append(k)
-        loads[g] += costs[k]
-    return [np.array(sorted(g), dtype=np.intp) for g in groups if g]
-
-
-def _restrict_table(table, rows, n_rows):
-    """The row table of ``rows`` alone, renumbered 0..len(rows)-1 in order."""
-    rows_ptr, all_rows, signs = table
-    local = np.full(n_rows, -1, dtype=np.int32)
-    local[rows] = np.arange(rows.shape[0], dtype=np.int32)
-    mapped = local[all_rows]
-    keep = mapped >= 0
-    kept_before = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
-    return kept_before[rows_ptr], mapped[keep], signs[keep]
-
-
-class _RowGroupsTrainer:
-    """A trainer (see :mod:`sklearn_perceptrons._training`) that trains the
-    rows in groups, one :class:`LinearTrainer` per group on a thread of
-    ``pool``.
-
-    Each group has its own state and a row table restricted to its rows, so
-    no two threads touch the same memory.  A row's updates depend only on its
-    own weights and on the samples of its binary problem in the epoch order,
-    which every group visits alike: the rows are those of one trainer over
-    all of them, bit for bit.
-    """
-
-    def __init__(self, X, y_class, step, table, state, *, fit_intercept, rule,
-                 groups, pool):
-        self.n_rows = state.coef.shape[0]
-        self.groups = groups
-        self.pool = pool
-        self.trainers = [
-            LinearTrainer(
-                X, y_class, step, _restrict_table(table, rows, self.n_rows),
-                LinearState.stack([state.row(k) for k in rows], X.shape[1],
-                                  state.coef.dtype, state.average),
-                fit_intercept=fit_intercept,
-                rule=rule._replace(threshold=rule.threshold[rows],
-                                   kappa=rule.kappa[rows]),
-            )
-            for rows in groups
-        ]
-
-    def run_epoch(self, order, active):
-        def run(trainer, rows):
-            group_active = np.ascontiguousarray(active[rows])
-            if not group_active.any():  # every row of the group has stopped
-                return np.zeros(rows.shape[0], dtype=np.int64)
-            return trainer.run_epoch(order, group_active)
-
-        updates = np.zeros(self.n_rows, dtype=np.int64)
-        for rows, group_updates in zip(
-            self.groups, self.pool.map(run, self.trainers, self.groups)
-        ):
-            updates[rows] = group_updates
-        return updates
-
-    @property
-    def state(self):
-        """The state of every row, in row order."""
-        rows = [None] * self.n_rows
-        for group, trainer in zip(self.groups, self.trainers):
-            for j, k in enumerate(group):
-                rows[k] = trainer.state.row(j)
-        first = self.trainers[0].state
-        return LinearState.stack(rows, first.coef.shape[1], first.coef.dtype,
-                                 first.average)
-
-    def weight_norm(self):
-        return float(np.linalg.norm(self.state.coef))
-
-
-@contextlib.contextmanager
-def _row_trainer(X, y_class, step, table, state, *, fit_intercept, rule,
-                 costs, n_jobs):
-    """The trainer of the fast path: one :class:`LinearTrainer`, or, with
-    ``n_jobs`` > 1, groups of rows of about equal ``costs`` on as many threads
-    (the compiled epoch releases the GIL)."""
-    n_groups = min(effective_n_jobs(n_jobs), state.coef.shape[0])
-    if n_groups <= 1:
-        yield LinearTrainer(X, y_class, step, table, state,
-                            fit_intercept=fit_intercept, rule=rule)
-        return
-    groups = _balanced_groups(np.asarray(costs, dtype=np.float64), n_groups)
-    with ThreadPoolExecutor(len(groups)) as pool:
-        yield _RowGroupsTrainer(X, y_class, step, table, state,
-                                fit_intercept=fit_intercept, rule=rule,
-                                groups=groups, pool=pool)
+def _n_threads(n_jobs):
+    """Threads of the fast path's compiled pass for ``n_jobs``: each trains
+    a group of rows, bit for bit as one thread would (see ``_rows.run_epoch``)."""
+    return max(1, effective_n_jobs(n_jobs))
 
 
 @_fit_context(prefer_skip_nested_validation=True)
@@ -329,46 +263,43 @@ def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
 
     ``row_counts`` is the number of samples of every row's binary problem:
     the ``n_samples`` of its tol rule, as the generic path's binary
-    estimator of a pair sees only that pair's samples (and the cost of the
-    row in an epoch, to balance the threads of ``n_jobs``).  Returns the
-    final state and the training record.
+    estimator of a pair sees only that pair's samples.  ``n_jobs`` threads
+    train groups of rows.  Returns the final state and the training record.
     """
     n_rows = row_counts.shape[0]
     state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
+    trainer = LinearTrainer(
+        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
+        fit_intercept=base.fit_intercept,
+        rule=_linear.update_rule(base, X, n_rows), n_threads=_n_threads(n_jobs),
+    )
     stopper = StoppingRule(
         n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
         n_samples=row_counts.astype(np.float64), early_stopping=False,
     )
-    with _row_trainer(
-        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
-        fit_intercept=base.fit_intercept,
-        rule=_linear.update_rule(base, X, n_rows), costs=row_counts,
-        n_jobs=n_jobs,
-    ) as trainer:
-        record = train(
-            trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
-            rng=check_random_state(base.random_state), shuffle=base.shuffle,
-            max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
-        )
+    record = train(
+        trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
+        rng=check_random_state(base.random_state), shuffle=base.shuffle,
+        max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
+    )
     return trainer.state, record
 
 
 def _shared_partial_fit(reference, state, X, y_class, sample_weight, table,
-                        row_counts, n_jobs):
-    """One pass over the batch in the given order; returns the new state
-    and the updates of every row."""
+                        n_jobs):
+    """One pass over the batch in the given order (updates ``state``);
+    returns the updates of every row."""
     n_rows = state.coef.shape[0]
     # The rule of the binary estimators' own pass (the fast path takes only
     # rules without an online search, see _shared_pass_supported).
-    with _row_trainer(
+    trainer = LinearTrainer(
         X, y_class, _linear.learning_rate(reference) * sample_weight, table,
         state, fit_intercept=reference.fit_intercept,
-        rule=_linear.update_rule(reference, X, n_rows), costs=row_counts,
-        n_jobs=n_jobs,
-    ) as trainer:
-        updates = trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
-                                    np.ones(n_rows, dtype=np.uint8))
-    return trainer.state, updates
+        rule=_linear.update_rule(reference, X, n_rows),
+        n_threads=_n_threads(n_jobs),
+    )
+    return trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
+                             np.ones(n_rows, dtype=np.uint8))
 
 
 # The first pass of fresh binary estimators stands in for their first
@@ -376,6 +307,115 @@ def _shared_partial_fit(reference, state, X, y_class, sample_weight, table,
 _first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
     _shared_partial_fit
 )
+
+
+class _ReductionStream:
+    """The lean ``partial_fit`` of a reduction on the fast path: one-row
+    calls (up to 256 rows) of a float ndarray go straight to the compiled
+    stream of the stacked rows (``DenseStream.run``), whose binary
+    estimators hold views (see :func:`~sklearn_perceptrons._rows.row_views`).
+
+    Armed by the full path after a shared pass; :meth:`learn` declines,
+    touching nothing, unless the parameters (of the reduction and of every
+    binary estimator), the binary estimators and their states are those it
+    was armed with, and the rows are finite and safe from overflow.
+    """
+
+    @classmethod
+    def arm(cls, owner, cache, estimators, classes):
+        reference = estimators[0]
+        stack = cache.get("stack")
+        if (stack is None or "feature_names_in_" in owner.__dict__
+                or type(reference)._finish_row
+                is not _linear.BaseLinearPerceptron._finish_row
+                or any(e.__dict__.get("_state") is None for e in estimators)):
+            return
+        try:
+            labels = {label: i for i, label in enumerate(classes.tolist())}
+        except TypeError:  # unhashable labels
+            return
+        if len(labels) != classes.shape[0]:
+            return
+        key = cache.get("params")
+        if key is None:  # the first call: the next one arms
+            return
+        n_rows = stack.coef.shape[0]
+        rule = _linear.update_rule(reference, None, n_rows)
+        if rule.penalty is not None:  # the stream has no penalty
+            return
+        table = owner._table(classes.shape[0])
+        commit_state(cache, owner, stack, None)
+        self = cls()
+        self.stream = dense_stream(
+            cache, owner, stack, table, fit_intercept=reference.fit_intercept,
+            rule=rule,
+        )
+        self.key = key
+        self.list = estimators
+        # What a binary estimator may change by hand: the estimator in the
+        # list, its state, its parameters (the reduction's own parameters
+        # are checked by check_params).  Read with getters that loop in C.
+        self.members = list(estimators)
+        self.dicts = [e.__dict__ for e in estimators]
+        self.getter = operator.itemgetter("_state", *param_names(reference))
+        self.values = list(map(self.getter, self.dicts))
+        self.labels = labels
+        self.eta = float(_linear.learning_rate(reference))
+        self.dtype = stack.coef.dtype
+        self.n_features = stack.coef.shape[1]
+        self.average = stack.average
+        rows_ptr, rows = table[0], table[1]
+        self.touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
+                        for c in range(classes.shape[0])]
+        cache["fast"] = self
+
+    def learn(self, owner, X, y):
+        """Make the call, or return False having changed nothing."""
+        d = owner.__dict__
+        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype != self.dtype
+                or not X.flags.c_contiguous or X.shape[1] != self.n_features
+                or not 0 < X.shape[0] <= 256
+                or d.get("estimators_") is not self.list
+                or check_params(owner) is not self.key):
+            return False
+        if not all(map(operator.is_, self.list, self.members)):
+            return False
+        try:
+            # Tuples compare their items by identity first: equal here
+            # means the same objects, or values that compare equal.
+            if list(map(self.getter, self.dicts)) != self.values:
+                return False
+        except (KeyError, ValueError, TypeError):  # missing, or no truth value
+            return False
+        if type(y) is np.ndarray:
+            if y.ndim != 1:
+                return False
+            y = y.tolist()
+        elif type(y) is not list:
+            return False
+        if len(y) != X.shape[0]:
+            return False
+        try:
+            codes = [self.labels[label] for label in y]
+        except (KeyError, TypeError):
+            return False
+        updates = self.stream.run(X, np.array(codes, dtype=np.int32),
+                                  np.full(len(codes), self.eta))
+        if updates is None:
+            return False
+        # Nothing can fail from here on.
+        if len(codes) == 1:
+            rows = self.touched[codes[0]]
+        else:
+            rows = sorted(set().union(*(self.touched[c] for c in set(codes))))
+        for k in rows:
+            est = self.list[k]
+            if self.average:
+                # The average moved: coef_ is computed when read.
+                est.__dict__.pop("coef_", None)
+                est.__dict__.pop("intercept_", None)
+            record_partial_pass(est, int(updates[k]))
+        return True
 
 
 # ---------------------------------------------------------------------------
@@ -490,8 +530,6 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         return self._fit(X, y, self._metadata("fit", sample_weight, fit_params))
 
     @available_if(_estimators_have("partial_fit"))
-    @keep_state_on_error
-    @partial_fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, X, y, classes=None, sample_weight=None,
                     **partial_fit_params):
         """Make one ``partial_fit`` pass of every binary estimator over its
@@ -526,6 +564,19 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self : object
             The updated estimator.
         """
+        if classes is None and sample_weight is None and not partial_fit_params:
+            cache = self.__dict__.get("_stream")
+            fast = None if cache is None else cache.get("fast")
+            if fast is not None and fast.learn(self, X, y):
+                return self
+        return self._checked_partial_fit(X, y, classes, sample_weight,
+                                         **partial_fit_params)
+
+    @keep_state_on_error
+    @partial_fit_context(prefer_skip_nested_validation=False)
+    def _checked_partial_fit(self, X, y, classes=None, sample_weight=None,
+                             **partial_fit_params):
+        """``partial_fit`` the full way: every check, then the pass."""
         return self._partial_fit(
             X, y, classes,
             self._metadata("partial_fit", sample_weight, partial_fit_params),
@@ -722,6 +773,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self.classes_ = classes
         self.estimators_ = estimators
         self._shared_input = shared
+        cache = stream_cache(self)
+        cache.pop("fast", None)
+        if shared:
+            _ReductionStream.arm(self, cache, estimators, classes)
         return self
 
     def _partial_fit_shared(self, estimators, classes, X, y_class, sample_weight):
@@ -748,17 +803,32 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         # Binary estimators without a state are at their first partial_fit,
         # which validates their parameters.
         run = _shared_partial_fit if trained else _first_shared_partial_fit
-        state, updates = run(reference, state, X, y_class, sample_weight,
-                             self._table(n_classes), row_counts, self.n_jobs)
+        updates = run(reference, state, X, y_class, sample_weight,
+                      self._table(n_classes), self.n_jobs)
         # Nothing can fail from here on: the estimators are updated in place.
+        # Their states are views of the rows of the stacked state, which
+        # the next streaming calls update in place (see _ReductionStream).
+        views = row_views(state)
         for k, (i, j) in enumerate(rows):
             if row_counts[k] == 0:
+                if states[k] is not None:
+                    # The pass did not visit this row: the view holds its
+                    # values.
+                    estimators[k]._state = views[k]
+                    if not state.average:
+                        estimators[k].coef_, estimators[k].intercept_ = \
+                            views[k].model(copy=False)
                 continue
             est = _linear.set_binary_fit(
-                estimators[k], state.row(k), X.shape[1], X,
+                estimators[k], views[k], X.shape[1], X,
                 lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
+            if not state.average:
+                # As the binary estimator's own partial_fit: coef_ follows
+                # the stream.
+                est.coef_, est.intercept_ = views[k].model(copy=False)
             record_partial_pass(est, int(updates[k]))
+        stream_cache(self)["stack"] = state
         return estimators
 
     @staticmethod
@@ -875,11 +945,13 @@ class OneVsAllPerceptron(_BaseReduction):
             ``classes_[1]``).
         """
         X = self._validate_X(X)
-        if len(self.estimators_) == 1:
-            return np.ravel(self.estimators_[0].decision_function(X))
-        return np.column_stack(
-            [np.ravel(est.decision_function(X)) for est in self.estimators_]
-        )
+        scores = _linear_scores(self.estimators_, X)
+        if scores is None:
+            scores = [np.ravel(est.decision_function(X))
+                      for est in self.estimators_]
+        if len(scores) == 1:
+            return scores[0]
+        return np.column_stack(scores)
 
 
 
@@ -1022,9 +1094,13 @@ class OneVsOnePerceptron(_BaseReduction):
         X = self._validate_X(X)
         n_classes = self.classes_.shape[0]
         n_samples = _num_samples(X)
+        indices = getattr(self, "pairwise_indices_", None)
+        if indices is None and n_samples == 1:
+            decision = self._one_row_decision(X, n_classes)
+            if decision is not None:
+                return decision[:, 1] if n_classes == 2 else decision
         votes = np.zeros((n_samples, n_classes))
         confidence = np.zeros((n_samples, n_classes))
-        indices = getattr(self, "pairwise_indices_", None)
         for p, (i, j) in enumerate(self._rows(n_classes)):
             est = self.estimators_[p]
             if not _is_fitted(est):
@@ -1038,4 +1114,31 @@ class OneVsOnePerceptron(_BaseReduction):
             confidence[:, i] -= scores
         decision = votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
         return decision[:, 1] if n_classes == 2 else decision
+
+    def _one_row_decision(self, X, n_classes):
+        """The decision of one row of linear perceptron pairs: the votes and
+        confidences added up in Python floats, pair after pair in the order
+        of the general path (the same IEEE sums, without four array
+        operations per pair); None when the pairs are not all fitted linear
+        perceptrons."""
+        fitted = [est for est in self.estimators_ if "classes_" in est.__dict__]
+        scores = _linear_scores(fitted, X)
+        if scores is None:
+            return None
+        votes = [0.0] * n_classes
+        confidence = [0.0] * n_classes
+        scores = iter(scores)
+        for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
+            if "classes_" not in est.__dict__:
+                continue  # the pair has seen no sample yet
+            score = float(next(scores)[0])
+            if score > 0:
+                votes[j] += 1.0
+            else:
+                votes[i] += 1.0
+            confidence[j] += score
+            confidence[i] -= score
+        votes = np.array([votes])
+        confidence = np.array([confidence])
+        return votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
 

@@ -426,6 +426,26 @@ def arm_stream(cache, owner, state, table, *, fit_intercept, rule, names,
     return stream
 
 
+def row_views(state):
+    """One :class:`LinearState` per row of ``state`` whose arrays are views
+    of that row (a meta-estimator's binary estimators then follow every
+    in-place pass over the stacked rows)."""
+    views = []
+    for k in range(state.coef.shape[0]):
+        view = LinearState.__new__(LinearState)
+        view.coef = state.coef[k:k + 1]
+        view.intercept = state.intercept[k:k + 1]
+        view.visits = state.visits[k:k + 1]
+        if state.average:
+            view.coef_sum = state.coef_sum[k:k + 1]
+            view.intercept_sum = state.intercept_sum[k:k + 1]
+        else:
+            view.coef_sum, view.intercept_sum = np.zeros((1, 1)), np.zeros(1)
+        view.average = state.average
+        views.append(view)
+    return views
+
+
 # ---------------------------------------------------------------------------
 # The compiled epoch
 # ---------------------------------------------------------------------------
@@ -479,43 +499,90 @@ def _data(X):
     return (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
 
 
-def _row_groups(active, n_threads):
-    """Split the active rows into at most ``n_threads`` groups of about equal
-    size, as one ``active`` mask per group."""
-    rows = np.flatnonzero(active)
-    masks = []
-    for group in np.array_split(rows, min(n_threads, rows.shape[0])):
-        mask = np.zeros_like(active)
-        mask[group] = 1
-        masks.append(mask)
-    return masks
+class _Rows(NamedTuple):
+    """The arrays of some weight rows that one compiled pass reads and
+    writes (the last two only read)."""
+
+    coef: np.ndarray
+    intercept: np.ndarray
+    coef_sum: np.ndarray
+    intercept_sum: np.ndarray
+    visits: np.ndarray
+    updates: np.ndarray
+    norm: np.ndarray
+    l1_total: np.ndarray
+    l1_applied: np.ndarray
+    threshold: np.ndarray
+    kappa: np.ndarray
+
+    def take(self, rows, average, l1):
+        """A compact copy of ``rows`` (the sums only when in use)."""
+        def part(array, used):
+            return array[rows] if used else array.copy()
+        return _Rows(self.coef[rows], self.intercept[rows],
+                     part(self.coef_sum, average),
+                     part(self.intercept_sum, average), self.visits[rows],
+                     self.updates[rows], self.norm[rows],
+                     self.l1_total[rows], part(self.l1_applied, l1),
+                     self.threshold[rows], self.kappa[rows])
+
+    def put(self, rows, part, average, l1):
+        """Write the compact copy ``part`` back to ``rows``."""
+        for name in self._fields[:-2]:
+            if (name in ("coef_sum", "intercept_sum") and not average
+                    or name == "l1_applied" and not l1):
+                continue
+            getattr(self, name)[rows] = getattr(part, name)
 
 
-def _run_in_threads(call, active, n_threads):
-    """``call(mask)`` on groups of the active rows, one thread per group.
+def _sub_table(table, rows, n_rows):
+    """The table of ``rows`` alone, renumbered 0, 1, ... in their order."""
+    rows_ptr, table_rows, signs = table
+    position = np.full(n_rows, -1, dtype=np.int32)
+    position[rows] = np.arange(rows.shape[0], dtype=np.int32)
+    keep = position[table_rows] >= 0
+    kept = np.concatenate([[0], np.cumsum(keep)]).astype(np.int32)
+    return kept[rows_ptr], position[table_rows[keep]], signs[keep]
 
-    Each thread walks every sample in the same order but updates only its
-    own rows, so every row sees exactly the arithmetic of a one-thread pass
-    (the rules that treat rows alone); the compiled pass releases the GIL.
-    Returns whether any group overflowed.
+
+def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
+    """``call(arrays, active, table)``, or with ``n_threads > 1`` the same on
+    groups of the active rows, one thread per group.
+
+    Each thread walks every sample in the same order for its own rows, on
+    compact copies of them (threads writing to nearby addresses would
+    fight over cache lines), so every row sees exactly the arithmetic of a
+    one-thread pass (the rules that treat rows alone); the compiled pass
+    releases the GIL.  Returns whether any group overflowed.
     """
-    masks = _row_groups(active, n_threads) if n_threads > 1 else []
-    if len(masks) <= 1:
-        return call(active)
-    results = [False] * len(masks)
+    n_active = int(np.count_nonzero(active))
+    if n_threads <= 1 or n_active <= 1:
+        return call(arrays, active, table)
+    n_rows = active.shape[0]
+    groups = np.array_split(np.flatnonzero(active), min(n_threads, n_active))
+    parts = [arrays.take(rows, average, l1) for rows in groups]
+    tables = [_sub_table(table, rows, n_rows) for rows in groups]
+    results = [None] * len(groups)
 
     def work(g):
-        results[g] = call(masks[g])
+        try:
+            results[g] = call(parts[g], np.ones(groups[g].shape[0], np.uint8),
+                              tables[g])
+        except BaseException as error:  # re-raised by the calling thread
+            results[g] = error
 
     threads = [threading.Thread(target=work, args=(g,))
-               for g in range(1, len(masks))]
+               for g in range(1, len(groups))]
     for thread in threads:
         thread.start()
-    try:
-        work(0)
-    finally:
-        for thread in threads:
-            thread.join()
+    work(0)
+    for thread in threads:
+        thread.join()
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    for rows, part in zip(groups, parts):
+        arrays.put(rows, part, average, l1)
     return any(results)
 
 
@@ -535,45 +602,56 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     for the caller to discard.
     """
     n_rows = state.coef.shape[0]
-    updates = np.zeros(n_rows, dtype=np.int64)
     sparse = sp.issparse(X)
     if rule.code >= RULE_CS_MAX:
         n_threads = 1
-    if rule.penalty is not None:
+    norm = np.zeros(n_rows)
+    if rule.code == RULE_MARGIN:
+        _MARGIN_NORMS[state.coef.dtype](
+            state.coef, state.intercept, fit_intercept, norm
+        )
+    penalty = rule.penalty
+    if penalty is not None:
         if rule.code != RULE_THRESHOLD:
             raise ValueError("Penalties apply to the threshold rule only.")
         if penalty_sums is None:
-            penalty_sums = PenaltySums(n_rows, X.shape[1], rule.penalty)
-        # Scratch of the pass: the decay of every row, and its sum of scales.
-        wscale, scaled_visits = np.ones(n_rows), state.visits.copy()
-
-        def call(mask):
-            return _PENALIZED[X.dtype, sparse](
-                *_data(X), order, y_class, step, *table, state.coef,
-                state.intercept, fit_intercept, mask, rule.threshold,
-                rule.penalty.decay, rule.penalty.l1_step, penalty_sums.total,
-                penalty_sums.applied, state.average, state.coef_sum,
-                state.intercept_sum, state.visits, updates, wscale,
-                scaled_visits,
-            )
+            penalty_sums = PenaltySums(n_rows, X.shape[1], penalty)
+        l1_total, l1_applied = penalty_sums.total, penalty_sums.applied
     else:
-        norm = np.zeros(n_rows)
-        if rule.code != RULE_THRESHOLD:
-            _MARGIN_NORMS[state.coef.dtype](
-                state.coef, state.intercept, fit_intercept, norm
+        l1_total, l1_applied = np.zeros(n_rows), np.zeros((1, 1))
+    arrays = _Rows(state.coef, state.intercept, state.coef_sum,
+                   state.intercept_sum, state.visits,
+                   np.zeros(n_rows, dtype=np.int64), norm, l1_total, l1_applied,
+                   np.asarray(rule.threshold, dtype=np.float64),
+                   np.asarray(rule.kappa, dtype=np.float64))
+
+    def call(rows, mask, row_table):
+        if penalty is not None:
+            return _PENALIZED[X.dtype, sparse](
+                *_data(X), order, y_class, step, *row_table, rows.coef,
+                rows.intercept, fit_intercept, mask, rows.threshold,
+                penalty.decay, penalty.l1_step, rows.l1_total,
+                rows.l1_applied, state.average, rows.coef_sum,
+                rows.intercept_sum, rows.visits, rows.updates,
+                # Scratch of the pass: the scale of every row, and the sum
+                # of its scales over the visits.
+                np.ones(mask.shape[0]), rows.visits.copy(),
             )
         # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
-        scores = np.empty(max(n_rows, 2) if rule.code >= RULE_CS_MAX else 1)
+        scores = np.empty(max(mask.shape[0], 2) if rule.code >= RULE_CS_MAX
+                          else 1)
+        return _EPOCH[X.dtype, sparse](
+            *_data(X), order, y_class, step, *row_table, rows.coef,
+            rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
+            rows.kappa, rows.norm, state.average, rows.coef_sum,
+            rows.intercept_sum, rows.visits, rows.updates, scores,
+        )
 
-        def call(mask):
-            return _EPOCH[X.dtype, sparse](
-                *_data(X), order, y_class, step, *table, state.coef,
-                state.intercept, fit_intercept, mask, rule.code,
-                rule.threshold, rule.kappa, norm, state.average,
-                state.coef_sum, state.intercept_sum, state.visits, updates,
-                scores,
-            )
-    overflow = _run_in_threads(call, active, n_threads)
+    overflow = _run_in_threads(
+        call, arrays, active, table, n_threads, average=state.average,
+        l1=penalty is not None and penalty.l1_step != 0,
+    )
+    updates = arrays.updates
     if overflow:
         raise ValueError(
             "A margin w . x overflowed to a non-finite value (values of X, or "

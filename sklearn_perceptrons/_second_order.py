@@ -32,17 +32,34 @@ _EPOCH = {
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
 _UNUSED = np.zeros(1)
+def _aligned_zeros(n):
+    """``n`` float64 zeros starting at a multiple of 64 bytes."""
+    buffer = np.zeros(n + 8)
+    start = (-buffer.ctypes.data % 64) // 8
+    return buffer[start:start + n]
+
+
 def _aligned(array):
     """``array`` if its data start at a multiple of 64 bytes, else an aligned
     copy: the compiled pass reads the inverse 32 bytes at a time, and reads
     that straddle cache lines cost it a third more time."""
     if array.ctypes.data % 64 == 0:
         return array
-    buffer = np.empty(array.size + 64 // array.itemsize, dtype=array.dtype)
-    start = (-buffer.ctypes.data % 64) // array.itemsize
-    aligned = buffer[start:start + array.size].reshape(array.shape)
+    aligned = _aligned_zeros(array.size).reshape(array.shape)
     aligned[...] = array
     return aligned
+
+
+def _packed_positions(pp):
+    """The (row, column) of every stored entry of a packed inverse of side
+    ``pp``: its 4 x 4 blocks on and below the diagonal, block row after
+    block row, each block row-major (see ``_second_order_fast.h``)."""
+    n = pp // 4
+    block_rows, block_cols = np.tril_indices(n)
+    within_rows, within_cols = np.divmod(np.arange(16), 4)
+    rows = (4 * block_rows[:, None] + within_rows).ravel()
+    cols = (4 * block_cols[:, None] + within_cols).ravel()
+    return rows, cols
 
 
 def _physical_memory():
@@ -58,10 +75,10 @@ class SecondOrderState:
 
     ``coef``/``intercept`` are ``w~ = A^-1 v`` split into weights and the
     padded coordinate.  Full mode: ``inverse`` is ``A^-1`` of every row,
-    shape ``(n_rows, pp, pp)`` with ``p = n_features + fit_intercept`` rounded
-    up to ``pp``, a multiple of 4 (zero padding), of which only the 4 x 4
-    blocks on and below the diagonal are kept up to date
-    (:meth:`inverse_matrix` gives the full ``p x p`` matrices).  Diagonal
+    zero-padded from ``p = n_features + fit_intercept`` to ``pp``, a multiple
+    of 4, of which the 4 x 4 blocks on and below the diagonal are stored
+    packed, shape ``(n_rows, packed_size(pp))`` (:meth:`inverse_matrix` gives
+    the full ``p x p`` matrices).  Diagonal
     mode: ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``.
     With averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the
     mean of the iterates over all visits as ``coef - coef_sum / visits``
@@ -83,8 +100,9 @@ class SecondOrderState:
             self.precision[:, 0] = float(a)
         else:
             pp = _second_order_fast.padded_size(p)
-            self.inverse = np.zeros((n_rows, pp, pp))
-            self.inverse[:, np.arange(p), np.arange(p)] = 1.0 / a
+            rows, cols = _packed_positions(pp)
+            self.inverse = np.zeros((n_rows, rows.shape[0]))
+            self.inverse[:, (rows == cols) & (rows < p)] = 1.0 / a
             self.precision = None
         self.average = bool(average)
         self.coef_sum = np.zeros((n_rows, n_features) if average else (1, 1))
@@ -111,12 +129,16 @@ class SecondOrderState:
             self.intercept_sum[rows] = source.intercept_sum[rows]
 
     def inverse_matrix(self):
-        """The symmetric ``A^-1`` of every row (full mode), from the lower
-        triangle the compiled pass keeps."""
+        """The symmetric ``A^-1`` of every row (full mode), from the packed
+        blocks the compiled pass keeps."""
         p = self.coef.shape[1] + self.fit_intercept
-        inverse = self.inverse[:, :p, :p]
-        lower = np.tril(inverse)
-        return lower + np.swapaxes(np.tril(inverse, -1), 1, 2)
+        pp = _second_order_fast.padded_size(p)
+        rows, cols = _packed_positions(pp)
+        full = np.zeros((self.inverse.shape[0], pp, pp))
+        full[:, cols, rows] = self.inverse
+        # The diagonal blocks are stored whole (and are symmetric).
+        full[:, rows, cols] = self.inverse
+        return full[:, :p, :p]
 
     def restart_average(self):
         """Forget the averaging sums (a warm-started fit averages anew)."""
@@ -153,8 +175,8 @@ class SecondOrderState:
             self.fit_intercept, active, self.diagonal,
             _UNUSED if self.diagonal else self.inverse.reshape(-1),
             self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            _aligned(np.empty(2 * pp)),
-            _UNUSED if self.diagonal else _aligned(np.zeros(n_rows * pp)),
+            _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
+            _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
             np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
             self.intercept_sum, self.visits, updates,
         )
@@ -315,10 +337,10 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     sequence, so ``fit`` obeys it too.  See
     :func:`sklearn_perceptrons.bounds.second_order_mistake_bound`.
 
-    **Cost.** Full mode stores ``n_rows`` matrices of ``(d + 1)²`` float64
-    (``fit`` refuses sizes beyond half the machine's memory); a mistake
-    costs one pass over the stored half of one of them (each entry read and
-    written once), O(d²).  Use ``diagonal=True`` for wide data.
+    **Cost.** Full mode stores one half of ``n_rows`` symmetric matrices of
+    ``(d + 1)²`` float64 (``fit`` refuses sizes beyond half the machine's
+    memory); a mistake costs one pass over the half of one of them (each
+    entry read and written once), O(d²).  Use ``diagonal=True`` for wide data.
     ``partial_fit`` copies the state once per call, so that a failed call
     leaves the estimator unchanged.
 
@@ -374,7 +396,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         if not self.diagonal:
             p = n_features + bool(self.fit_intercept)
             pp = _second_order_fast.padded_size(p)
-            size = 8 * n_rows * pp * pp
+            size = 8 * n_rows * _second_order_fast.packed_size(pp)
             memory = _physical_memory()
             if memory is not None and size > memory // 2:
                 raise ValueError(

@@ -10,8 +10,9 @@ loop (``class_rows_ptr``, ``class_rows``, ``class_signs``).
 
 Every row ``k`` keeps its weights ``w~ = A^-1 v`` (padded: ``[w; b]``) in
 float64 and either the full inverse ``M = A^-1`` (``diagonal=False``, a
-symmetric matrix of ``p = n_features + fit_intercept`` rows stored as
-``pp x pp``, ``pp`` = p rounded up to a multiple of 4, zero-padded) or the
+symmetric matrix of ``p = n_features + fit_intercept`` rows, zero-padded to
+``pp`` = p rounded up to a multiple of 4, of which the 4 x 4 blocks on and
+below the diagonal are stored, packed) or the
 diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes
 ``w~ . x~``, O(nnz); a mistake (``s (w~ . x~) <= 0`` with a positive step
 ``c``) does
@@ -39,6 +40,7 @@ from ._rowops cimport dense_dot
 
 cdef extern from "_second_order_fast.h":
     Py_ssize_t skp_so_padded(Py_ssize_t p) noexcept nogil
+    Py_ssize_t skp_so_packed_size(Py_ssize_t pp) noexcept nogil
     void skp_so_downdate_product(double* M, Py_ssize_t pp, const double* u,
                                  const double* x, double* z) noexcept nogil
     void skp_so_downdate(double* M, Py_ssize_t pp, const double* u) noexcept nogil
@@ -48,6 +50,12 @@ def padded_size(Py_ssize_t p):
     """The side of the stored inverse of ``p`` rows: p rounded up to a
     multiple of 4."""
     return skp_so_padded(p)
+
+
+def packed_size(Py_ssize_t pp):
+    """The number of float64 that hold the inverse of side ``pp`` (its 4 x 4
+    blocks on and below the diagonal)."""
+    return skp_so_packed_size(pp)
 
 
 # The package's one prefetch, under the name this module uses.
@@ -194,6 +202,7 @@ cdef bint _epoch(
     held-back downdates are applied either way."""
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
+    cdef Py_ssize_t packed = skp_so_packed_size(pp)
     cdef bint overflow = False
     cdef Py_ssize_t t, i, q, k, nnz, off, ahead_i
     cdef const floating* x_values
@@ -247,7 +256,7 @@ cdef bint _epoch(
                     if overflow:
                         break
                 elif _full_update(
-                        coef + k * n_features, intercept + k, inverse + k * pp * pp,
+                        coef + k * n_features, intercept + k, inverse + k * packed,
                         pending + k * pp, n_pending + k,
                         work, n_features, fit_intercept, c, s, raw,
                         x_values, x_indices, nnz, sparse,
@@ -261,7 +270,7 @@ cdef bint _epoch(
     if not diagonal:
         for k in range(n_rows):
             if n_pending[k]:
-                skp_so_downdate(inverse + k * pp * pp, pp, pending + k * pp)
+                skp_so_downdate(inverse + k * packed, pp, pending + k * pp)
                 n_pending[k] = 0
     return overflow
 
@@ -323,14 +332,15 @@ def epoch(
         Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
     diagonal : bool
         Which state the rows keep: ``precision`` (diag(A) and v) or ``inverse``.
-    inverse : ndarray of float64 of shape (n_rows * pp * pp,)
-        The symmetric ``A^-1`` of every row, row-major, zero-padded to
-        ``pp = padded_size(p)`` rows and columns; the 4 x 4 blocks on and
-        below the diagonal are kept (unused if diagonal).
+    inverse : ndarray of float64 of shape (n_rows * packed_size(pp),)
+        The symmetric ``A^-1`` of every row, zero-padded to
+        ``pp = padded_size(p)`` rows and columns: its 4 x 4 blocks on and
+        below the diagonal, block row after block row, each block row-major
+        (unused if diagonal).
     precision : ndarray of float64 of shape (n_rows * 2 * p,)
         ``diag(A)`` then ``v`` of every row (unused unless diagonal).
     work : ndarray of float64 of shape (2 * pp,)
-        Scratch space for ``x~`` and ``z = A^-1 x~``.
+        Scratch space for ``x~`` and ``z = A^-1 x~`` (unused if diagonal).
     pending : ndarray of float64 of shape (n_rows * pp,)
         Zeros: room for the held-back downdate of every row (unused if
         diagonal); all are applied before the pass returns.

@@ -7,11 +7,12 @@
    computes z = M x with the downdated M, reading and writing every stored
    entry once.
 
-   M is row-major, pp x pp, pp a multiple of 4 (the padding rows and columns
-   are zero and stay zero).  It is cut into 4 x 4 blocks; the blocks below
-   the diagonal are stored and those on the diagonal are stored whole, so
-   each stored off-diagonal entry serves twice (row a: z_a += m x_b; column
-   b: z_b += m x_a) and no block needs a scalar tail.
+   M is symmetric, pp x pp, pp a multiple of 4 (the padding rows and
+   columns are zero and stay zero).  It is cut into 4 x 4 blocks; the blocks
+   below the diagonal are stored, and those on the diagonal are stored whole,
+   packed block row after block row, so that each stored off-diagonal entry
+   serves twice (row a: z_a += m x_b; column b: z_b += m x_a), no block needs
+   a scalar tail and the pass is one contiguous stream.
 
    The arithmetic is written on 4-wide vectors of doubles (GCC/Clang vector
    extensions; a struct of 4 doubles elsewhere), with separate
@@ -70,83 +71,107 @@ static inline double skp_v4_sum(skp_v4 s) {
            + (skp_v4_lane(s, 2) + skp_v4_lane(s, 3));
 }
 
-/* The rounded-up size of the padded state: a multiple of 4. */
+/* The sum of the lanes of each of s0..s3, as [sum s0, sum s1, sum s2,
+   sum s3], each summed as (l0 + l1) + (l2 + l3). */
+static inline skp_v4 skp_v4_sums(skp_v4 s0, skp_v4 s1, skp_v4 s2, skp_v4 s3) {
+#if defined(__clang__)
+    skp_v4 a = __builtin_shufflevector(s0, s1, 0, 4, 2, 6)
+               + __builtin_shufflevector(s0, s1, 1, 5, 3, 7);
+    skp_v4 b = __builtin_shufflevector(s2, s3, 0, 4, 2, 6)
+               + __builtin_shufflevector(s2, s3, 1, 5, 3, 7);
+    return __builtin_shufflevector(a, b, 0, 1, 4, 5)
+           + __builtin_shufflevector(a, b, 2, 3, 6, 7);
+#elif defined(__GNUC__)
+    typedef long long skp_i4 __attribute__((vector_size(32)));
+    const skp_i4 even = {0, 4, 2, 6}, odd = {1, 5, 3, 7};
+    const skp_i4 low = {0, 1, 4, 5}, high = {2, 3, 6, 7};
+    skp_v4 a = __builtin_shuffle(s0, s1, even) + __builtin_shuffle(s0, s1, odd);
+    skp_v4 b = __builtin_shuffle(s2, s3, even) + __builtin_shuffle(s2, s3, odd);
+    return __builtin_shuffle(a, b, low) + __builtin_shuffle(a, b, high);
+#else
+    skp_v4 r;
+    r.v[0] = skp_v4_sum(s0);
+    r.v[1] = skp_v4_sum(s1);
+    r.v[2] = skp_v4_sum(s2);
+    r.v[3] = skp_v4_sum(s3);
+    return r;
+#endif
+}
+
+/* The side of the padded matrix: p rounded up to a multiple of 4. */
 static inline ptrdiff_t skp_so_padded(ptrdiff_t p) { return (p + 3) / 4 * 4; }
 
-/* Four vectors: one per row of a block of four rows. */
-typedef struct { skp_v4 k0, k1, k2, k3; } skp_v4x4;
-
-/* The block of rows r..r+3 at columns b..b+3 (rows pp apart): m_k = r_k -
-   u_k u[b:b+4], stored in place and returned; adds m_k x[b:b+4] to the
-   row sums s_k.  u_k is u_{a+k} in every lane. */
-static inline skp_v4x4 skp_so_row_block(double *r, ptrdiff_t pp,
-                                        const skp_v4x4 *uk, const double *u,
-                                        const double *x, skp_v4x4 *s) {
-    const skp_v4 ub = skp_v4_load(u), xb = skp_v4_load(x);
-    skp_v4x4 m;
-    m.k0 = skp_v4_sub(skp_v4_load(r), skp_v4_mul(uk->k0, ub));
-    m.k1 = skp_v4_sub(skp_v4_load(r + pp), skp_v4_mul(uk->k1, ub));
-    m.k2 = skp_v4_sub(skp_v4_load(r + 2 * pp), skp_v4_mul(uk->k2, ub));
-    m.k3 = skp_v4_sub(skp_v4_load(r + 3 * pp), skp_v4_mul(uk->k3, ub));
-    skp_v4_store(r, m.k0);
-    skp_v4_store(r + pp, m.k1);
-    skp_v4_store(r + 2 * pp, m.k2);
-    skp_v4_store(r + 3 * pp, m.k3);
-    s->k0 = skp_v4_add(s->k0, skp_v4_mul(m.k0, xb));
-    s->k1 = skp_v4_add(s->k1, skp_v4_mul(m.k1, xb));
-    s->k2 = skp_v4_add(s->k2, skp_v4_mul(m.k2, xb));
-    s->k3 = skp_v4_add(s->k3, skp_v4_mul(m.k3, xb));
-    return m;
+/* The number of doubles of the packed matrix of side pp: its 4 x 4 blocks
+   on and below the diagonal. */
+static inline ptrdiff_t skp_so_packed_size(ptrdiff_t pp) {
+    ptrdiff_t n = pp / 4;
+    return 16 * (n * (n + 1) / 2);
 }
 
 /* M -= u u^T (stored blocks), then z = M x; u, x and z have pp entries, u
    and x zero on the padding.  With u = 0 it is the product alone (M is
-   rewritten unchanged: m - 0 * u_b is m). */
+   rewritten unchanged: m - 0 * u_b is m).  M is packed: block row I (rows
+   4I..4I+3) holds its blocks J = 0..I one after the other, each 16 doubles
+   (4 rows of 4), so that the pass reads and writes one contiguous stream. */
 static inline void skp_so_downdate_product(double *M, ptrdiff_t pp,
                                            const double *u, const double *x,
                                            double *z) {
     ptrdiff_t a, b;
+    double *block = M;
     const skp_v4 zero = skp_v4_splat(0.0);
     for (b = 0; b < pp; b += 4)
         skp_v4_store(z + b, zero);
     for (a = 0; a < pp; a += 4) {
-        double *row = M + a * pp;
-        const skp_v4x4 uk = {skp_v4_splat(u[a]), skp_v4_splat(u[a + 1]),
-                             skp_v4_splat(u[a + 2]), skp_v4_splat(u[a + 3])};
+        const skp_v4 u0 = skp_v4_splat(u[a]), u1 = skp_v4_splat(u[a + 1]);
+        const skp_v4 u2 = skp_v4_splat(u[a + 2]), u3 = skp_v4_splat(u[a + 3]);
         const skp_v4 x0 = skp_v4_splat(x[a]), x1 = skp_v4_splat(x[a + 1]);
         const skp_v4 x2 = skp_v4_splat(x[a + 2]), x3 = skp_v4_splat(x[a + 3]);
-        skp_v4x4 s = {zero, zero, zero, zero}, m;
-        skp_v4 zb;
-        /* The blocks left of the diagonal: the row sums s_k and, by
-           symmetry, the column contributions to z_b. */
-        for (b = 0; b < a; b += 4) {
-            m = skp_so_row_block(row + b, pp, &uk, u + b, x + b, &s);
-            zb = skp_v4_add(skp_v4_load(z + b), skp_v4_mul(m.k0, x0));
-            zb = skp_v4_add(zb, skp_v4_mul(m.k1, x1));
-            zb = skp_v4_add(zb, skp_v4_mul(m.k2, x2));
-            zb = skp_v4_add(zb, skp_v4_mul(m.k3, x3));
-            skp_v4_store(z + b, zb);
+        skp_v4 s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+        skp_v4 ub, xb, m0, m1, m2, m3, zb;
+        /* Every block of the block row, the diagonal one last. */
+        for (b = 0; b <= a; b += 4, block += 16) {
+            ub = skp_v4_load(u + b);
+            xb = skp_v4_load(x + b);
+            m0 = skp_v4_sub(skp_v4_load(block), skp_v4_mul(u0, ub));
+            m1 = skp_v4_sub(skp_v4_load(block + 4), skp_v4_mul(u1, ub));
+            m2 = skp_v4_sub(skp_v4_load(block + 8), skp_v4_mul(u2, ub));
+            m3 = skp_v4_sub(skp_v4_load(block + 12), skp_v4_mul(u3, ub));
+            skp_v4_store(block, m0);
+            skp_v4_store(block + 4, m1);
+            skp_v4_store(block + 8, m2);
+            skp_v4_store(block + 12, m3);
+            /* Rows a..a+3 of z, and by symmetry (blocks left of the
+               diagonal only) rows b..b+3. */
+            s0 = skp_v4_add(s0, skp_v4_mul(m0, xb));
+            s1 = skp_v4_add(s1, skp_v4_mul(m1, xb));
+            s2 = skp_v4_add(s2, skp_v4_mul(m2, xb));
+            s3 = skp_v4_add(s3, skp_v4_mul(m3, xb));
+            if (b < a) {
+                zb = skp_v4_add(skp_v4_load(z + b), skp_v4_mul(m0, x0));
+                zb = skp_v4_add(zb, skp_v4_mul(m1, x1));
+                zb = skp_v4_add(zb, skp_v4_mul(m2, x2));
+                zb = skp_v4_add(zb, skp_v4_mul(m3, x3));
+                skp_v4_store(z + b, zb);
+            }
         }
-        /* The diagonal block, stored whole: rows only. */
-        skp_so_row_block(row + a, pp, &uk, u + a, x + a, &s);
-        z[a] += skp_v4_sum(s.k0);
-        z[a + 1] += skp_v4_sum(s.k1);
-        z[a + 2] += skp_v4_sum(s.k2);
-        z[a + 3] += skp_v4_sum(s.k3);
+        skp_v4_store(z + a, skp_v4_add(skp_v4_load(z + a),
+                                       skp_v4_sums(s0, s1, s2, s3)));
     }
 }
 
-/* M -= u u^T on the stored blocks (the downdate alone). */
+/* M -= u u^T on the packed blocks (the downdate alone). */
 static inline void skp_so_downdate(double *M, ptrdiff_t pp, const double *u) {
-    ptrdiff_t a, b, k;
-    for (a = 0; a < pp; a++) {
-        double *row = M + a * pp;
-        const skp_v4 ua = skp_v4_splat(u[a]);
-        /* Up to the end of the diagonal block of row a. */
-        k = a / 4 * 4 + 4;
-        for (b = 0; b < k; b += 4)
-            skp_v4_store(row + b, skp_v4_sub(skp_v4_load(row + b),
-                                             skp_v4_mul(ua, skp_v4_load(u + b))));
+    ptrdiff_t a, b;
+    int k;
+    double *block = M;
+    for (a = 0; a < pp; a += 4) {
+        for (b = 0; b <= a; b += 4, block += 16) {
+            const skp_v4 ub = skp_v4_load(u + b);
+            for (k = 0; k < 4; k++)
+                skp_v4_store(block + 4 * k,
+                             skp_v4_sub(skp_v4_load(block + 4 * k),
+                                        skp_v4_mul(skp_v4_splat(u[a + k]), ub)));
+        }
     }
 }
 

@@ -30,7 +30,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron
 from sklearn_perceptrons._kernel import _Kernel
-from sklearn_perceptrons._kernel_budget import NEIGHBOURS, RIDGE
+from sklearn_perceptrons._kernel_budget import AVERAGE_NEIGHBOURS, RIDGE
 
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "laplacian", "cosine"]
 STRATEGIES = ["forgetron", "random", "oldest"]
@@ -168,7 +168,8 @@ def reference_kernel_perceptron(gram, y_class, n_classes, orders, *, step=None,
                     kept = [j for j in support if j not in (removed, i)]
                     if kept:
                         near = sorted(kept, key=lambda j: -(
-                            gram[removed, j] ** 2 / gram[j, j]))[:NEIGHBOURS]
+                            gram[removed, j] ** 2 / gram[j, j]
+                        ))[:AVERAGE_NEIGHBOURS]
                         coef = np.linalg.solve(
                             gram[np.ix_(near, near)] + RIDGE * np.eye(len(near)),
                             gram[near, removed])
@@ -503,7 +504,7 @@ def test_dense_sparse_and_float32_agree():
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("budget, strategy", [
     (None, "forgetron"), (8, "forgetron"), (8, "random"), (8, "oldest"),
-    (1, "oldest"),
+    (1, "oldest"), (40, "random"),
 ])
 def test_matches_numpy_reference(multiclass, average, budget, strategy):
     X, y = multiclass_data(50) if multiclass else binary_data(50)

@@ -57,6 +57,7 @@ def assert_identical(a, b):
     Perceptron(),  # shuffled, the tol rule per row
     Perceptron(average=True, shuffle=False, tol=None, max_iter=15),
     Perceptron(threshold=0.5, eta0=0.3, fit_intercept=False),
+    Perceptron(penalty="elasticnet", alpha=1e-3, average=True),
     MarginPerceptron(margin=0.3, average=True),
 ])
 @pytest.mark.parametrize("layout", ["dense", "float32", "csr"])

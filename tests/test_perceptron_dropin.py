@@ -3,6 +3,7 @@
 """Perceptron as a drop-in for scikit-learn's: penalty, alpha, l1_ratio and
 n_jobs (API.md §8.1)."""
 
+import threading
 import warnings
 
 import numpy as np
@@ -393,3 +394,33 @@ def test_one_vs_all_fast_path_keeps_the_penalty(penalty):
     scores = reduction.decision_function(X)
     assert_allclose(scores, native.decision_function(X), rtol=1e-12,
                     atol=1e-12)
+
+
+def test_n_jobs_none_follows_joblib_context():
+    from joblib import parallel_config
+    X, y = gaussian(n=120, d=4, n_classes=3)
+    plain = Perceptron().fit(X, y)
+    with parallel_config(n_jobs=2):
+        est = Perceptron()
+        assert est._n_threads() == 2
+        assert_array_equal(est.fit(X, y).coef_, plain.coef_)
+
+
+def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
+    from sklearn_perceptrons import _rows
+
+    X, y = gaussian(n=60, d=4, n_classes=4)
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(threading.current_thread())
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("boom in a worker")
+        return False
+
+    dtype_key = (X.dtype, False)
+    monkeypatch.setitem(_rows._EPOCH, dtype_key, failing)
+    est = Perceptron(n_jobs=2)
+    with pytest.raises(RuntimeError, match="boom in a worker"):
+        est.fit(X, y)
+    assert len(calls) == 2

@@ -31,18 +31,9 @@ STREAMING = [
     KernelPerceptron(kernel="rbf", gamma=0.5),
     OneVsAllPerceptron(),
     OneVsOnePerceptron(),
+    OneVsAllPerceptron(Perceptron(average=True)),
+    OneVsOnePerceptron(MarginPerceptron(margin=0.1)),
 ]
-
-# SecondOrderPerceptron's own pass rounds differently when a batch is split
-# into calls (on main too, before the lean path): equal to rounding only,
-# see test_second_order_stream_equals_batch_to_rounding.
-_SPLIT_ROUNDING = pytest.mark.xfail(
-    reason="SecondOrderPerceptron: a split pass rounds differently", strict=False)
-BIT_FOR_BIT = [
-    pytest.param(e, marks=_SPLIT_ROUNDING) if isinstance(e, SecondOrderPerceptron)
-    else e for e in STREAMING
-]
-
 
 def _ids(estimator):
     return repr(estimator)
@@ -53,6 +44,8 @@ def _model(estimator):
     meta-estimator) and its mistake count."""
     if hasattr(estimator, "estimators_"):
         return [_model(e) for e in estimator.estimators_]
+    if not hasattr(estimator, "classes_"):
+        return ["not fitted"]  # a one-vs-one pair whose classes never came
     names = ["dual_coef_", "support_vectors_"] if hasattr(estimator, "dual_coef_") \
         else ["coef_"]
     arrays = [getattr(estimator, n) for n in names]
@@ -82,7 +75,7 @@ def _data(seed, n_samples, n_classes, sparse, dtype):
     return X, y
 
 
-@pytest.mark.parametrize("estimator", BIT_FOR_BIT, ids=_ids)
+@pytest.mark.parametrize("estimator", STREAMING, ids=_ids)
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @settings(max_examples=6, deadline=None)
@@ -386,3 +379,92 @@ def test_bad_csr_row_refused_and_nothing_changes(estimator, bad):
     if bad != "label":  # prediction has no labels to check
         with pytest.raises(ValueError, match=message):
             est.predict(X_bad)
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("change", ["set_params", "own_partial_fit", "replace"])
+def test_reduction_binary_estimator_changed_between_rows(reduction, change):
+    """A binary estimator changed by hand between rows (its parameters, its
+    own partial_fit, a new estimator in estimators_) makes the next row go
+    the full way: the same model as calls made the full way."""
+    X, y = _data(14, 40, 3, False, np.float64)
+    lean = reduction(Perceptron(average=True)).partial_fit(X[:9], y[:9],
+                                                          classes=[0, 1, 2])
+    full = reduction(Perceptron(average=True)).partial_fit(X[:9], y[:9],
+                                                          classes=[0, 1, 2])
+    for i in range(9, 40):
+        if i == 20:
+            for est in (lean, full):
+                if change == "set_params":
+                    est.estimators_[1].set_params(eta0=0.5)
+                elif change == "own_partial_fit":
+                    est.estimators_[1].partial_fit(X[i:i + 2], [0, 1])
+                else:
+                    est.estimators_[1] = clone(est.estimators_[1]).partial_fit(
+                        X[:3], [0, 1, 0], classes=[0, 1])
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        _assert_same(_model(lean), _model(full))
+        np.testing.assert_array_equal(lean.decision_function(X[:4]),
+                                      full.decision_function(X[:4]))
+
+
+@pytest.mark.parametrize("estimator", [
+    Perceptron(penalty="elasticnet", alpha=0.01),
+    Perceptron(penalty="l2", alpha=0.05, average=True),
+    OneVsAllPerceptron(Perceptron(penalty="l1", alpha=0.01)),
+    OneVsOnePerceptron(Perceptron(penalty="l2", alpha=0.01)),
+], ids=_ids)
+def test_penalized_stream_equals_the_full_way(estimator):
+    """A penalty is not part of the compiled stream: penalized one-row calls
+    give the model of the same calls made the full way."""
+    X, y = _data(15, 40, 3, False, np.float64)
+    lean = clone(estimator).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = clone(estimator).partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 40):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(lean), _model(full))
+
+
+@pytest.mark.parametrize("base", [Perceptron(), Perceptron(average=True),
+                                  MarginPerceptron(margin=0.1)], ids=_ids)
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reduction_one_row_decision_is_that_of_its_estimators(base, n_classes,
+                                                              dtype):
+    """The lean one-row decision of a reduction is, bit for bit, the
+    combination of its binary estimators' own decisions (one-vs-one: votes
+    plus normalized confidences, pairs added in order; a pair that saw no
+    sample yet does not vote)."""
+    X, y = _data(16, 30, n_classes, False, dtype)
+    y[:10] = np.arange(10) % 2  # the first batch: classes 0 and 1 only
+    for reduction in (OneVsAllPerceptron, OneVsOnePerceptron):
+        est = reduction(clone(base)).partial_fit(X[:10], y[:10],
+                                                 classes=np.arange(n_classes))
+        for i in range(10, 30):
+            row = X[i:i + 1]
+            binary = [np.ravel(e.decision_function(row))
+                      if hasattr(e, "classes_") else None
+                      for e in est.estimators_]
+            if reduction is OneVsAllPerceptron:
+                expected = (binary[0] if len(binary) == 1
+                            else np.column_stack(binary))
+            else:
+                votes = np.zeros((1, n_classes))
+                confidence = np.zeros((1, n_classes))
+                for (a, b), scores in zip(est._rows(n_classes), binary):
+                    if scores is None:
+                        continue
+                    votes[:, b] += scores > 0
+                    votes[:, a] += ~(scores > 0)
+                    confidence[:, b] += scores
+                    confidence[:, a] -= scores
+                expected = votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+                if n_classes == 2:
+                    expected = expected[:, 1]
+            np.testing.assert_array_equal(est.decision_function(row), expected)
+            np.testing.assert_array_equal(
+                est.predict(row), est.classes_[np.argmax(np.atleast_2d(expected), axis=1)]
+                if expected.ndim == 2 else est.classes_[(expected > 0).astype(int)])
+            est.partial_fit(row, y[i:i + 1])

@@ -47,7 +47,10 @@ RIDGE = 1e-3
 # Visits per call of the compiled walk: between calls Python may print
 # progress (``verbose``).
 _CHUNK = 1 << 15
-_PROGRESS_SECONDS = 10.0
+# A line is due once this many seconds have passed since the last one, and
+# printed at the end of the chunk: 9 s leave a chunk (a fraction of a second
+# even on a loaded machine) to keep the lines less than 10 s apart.
+_PROGRESS_SECONDS = 9.0
 # Training rows on which ``fit`` (with ``tol``) checks the model of every
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).

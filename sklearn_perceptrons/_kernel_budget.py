@@ -27,7 +27,7 @@ from ._training import StoppingRule, record_partial_pass, set_fit_results, train
 # Mirrors of the enums of _kernel_budget_core.pxi.
 STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
                   "local_projection": 4}
-_PROJECTION = 3
+_PROJECTION = STRATEGY_CODES["projection"]
 # Neighbours of a local projection: those that carry a vector removed by
 # "local_projection" ...
 NEIGHBOURS = 8

@@ -220,10 +220,19 @@ class _SecondOrderStream:
     (armed by its full path, kept in its stream cache, called by the
     inherited ``partial_fit`` as ``learn(d, X, y)``): up to 256 rows of a
     C-ordered float ndarray, labels known, no weights, while the state, the
-    classes and the parameters are those it was armed with.  The pass runs
-    on a copy of the state, adopted only when it succeeded; anything else,
+    classes and the parameters are those it was armed with.  Anything else,
     a non-finite X or an overflow included, returns -1 having changed
-    nothing, and the full path reports it."""
+    nothing, and the full path reports it.
+
+    A one-row call (and any call in diagonal mode) updates the state in
+    place, with an undo record of what the pass can touch before it is
+    checked: weights, averaging sums, visits and ``diag(A)``/``v`` (all of
+    size ``n_rows x p``).  ``A^-1`` needs none: a one-row pass visits every
+    row once, so the pass holds its downdates back (``hold``) and they are
+    applied only once the pass is known good.  A full-mode call of several
+    rows may change ``A^-1`` mid-pass and runs on a copy of the state.
+    The scratch space of the pass is the stream's, made once.
+    """
 
     _FLOAT = (np.dtype(np.float64), np.dtype(np.float32))
 
@@ -234,7 +243,34 @@ class _SecondOrderStream:
         self.table = table
         self.eta = float(owner._learning_rate())
         self.n_features = state.coef.shape[1]
-        self.active = np.ones(state.coef.shape[0], dtype=np.uint8)
+        n_rows = state.coef.shape[0]
+        self.active = np.ones(n_rows, dtype=np.uint8)
+        self.state = state
+        self.diagonal = state.diagonal
+        self.pp = _second_order_fast.padded_size(self.n_features
+                                                 + state.fit_intercept)
+        self._bind(state)
+        self.order = np.arange(256, dtype=np.int32)
+        self.step = np.full(256, self.eta)
+        self.y_class = np.zeros(256, dtype=np.int32)
+
+    def _epoch_args(self, state, n_rows):
+        """The arguments of the compiled pass after (X, order, y_class, step),
+        the scratch space made once."""
+        if self.diagonal:
+            self.pending = self.n_pending = None
+            inverse, precision, work, pending = (
+                _UNUSED, state.precision.reshape(-1), _UNUSED, _UNUSED)
+            n_pending = np.zeros(n_rows, dtype=np.int32)
+        else:
+            inverse, precision = state.inverse.reshape(-1), _UNUSED
+            work = _aligned_zeros(2 * self.pp)
+            pending = self.pending = _aligned_zeros(n_rows * self.pp)
+            n_pending = self.n_pending = np.zeros(n_rows, dtype=np.int32)
+        return (*self.table, state.coef, state.intercept, state.fit_intercept,
+                self.active, self.diagonal, inverse, precision, work, pending,
+                n_pending, state.average, state.coef_sum, state.intercept_sum,
+                state.visits, np.zeros(n_rows, dtype=np.int64), True)
 
     def learn(self, d, X, y):
         try:
@@ -251,18 +287,63 @@ class _SecondOrderStream:
         if codes is None:
             return -1
         n = len(codes)
+        if n > 1 and not self.diagonal:
+            return self._learn_on_copy(d, X, codes)
+        for array, saved in self.saved:
+            np.copyto(saved, array)
+        y_class = self.y_class[:n]
+        y_class[:] = codes
+        self.updates[:] = 0
+        state = self.state
+        overflow = _EPOCH[X.dtype](X.reshape(-1), _NO_INDEX, _NO_INDEX, False,
+                                   self.order[:n], y_class, self.step[:n],
+                                   *self.epoch_args)
+        try:
+            if overflow:
+                raise ValueError
+            check_finite_weights(state)
+        except ValueError:  # an overflow: undo, and the full path reports it
+            for array, saved in self.saved:
+                np.copyto(array, saved)
+            if not self.diagonal:
+                self.pending[:] = 0.0
+                self.n_pending[:] = 0
+            return -1
+        if not self.diagonal:
+            _second_order_fast.apply_downdates(state.inverse.reshape(-1),
+                                               self.pending, self.n_pending,
+                                               self.pp)
+        return int(self.updates.sum())
+
+    def _learn_on_copy(self, d, X, codes):
+        """A full-mode pass of several rows, on a copy adopted if it succeeds."""
+        n = len(codes)
         state = d["_state"].copy()
         try:
             updates = state.run_epoch(
-                X, np.arange(n, dtype=np.int32), np.array(codes, dtype=np.int32),
-                np.full(n, self.eta), self.table, self.active)
+                X, self.order[:n], np.array(codes, dtype=np.int32),
+                self.step[:n], self.table, self.active)
             check_finite_weights(state)
         except ValueError:  # an overflow: the full path reports it
             return -1
         # Nothing below can fail.
         d["_state"] = state
         self.values = (state,) + self.values[1:]
+        self._bind(state)
         return int(updates.sum())
+
+    def _bind(self, state):
+        """Bind the stream to ``state`` (its owner's): the arguments of the
+        compiled pass and the buffers of the undo record."""
+        self.state = state
+        if not self.diagonal:
+            state.inverse = _aligned(state.inverse)
+        self.epoch_args = self._epoch_args(state, state.coef.shape[0])
+        self.updates = self.epoch_args[-2]
+        # The undo record: buffers of the arrays the pass writes in place.
+        self.saved = [(a, np.empty_like(a)) for a in (
+            state.coef, state.intercept, state.coef_sum, state.intercept_sum,
+            state.visits) + ((state.precision,) if self.diagonal else ())]
 
 
 @shared_doc

@@ -194,12 +194,13 @@ cdef bint _epoch(
     bint diagonal, double* inverse, double* precision, double* work,
     double* pending, int* n_pending,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, Py_ssize_t n_rows,
+    long long* updates, Py_ssize_t n_rows, bint hold,
 ) noexcept nogil:
     """The pass; returns True, at once, on a score that is not a number
     (``w . x`` overflowed: inf - inf), which cannot be compared with 0, or
     on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or ``v_j``); the
-    held-back downdates are applied either way."""
+    held-back downdates are applied either way, unless ``hold`` leaves them
+    in ``pending`` for :func:`apply_downdates`."""
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
     cdef Py_ssize_t packed = skp_so_packed_size(pp)
@@ -267,7 +268,7 @@ cdef bint _epoch(
             visits[k] += 1.0
         if overflow:
             break
-    if not diagonal:
+    if not diagonal and not hold:
         for k in range(n_rows):
             if n_pending[k]:
                 skp_so_downdate(inverse + k * packed, pp, pending + k * pp)
@@ -301,6 +302,7 @@ def epoch(
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    bint hold=False,
 ):
     """Run one pass of the second-order rule over the rows ``order`` of X.
 
@@ -354,6 +356,11 @@ def epoch(
         Number of visits of every row so far; incremented in place.
     updates : ndarray of int64 of shape (n_rows,)
         Number of updates of every row; incremented in place.
+    hold : bool, default=False
+        Leave the downdates of the last mistake of every row in ``pending``
+        and ``n_pending`` instead of applying them: a pass that visits every
+        row at most once then leaves ``inverse`` as it was, so that a caller
+        can check the outcome before :func:`apply_downdates` commits it.
 
     Returns
     -------
@@ -377,6 +384,22 @@ def epoch(
             diagonal, &inverse[0], &precision[0], &work[0],
             &pending[0], &n_pending[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            coef.shape[0],
+            coef.shape[0], hold,
         )
     return overflow
+
+
+def apply_downdates(double[::1] inverse, double[::1] pending, int[::1] n_pending,
+                    Py_ssize_t pp):
+    """Apply the downdates a pass with ``hold=True`` left in ``pending`` to
+    the packed inverses (side ``pp``), and reset ``pending``/``n_pending`` to
+    zeros for the next pass."""
+    cdef Py_ssize_t packed = skp_so_packed_size(pp)
+    cdef Py_ssize_t k, j
+    with nogil:
+        for k in range(n_pending.shape[0]):
+            if n_pending[k]:
+                skp_so_downdate(&inverse[k * packed], pp, &pending[k * pp])
+                n_pending[k] = 0
+                for j in range(pp):
+                    pending[k * pp + j] = 0.0

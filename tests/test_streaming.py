@@ -539,13 +539,195 @@ def test_second_order_overflow_refused_and_nothing_changes(diagonal):
     for value in [1e200, 1e300, 1.7e308]:
         row = np.full((1, 6), value)
         label = 1 - int(est.predict(row)[0])  # a mistake: an update
-        before = _snapshot(est)
+        before = _snapshot(est), _so_state(est)
         try:
             with np.errstate(over="ignore"):
                 est.partial_fit(row, [label])
         except ValueError as error:
             assert "overflow" in str(error)
-            assert _snapshot(est) == before
+            assert (_snapshot(est), _so_state(est)) == before
             refused += 1
         assert np.isfinite(est.coef_).all()
     assert refused >= 1
+
+
+def _so_state(est):
+    """Every array of a second-order state (A^-1 or diag(A) and v included)."""
+    return pickle.dumps({name: value for name, value in vars(est._state).items()})
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_second_order_in_place_stream_equals_the_full_way(diagonal, average,
+                                                          n_classes, dtype):
+    """The lean calls update the state in place (A^-1's downdates held back
+    until the pass is checked): the state of the full way, bit for bit, A^-1
+    included, over calls of one row and of a few rows (a copy in full mode)."""
+    X, y = _data(21, 60, n_classes, False, dtype)
+    params = dict(diagonal=diagonal, average=average)
+    lean = SecondOrderPerceptron(**params).partial_fit(
+        X[:5], y[:5], classes=np.arange(n_classes))
+    full = SecondOrderPerceptron(**params).partial_fit(
+        X[:5], y[:5], classes=np.arange(n_classes))
+    state = lean._state
+    start = 5
+    for size in [1] * 20 + [3, 1, 7, 1, 1, 4] + [1] * 18:
+        rows = slice(start, start + size)
+        lean.partial_fit(X[rows], y[rows])
+        full._checked_partial_fit(X[rows], y[rows])
+        start += size
+    if diagonal:
+        assert lean._state is state  # every call took the state in place
+    assert lean.n_mistakes_ == full.n_mistakes_ > 0
+    assert _so_state(lean) == _so_state(full)
+    _assert_same(_model(lean), _model(full))
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_second_order_bad_rows_between_in_place_rows(diagonal):
+    """Refused rows (and an overflow) between in-place one-row calls leave
+    the state as it was, and the stream goes on as the full way does."""
+    X, y = _data(22, 40, 3, False, np.float64)
+    lean = SecondOrderPerceptron(diagonal=diagonal).partial_fit(
+        X[:10], y[:10], classes=[0, 1, 2])
+    full = SecondOrderPerceptron(diagonal=diagonal).partial_fit(
+        X[:10], y[:10], classes=[0, 1, 2])
+    bad = [(np.array([[np.nan, 0, 0, 0, 0, 0]]), [1]), (np.zeros((1, 5)), [1]),
+           (np.zeros((1, 6)), [7]), (np.full((1, 6), 1e200), [0]),
+           (np.full((1, 6), 1e200), [1]), (np.full((1, 6), -1e200), [2])]
+    for i in range(10, 40):
+        if i % 5 == 0:
+            row, label = bad[(i // 5) % len(bad)]
+            before = _so_state(lean)
+            with np.errstate(over="ignore", invalid="ignore"):
+                # The lean pass itself declines (after running, for the
+                # rows of 1e200: its undo record restores the state).
+                assert lean._stream["fast"].learn(lean.__dict__, row, label) == -1
+                assert _so_state(lean) == before
+                with pytest.raises(ValueError):
+                    lean.partial_fit(row, label)
+            assert _so_state(lean) == before
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    assert _so_state(lean) == _so_state(full)
+    _assert_same(_model(lean), _model(full))
+
+
+def test_second_order_changed_parameter_goes_the_full_way():
+    """A changed parameter between in-place calls: the next row is learned
+    with it, as the full way does (a changed a restarts nothing: it only
+    enters a fresh state)."""
+    X, y = _data(23, 30, 2, False, np.float64)
+    lean = SecondOrderPerceptron(average=False).partial_fit(X[:10], y[:10],
+                                                            classes=[0, 1])
+    full = SecondOrderPerceptron(average=False).partial_fit(X[:10], y[:10],
+                                                            classes=[0, 1])
+    for i in range(10, 30):
+        if i == 20:
+            for est in (lean, full):
+                est.set_params(fit_intercept=est.fit_intercept)
+                est.set_params(average=True)
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    assert _so_state(lean) == _so_state(full)
+    _assert_same(_model(lean), _model(full))
+
+
+def _assert_same_kernel_state(a, b):
+    """The iterates of two kernel perceptrons, array for array, bit for bit."""
+    assert a._state.keys() == b._state.keys()
+    for name, value in a._state.items():
+        other = b._state[name]
+        if isinstance(value, np.ndarray):
+            assert value.dtype == other.dtype and value.shape == other.shape, name
+            np.testing.assert_array_equal(value, other, err_msg=name)
+        else:
+            assert value == other, name
+    for name in ["n_support_", "dual_coef_", "intercept_", "support_vectors_"]:
+        _assert_same(getattr(a, name), getattr(b, name))
+    assert a.mistakes_per_epoch_ == b.mistakes_per_epoch_
+    assert a._max_support_seen == b._max_support_seen
+    assert a.n_iter_ == b.n_iter_ and a.converged_ == b.converged_
+
+
+@pytest.mark.parametrize("params", [
+    dict(kernel="rbf", gamma=0.5),
+    dict(kernel="rbf", average=True, fit_intercept=False),
+    dict(kernel="poly", degree=2, threshold=0.3),
+    dict(kernel="rbf", multi_class="crammer_singer"),
+    dict(kernel="laplacian", multi_class="crammer_singer", update="uniform",
+         average=True),
+], ids=repr)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kernel_one_row_calls_equal_the_full_way(params, n_classes, dtype):
+    """A one-row call appends to the support set in place and scores the row
+    against it: the iterate of the full way (which rebuilds the walk), array
+    for array, over more rows than the first capacity; the arrays handed out
+    earlier never change."""
+    X, y = _data(24, 70, n_classes, False, dtype)
+    X *= 2.0  # rows far enough apart for many mistakes
+    lean = KernelPerceptron(**params).partial_fit(
+        X[:3], y[:3], classes=np.arange(n_classes))
+    full = KernelPerceptron(**params).partial_fit(
+        X[:3], y[:3], classes=np.arange(n_classes))
+    handed_out = []
+    for i in range(3, 70):
+        if i == 40:  # a call of several rows between one-row calls
+            lean.partial_fit(X[40:43], y[40:43])
+            full._checked_partial_fit(X[40:43], y[40:43])
+        if 40 <= i < 43:
+            continue
+        lean.partial_fit(X[i:i + 1], y[i:i + 1].tolist())
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        handed_out.append((lean.support_vectors_, lean.support_vectors_.copy(),
+                           lean.dual_coef_, lean.dual_coef_.copy()))
+        _assert_same_kernel_state(lean, full)
+    assert lean.support_vectors_.shape[0] > 16  # grown past the first capacity
+    for array, snapshot, dual, dual_snapshot in handed_out:
+        np.testing.assert_array_equal(array, snapshot)
+        np.testing.assert_array_equal(dual, dual_snapshot)
+    np.testing.assert_array_equal(lean.decision_function(X), full.decision_function(X))
+
+
+def test_kernel_changed_parameter_or_iterate_goes_the_full_way():
+    """A changed parameter, a fit, or a pickled-and-restored estimator
+    between one-row calls: the next rows are learned as the full way learns
+    them."""
+    X, y = _data(25, 60, 3, False, np.float64)
+    lean = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    for i in range(5, 60):
+        if i == 20:
+            for est in (lean, full):
+                est.set_params(threshold=0.5, average=True)
+        if i == 35:
+            lean = pickle.loads(pickle.dumps(lean))
+        if i == 45:
+            for est in (lean, full):
+                est.fit(X[:30], y[:30])
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        _assert_same_kernel_state(lean, full)
+
+
+def test_kernel_bad_rows_between_one_row_calls():
+    """Refused rows between in-place one-row calls change nothing, and the
+    stream goes on as the full way does."""
+    X, y = _data(26, 40, 3, False, np.float64)
+    lean = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    full = KernelPerceptron(kernel="rbf").partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    bad = [(np.array([[np.nan, 0, 0, 0, 0, 0]]), [1]), (np.zeros((1, 5)), [1]),
+           (np.zeros((1, 6)), [7]), (np.array([["a", 0, 0, 0, 0, 0]], dtype=object), [1])]
+    for i in range(5, 40):
+        if i % 7 == 0:
+            row, label = bad[(i // 7) % len(bad)]
+            before = pickle.dumps(lean)
+            with pytest.raises(ValueError):
+                lean.partial_fit(row, label)
+            assert pickle.dumps(lean) == before
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same_kernel_state(lean, full)

@@ -6,7 +6,9 @@ A module named ``*_avx2.pyx`` is the same source as its baseline twin,
 compiled with AVX2 enabled; it is built on x86-64 with GCC or Clang only, and
 the package imports it only on CPUs that have AVX2.  Every module is compiled
 with ``-ffp-contract=off`` so that no build fuses multiplications and
-additions: the two twins round alike and give bit-identical results.
+additions: the two twins round alike and give bit-identical results (the
+second-order perceptron's AVX2 matrix pass alone fuses them, explicitly: see
+``sklearn_perceptrons/_cpu.py``).
 
 Set ``SKLEARN_PERCEPTRONS_DEBUG=1`` to build with bounds checking and without
 optimisation, which turns out-of-bounds accesses into Python exceptions.

@@ -68,6 +68,28 @@ def interleaved_times(funcs, repeats=5, warmup=1):
     return [float(np.median(t)) for t in times]
 
 
+def two_thread_ratio(repeats=5):
+    """What two threads can gain on this machine now: the median time of a
+    reference workload that releases the GIL (hashing 16 MB twice) on two
+    threads over one, timed in alternation.  About 0.5 on two idle cores,
+    near 1 when other work holds the cores; noted beside a measured thread
+    speed-up so that it can be read."""
+    import hashlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    data = bytes(16 * 2**20)
+
+    def work(_):
+        hashlib.sha256(data).digest()
+
+    with ThreadPoolExecutor(2) as pool:
+        one, two = interleaved_times(
+            [lambda: [work(0), work(1)], lambda: list(pool.map(work, [0, 1]))],
+            repeats=repeats,
+        )
+    return two / one
+
+
 def row(case, metric, value, *, at_most=None, at_least=None, note="",
         spread=None):
     """One result; ``met`` says whether the target holds (None: no target).

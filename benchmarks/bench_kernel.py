@@ -46,7 +46,9 @@ from sklearn.svm import SVC
 
 from sklearn_perceptrons import KernelPerceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import (
+    format_table, interleaved_times, row, single_threaded, two_thread_ratio,
+)
 
 PREDICT_TARGET = 0.5
 THREADS_TARGET = 0.6
@@ -146,7 +148,7 @@ def predict_threads(name, X_train, X_test, y_train):
     """P13 rows: predict with two threads against one, on the same model."""
     model = _fit(KernelPerceptron(kernel="rbf", average=True), X_train, y_train)
     one, two = model.set_params(n_jobs=1), copy.deepcopy(model).set_params(n_jobs=2)
-    load = os.getloadavg()[0]
+    load, reference = os.getloadavg()[0], two_thread_ratio()
     times = interleaved_times(
         [lambda: one.predict(X_test), lambda: two.predict(X_test)], repeats=7
     )
@@ -158,7 +160,8 @@ def predict_threads(name, X_train, X_test, y_train):
             at_most=THREADS_TARGET,
             note=f"{times[0] * 1e3:.1f} / {times[1] * 1e3:.1f} ms, "
                  f"{model.support_.shape[0]} SVs, {X_test.shape[0]} rows, "
-                 f"{os.cpu_count()} CPUs, load {load:.1f}"),
+                 f"{os.cpu_count()} CPUs, load {load:.1f}, reference "
+                 f"two-thread ratio {reference:.2f}"),
         row(case, "decisions identical to n_jobs=1", identical, at_least=True),
     ]
 

@@ -46,10 +46,12 @@ from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron, Perceptr
 try:
     from benchmarks._common import (
         cv_accuracy, format_table, interleaved_times, row, single_threaded,
+        two_thread_ratio,
     )
 except ImportError:  # run as a script from the benchmarks folder
     from _common import (
         cv_accuracy, format_table, interleaved_times, row, single_threaded,
+        two_thread_ratio,
     )
 
 N_CLASSES = 10
@@ -87,10 +89,10 @@ def compare(case, ours, theirs, X_train, y_train, X_test, y_test, repeats):
                 note=note)]
 
 
-def threads(case, Meta, params, X, y, repeats):
+def thread_rows(case, Meta, params, X, y, repeats):
     """P13 rows: the fast path with two threads against one."""
     one, two = Meta(Perceptron(**params)), Meta(Perceptron(**params), n_jobs=2)
-    load = os.getloadavg()[0]
+    load, reference = os.getloadavg()[0], two_thread_ratio()
     t_one, t_two = interleaved_times(
         [lambda: _fit(one, X, y), lambda: _fit(two, X, y)], repeats=repeats
     )
@@ -103,7 +105,8 @@ def threads(case, Meta, params, X, y, repeats):
         row(case, "fit time n_jobs=2 / n_jobs=1", t_two / t_one,
             at_most=THREADS_TARGET,
             note=f"{t_one * 1e3:.1f} / {t_two * 1e3:.1f} ms, "
-                 f"{os.cpu_count()} CPUs, load {load:.1f}"),
+                 f"{os.cpu_count()} CPUs, load {load:.1f}, reference "
+                 f"two-thread ratio {reference:.2f}"),
         row(case, "estimators identical to n_jobs=1", identical, at_least=True),
     ]
 
@@ -146,7 +149,7 @@ def run(quick=True):
             )
         for Meta, name in ((OneVsOnePerceptron, "one-vs-one"),
                            (OneVsAllPerceptron, "one-vs-all")):
-            rows += threads(f"P13 {name} fast path {shape}, fixed 10 epochs",
+            rows += thread_rows(f"P13 {name} fast path {shape}, fixed 10 epochs",
                             Meta, fixed, X_train, y_train, max(repeats, 7))
         X, y = load_digits(return_X_y=True)
         X = X / 16.0

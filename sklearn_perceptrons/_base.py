@@ -214,6 +214,25 @@ def stream_class_indices(estimator, classes, y):
     return np.array(codes, dtype=np.int32)
 
 
+def lean_codes(labels, y, n_samples):
+    """The class indices of the labels y of a lean call (a 1-d ndarray or a
+    list of ``n_samples`` labels, each a key of ``labels``), or None
+    whenever that does not hold: the caller then goes the full way, which
+    reports what is wrong."""
+    if type(y) is np.ndarray:
+        if y.ndim != 1:
+            return None
+        y = y.tolist()
+    elif type(y) is not list:
+        return None
+    if len(y) != n_samples:
+        return None
+    try:
+        return [labels[label] for label in y]
+    except (KeyError, TypeError):
+        return None
+
+
 def lean_sample_weight(sample_weight, X):
     """:func:`check_sample_weight` (``allow_all_zero``) for the common case of
     a 1-d float array-like of the right length, finite and >= 0; anything

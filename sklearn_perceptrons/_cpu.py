@@ -8,15 +8,18 @@
 with AVX2, which doubles the width of the dot products (and of the kernel
 perceptron's exponentials and the second-order perceptron's matrix pass).
 Both builds round alike (no fused multiply-add), so the choice changes speed,
-never results.  Set ``SKLEARN_PERCEPTRONS_NO_AVX2=1`` to force the baseline
-builds.
+never results; the one exception is ``_second_order_fast_avx2``, whose
+matrix pass fuses its multiply-adds (it is taken on CPUs with AVX2 and FMA3):
+its fits agree with the baseline build's to rounding, as the BLAS it replaced
+did.  Set ``SKLEARN_PERCEPTRONS_NO_AVX2=1`` to force the baseline builds.
 """
 
 import importlib
 import os
 
 
-def _cpu_has_avx2():
+def _cpu_has_avx2(*others):
+    """Whether the CPU has AVX2 (and the named ``others``, e.g. "FMA3")."""
     try:
         from numpy._core._multiarray_umath import __cpu_features__
     except ImportError:  # numpy < 2
@@ -24,12 +27,14 @@ def _cpu_has_avx2():
             from numpy.core._multiarray_umath import __cpu_features__
         except ImportError:
             return False
-    return bool(__cpu_features__.get("AVX2", False))
+    return all(__cpu_features__.get(f, False) for f in ("AVX2", *others))
 
 
-def _select(name):
-    """The module ``name``, or its AVX2 twin where the CPU allows."""
-    if os.environ.get("SKLEARN_PERCEPTRONS_NO_AVX2", "0") != "1" and _cpu_has_avx2():
+def _select(name, *others):
+    """The module ``name``, or its AVX2 twin where the CPU allows (with the
+    features ``others`` the twin also needs)."""
+    if (os.environ.get("SKLEARN_PERCEPTRONS_NO_AVX2", "0") != "1"
+            and _cpu_has_avx2(*others)):
         try:
             return importlib.import_module(f"{__package__}.{name}_avx2")
         except ImportError:  # not built on this platform
@@ -40,4 +45,4 @@ def _select(name):
 linear_fast = _select("_linear_fast")
 kernel_fast = _select("_kernel_fast")
 kernel_budget_fast = _select("_kernel_budget_fast")
-second_order_fast = _select("_second_order_fast")
+second_order_fast = _select("_second_order_fast", "FMA3")

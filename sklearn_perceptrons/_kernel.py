@@ -267,6 +267,10 @@ def _raise_nonfinite_kernel(kernel):
 def _row_blocks(n, n_blocks):
     """``n_blocks`` (at most ``n``) contiguous ranges ``(start, stop)`` that
     cover ``range(n)``."""
+    if n_blocks <= 1 or n <= 1:
+        # One block: what linspace gives, without its cost (most of a
+        # one-row call's scoring).
+        return [(0, n)]
     bounds = np.linspace(0, n, min(n_blocks, n) + 1).astype(np.intp)
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
@@ -296,7 +300,8 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
     n_sv = coef.shape[0]
     if n == 0 or n_sv == 0:
         return np.zeros((n, n_rows))
-    n_jobs = effective_n_jobs(n_jobs)
+    # One row is one block whatever n_jobs: joblib's lookup is not needed.
+    n_jobs = 1 if n == 1 else effective_n_jobs(n_jobs)
     out = np.empty((n, n_rows))
     if kernel.code in (_CALLABLE, _PRECOMPUTED):
         # Python-level kernels: bounded blocks of K(X, sv) times coef (the

@@ -229,8 +229,10 @@ class BaseLinearPerceptron(BasePerceptron):
         validated again only when they changed, and the weights are updated
         in place, so ``coef_`` may change under a reference kept from an
         earlier call, as with scikit-learn's ``SGDClassifier``: copy it to
-        keep a snapshot).  :class:`SecondOrderPerceptron` copies its state
-        once per call.  A failed call leaves the estimator as it was.
+        keep a snapshot; with ``average=True``, ``coef_`` is computed when
+        read).  CSR rows with int32 indices take the same path.
+        :class:`SecondOrderPerceptron` copies its state once per call.  A
+        failed call leaves the estimator as it was.
 
         {{partial_fit_params}}
         """
@@ -434,7 +436,8 @@ class BaseLinearPerceptron(BasePerceptron):
         updates = None
         # A penalized pass moves the weights by more than pass_bound's
         # updates (its decay is folded in at the end): it is always checked.
-        penalized = self._stream_rule(X, n_rows).penalty is not None
+        # (Read from the parameter: the rule of a margin search reads X.)
+        penalized = getattr(self, "penalty", None) is not None
         if (hasattr(self, "_state") and self._stream_plain
                 and not self._crammer_singer() and not penalized):
             # One compiled call for a few dense rows (see stream_pass).
@@ -499,7 +502,8 @@ class BaseLinearPerceptron(BasePerceptron):
             return
         if arm_stream(cache, self, state, table, fit_intercept=self.fit_intercept,
                       rule=self._stream_rule(None, state.coef.shape[0]),
-                      names=param_names(self), labels=labels,
+                      # The parameters, and the classes the labels index.
+                      names=param_names(self) + ("classes_",), labels=labels,
                       eta=self._learning_rate()) is not None:
             cache["armed"] = (state, classes)
 

@@ -46,6 +46,12 @@ from cpython.object cimport PyObject
 import numpy as np
 
 _ndarray = np.ndarray
+_FLOAT32, _FLOAT64, _INT32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32)
+try:  # the CSR classes whose rows the stream reads in place
+    import scipy.sparse as _sp
+    _CSR_TYPES = (_sp.csr_matrix, _sp.csr_array)
+except ImportError:  # pragma: no cover - scipy is a dependency
+    _CSR_TYPES = ()
 
 # Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
@@ -913,18 +919,24 @@ cdef class DenseStream:
         self._order_array = order
 
     cdef long long _pass(self, const void* X, Py_ssize_t n, Py_ssize_t d,
-                         const int* y_class, const double* step):
-        """The pass over n dense rows at X (the state's dtype); the total of
-        the updates, or -1, touching nothing, when X is not finite or the
-        pass is not provably free of overflow."""
+                         const int* y_class, const double* step,
+                         const int* indices=NULL, const int* indptr=NULL):
+        """The pass over n dense rows at X (the state's dtype), or n CSR rows
+        of values X, ``indices`` and ``indptr`` (``indptr`` not NULL); the
+        total of the updates, or -1, touching nothing, when X is not finite
+        or the pass is not provably free of overflow."""
         cdef Py_ssize_t t, j, k
+        cdef Py_ssize_t first = 0, last = n * d
         cdef double largest = 0.0, value, total_step = 0.0, s, after
         cdef long long total = 0
         cdef int[::1] grown
         cdef const double* p64 = <const double*> X
         cdef const float* p32 = <const float*> X
+        cdef bint sparse = indptr != NULL
         if n == 0 or d == 0:
             return -1
+        if sparse:
+            first, last = indptr[0], indptr[n]
         if n > self.n_order:
             order = np.arange(n, dtype=np.int32)
             grown = order
@@ -932,7 +944,7 @@ cdef class DenseStream:
             self.order, self.n_order = &grown[0], n
         with nogil:
             if self.single:
-                for t in range(n * d):
+                for t in range(first, last):
                     value = fabs(p32[t])
                     if value > largest:
                         largest = value
@@ -940,7 +952,7 @@ cdef class DenseStream:
                         largest = INFINITY
                         break
             else:
-                for t in range(n * d):
+                for t in range(first, last):
                     value = fabs(p64[t])
                     if value > largest:
                         largest = value
@@ -979,7 +991,7 @@ cdef class DenseStream:
                     self.norm[k] = sqrt(s)
             if self.single:
                 _epoch(
-                    p32, NULL, NULL, False, d, self.order, n,
+                    p32, indices, indptr, sparse, d, self.order, n,
                     y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef32, self.intercept32, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
@@ -988,7 +1000,7 @@ cdef class DenseStream:
                 )
             else:
                 _epoch(
-                    p64, NULL, NULL, False, d, self.order, n,
+                    p64, indices, indptr, sparse, d, self.order, n,
                     y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef64, self.intercept64, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
@@ -1037,7 +1049,8 @@ cdef class DenseStream:
     def learn(self, dict d, X, y):
         """The whole of a streaming ``partial_fit`` call without sample or
         class weights, for an estimator whose ``__dict__`` is ``d``: up to
-        256 rows of a C-ordered float ndarray X (the state's dtype, the state's
+        256 rows of a C-ordered float ndarray X, or of a CSR matrix X with
+        int32 indices in canonical form (the state's dtype, the state's
         number of features) and their labels y (a 1-d ndarray or a list of
         labels known to :meth:`arm`).  Returns the total of the updates, or
         -1, touching nothing, whenever anything differs from that (the
@@ -1055,7 +1068,7 @@ cdef class DenseStream:
         for i in range(len(names)):
             if PyDict_GetItem(d, names[i]) != <PyObject*> values[i]:
                 return -1
-        if type(X) is not _ndarray:
+        if type(X) is not _ndarray and type(X) not in _CSR_TYPES:
             return -1
         if type(y) is _ndarray:
             if y.ndim != 1:
@@ -1073,6 +1086,8 @@ cdef class DenseStream:
                 return -1
             y_class[i] = <int> (<object> found)
             step[i] = self.eta
+        if type(X) is not _ndarray:
+            return self._learn_csr(X, n, y_class, step)
         try:
             PyObject_GetBuffer(X, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
         except (ValueError, TypeError, BufferError):
@@ -1087,3 +1102,38 @@ cdef class DenseStream:
         finally:
             PyBuffer_Release(&view)
         return total
+
+    cdef long long _learn_csr(self, X, Py_ssize_t n, int* y_class,
+                              double* step):
+        """:meth:`learn` on the n rows of a CSR matrix of the state's dtype
+        with int32 indices, in canonical form (no duplicate entries: their
+        sum, not their largest, bounds the update)."""
+        cdef const double[::1] v64
+        cdef const float[::1] v32
+        cdef const int[::1] ind
+        cdef const int[::1] ptr
+        cdef const void* values
+        if X.shape[0] != n or X.shape[1] != self.n_features:
+            return -1
+        data, indices, indptr = X.data, X.indices, X.indptr
+        if (type(data) is not _ndarray or type(indices) is not _ndarray
+                or type(indptr) is not _ndarray
+                or data.dtype != (_FLOAT32 if self.single else _FLOAT64)
+                or indices.dtype != _INT32 or indptr.dtype != _INT32
+                or not X.has_canonical_format):
+            return -1
+        ind, ptr = indices, indptr
+        if ptr.shape[0] != n + 1 or ptr[n] > ind.shape[0] or ptr[0] < 0:
+            return -1
+        if data.shape[0] == 0:
+            values = NULL
+        elif self.single:
+            v32 = data
+            values = &v32[0]
+        else:
+            v64 = data
+            values = &v64[0]
+        if ptr[n] > ptr[0] and values == NULL:
+            return -1
+        return self._pass(values, n, self.n_features, y_class, step,
+                          &ind[0] if ind.shape[0] else NULL, &ptr[0])

@@ -57,6 +57,7 @@ from ._base import (
     class_indices,
     encode_labels,
     keep_state_on_error,
+    lean_codes,
     partial_fit_classes,
     param_names,
     partial_fit_context,
@@ -351,6 +352,7 @@ class _ReductionStream:
             rule=rule,
         )
         self.key = key
+        self.classes = classes
         self.list = estimators
         # What a binary estimator may change by hand: the estimator in the
         # list, its state, its parameters (the reduction's own parameters
@@ -376,6 +378,7 @@ class _ReductionStream:
                 or not X.flags.c_contiguous or X.shape[1] != self.n_features
                 or not 0 < X.shape[0] <= 256
                 or d.get("estimators_") is not self.list
+                or d.get("classes_") is not self.classes
                 or check_params(owner) is not self.key):
             return False
         if not all(map(operator.is_, self.list, self.members)):
@@ -387,17 +390,8 @@ class _ReductionStream:
                 return False
         except (KeyError, ValueError, TypeError):  # missing, or no truth value
             return False
-        if type(y) is np.ndarray:
-            if y.ndim != 1:
-                return False
-            y = y.tolist()
-        elif type(y) is not list:
-            return False
-        if len(y) != X.shape[0]:
-            return False
-        try:
-            codes = [self.labels[label] for label in y]
-        except (KeyError, TypeError):
+        codes = lean_codes(self.labels, y, X.shape[0])
+        if codes is None:
             return False
         updates = self.stream.run(X, np.array(codes, dtype=np.int32),
                                   np.full(len(codes), self.eta))
@@ -536,7 +530,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         samples of a batch.
 
         A one-vs-one pair with no sample of its two classes in the batch is
-        not updated.
+        not updated.  On the fast path (see Notes), once every binary
+        estimator has seen a sample, a call on a few rows of a float ndarray
+        costs little more than the update itself: the weights of the binary
+        estimators are then updated in place, so their ``coef_`` may change
+        under a reference kept from an earlier call (copy it to keep a
+        snapshot), as for :class:`Perceptron`.
 
         Parameters
         ----------

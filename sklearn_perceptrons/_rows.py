@@ -43,24 +43,21 @@ RULE_CS_UNIFORM = 3
 
 # Typed specialisations, picked once: indexing a fused function at every call
 # would redo the dtype dispatch.
-_EPOCH = {
-    (np.dtype(np.float64), False): linear_fast.epoch_dense["double"],
-    (np.dtype(np.float32), False): linear_fast.epoch_dense["float"],
-    (np.dtype(np.float64), True): linear_fast.epoch_csr["double"],
-    (np.dtype(np.float32), True): linear_fast.epoch_csr["float"],
-}
-_SCORES = {
-    (np.dtype(np.float64), False): linear_fast.scores_dense["double"],
-    (np.dtype(np.float32), False): linear_fast.scores_dense["float"],
-    (np.dtype(np.float64), True): linear_fast.scores_csr["double"],
-    (np.dtype(np.float32), True): linear_fast.scores_csr["float"],
-}
-_PENALIZED = {
-    (np.dtype(np.float64), False): linear_fast.penalized_dense["double"],
-    (np.dtype(np.float32), False): linear_fast.penalized_dense["float"],
-    (np.dtype(np.float64), True): linear_fast.penalized_csr["double"],
-    (np.dtype(np.float32), True): linear_fast.penalized_csr["float"],
-}
+def _specialisations(dense, csr):
+    """The specialisations of a fused pair of compiled functions (dense and
+    CSR rows), by (dtype of X, whether X is CSR)."""
+    return {
+        (np.dtype(np.float64), False): dense["double"],
+        (np.dtype(np.float32), False): dense["float"],
+        (np.dtype(np.float64), True): csr["double"],
+        (np.dtype(np.float32), True): csr["float"],
+    }
+
+
+_EPOCH = _specialisations(linear_fast.epoch_dense, linear_fast.epoch_csr)
+_SCORES = _specialisations(linear_fast.scores_dense, linear_fast.scores_csr)
+_PENALIZED = _specialisations(linear_fast.penalized_dense,
+                              linear_fast.penalized_csr)
 _MARGIN_NORMS = {
     np.dtype(np.float64): linear_fast.margin_norms["double"],
     np.dtype(np.float32): linear_fast.margin_norms["float"],

@@ -11,7 +11,9 @@ rules, early stopping, verbose lines and diagnostics; and
 hooks of :class:`~sklearn_perceptrons._linear.BaseLinearPerceptron`.
 """
 
+import math
 import numbers
+import operator
 import os
 from time import perf_counter
 
@@ -19,7 +21,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from ._base import fit_method, set_init_params
+from ._base import (
+    fit_method,
+    lean_codes,
+    param_names,
+    set_init_params,
+    stream_cache,
+)
 from ._cpu import second_order_fast as _second_order_fast
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
@@ -39,11 +47,11 @@ def _aligned_zeros(n):
     return buffer[start:start + n]
 
 
-def _aligned(array):
-    """``array`` if its data start at a multiple of 64 bytes, else an aligned
-    copy: the compiled pass reads the inverse 32 bytes at a time, and reads
-    that straddle cache lines cost it a third more time."""
-    if array.ctypes.data % 64 == 0:
+def _aligned(array, copy=False):
+    """``array`` (a copy if ``copy``) if its data start at a multiple of 64
+    bytes, else an aligned copy: the compiled pass reads the inverse 32 bytes
+    at a time, and reads that straddle cache lines cost it a third more time."""
+    if array.ctypes.data % 64 == 0 and not copy:
         return array
     aligned = _aligned_zeros(array.size).reshape(array.shape)
     aligned[...] = array
@@ -114,8 +122,12 @@ class SecondOrderState:
     def copy(self):
         new = SecondOrderState.__new__(SecondOrderState)
         for name, value in vars(self).items():
-            setattr(new, name, value.copy() if isinstance(value, np.ndarray)
-                    else value)
+            if name == "inverse" and value is not None:
+                # Aligned at once, so that the pass does not copy it again.
+                value = _aligned(value, copy=True)
+            elif isinstance(value, np.ndarray):
+                value = value.copy()
+            setattr(new, name, value)
         return new
 
     def copy_rows(self, source, rows):
@@ -201,6 +213,56 @@ class SecondOrderTrainer(StateTrainer):
                                        self.table, active)
         check_finite_weights(self.state)
         return updates
+
+
+class _SecondOrderStream:
+    """The lean ``partial_fit`` of a fitted :class:`SecondOrderPerceptron`
+    (armed by its full path, kept in its stream cache, called by the
+    inherited ``partial_fit`` as ``learn(d, X, y)``): up to 256 rows of a
+    C-ordered float ndarray, labels known, no weights, while the state, the
+    classes and the parameters are those it was armed with.  The pass runs
+    on a copy of the state, adopted only when it succeeded; anything else,
+    a non-finite X or an overflow included, returns -1 having changed
+    nothing, and the full path reports it."""
+
+    _FLOAT = (np.dtype(np.float64), np.dtype(np.float32))
+
+    def __init__(self, owner, state, classes, table):
+        self.getter = operator.itemgetter("_state", "classes_", *param_names(owner))
+        self.values = self.getter(owner.__dict__)
+        self.labels = {label: i for i, label in enumerate(classes.tolist())}
+        self.table = table
+        self.eta = float(owner._learning_rate())
+        self.n_features = state.coef.shape[1]
+        self.active = np.ones(state.coef.shape[0], dtype=np.uint8)
+
+    def learn(self, d, X, y):
+        try:
+            if self.getter(d) != self.values:
+                return -1
+        except (KeyError, ValueError, TypeError):  # missing, or no truth value
+            return -1
+        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype not in self._FLOAT
+                or not X.flags.c_contiguous or X.shape[1] != self.n_features
+                or not 0 < X.shape[0] <= 256
+                or not math.isfinite(np.add.reduce(X, axis=None))):
+            return -1
+        codes = lean_codes(self.labels, y, X.shape[0])
+        if codes is None:
+            return -1
+        n = len(codes)
+        state = d["_state"].copy()
+        try:
+            updates = state.run_epoch(
+                X, np.arange(n, dtype=np.int32), np.array(codes, dtype=np.int32),
+                np.full(n, self.eta), self.table, self.active)
+            check_finite_weights(state)
+        except ValueError:  # an overflow: the full path reports it
+            return -1
+        # Nothing below can fail.
+        d["_state"] = state
+        self.values = (state,) + self.values[1:]
+        return int(updates.sum())
 
 
 @shared_doc
@@ -461,7 +523,20 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         self._state = state
         self.coef_, self.intercept_ = state.model()
         record_partial_pass(self, total)
+        cache = stream_cache(self)
+        cache.pop("fast", None)
+        if (not self.verbose and self.class_weight is None
+                and "feature_names_in_" not in self.__dict__):
+            try:
+                cache["fast"] = _SecondOrderStream(self, state, classes, table)
+            except TypeError:  # unhashable labels: no dict to look them up
+                pass
         return self
+
+    def _after_learn(self, X, y):
+        # The lean call adopted a new state: coef_ is computed when read.
+        self.__dict__.pop("coef_", None)
+        self.__dict__.pop("intercept_", None)
 
     # -- public API ----------------------------------------------------------
 

@@ -15,9 +15,11 @@
    a scalar tail and the pass is one contiguous stream.
 
    The arithmetic is written on 4-wide vectors of doubles (GCC/Clang vector
-   extensions; a struct of 4 doubles elsewhere), with separate
-   multiplications and additions: every build, SSE2 or AVX2, does the same
-   operations in the same order and gives the same bits. */
+   extensions; a struct of 4 doubles elsewhere), in the same order in every
+   build; the AVX2 build fuses its multiply-adds (FMA3, as BLAS does), so
+   that its results agree with the baseline build's to rounding, not to the
+   bit.  The downdate held back and the downdate alone round alike: a pass
+   does not depend on where a batch was split. */
 #ifndef SKP_SECOND_ORDER_FAST_H
 #define SKP_SECOND_ORDER_FAST_H
 
@@ -51,6 +53,28 @@ static inline skp_v4 skp_v4_mul(skp_v4 a, skp_v4 b) {
     return r;
 }
 static inline double skp_v4_lane(skp_v4 a, int k) { return a.v[k]; }
+#endif
+
+/* c + a * b and c - a * b: one rounding each in the AVX2 build, which
+   compiles the matrix pass for CPUs with FMA3 (fused multiply-adds halve
+   its instructions); two roundings elsewhere. */
+#if defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SKP_SO_TARGET __attribute__((target("fma")))
+static inline SKP_SO_TARGET skp_v4 skp_v4_mul_add(skp_v4 a, skp_v4 b, skp_v4 c) {
+    return (skp_v4)_mm256_fmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+}
+static inline SKP_SO_TARGET skp_v4 skp_v4_sub_mul(skp_v4 c, skp_v4 a, skp_v4 b) {
+    return (skp_v4)_mm256_fnmadd_pd((__m256d)a, (__m256d)b, (__m256d)c);
+}
+#else
+#define SKP_SO_TARGET
+static inline skp_v4 skp_v4_mul_add(skp_v4 a, skp_v4 b, skp_v4 c) {
+    return skp_v4_add(c, skp_v4_mul(a, b));
+}
+static inline skp_v4 skp_v4_sub_mul(skp_v4 c, skp_v4 a, skp_v4 b) {
+    return skp_v4_sub(c, skp_v4_mul(a, b));
+}
 #endif
 
 static inline skp_v4 skp_v4_load(const double *p) {
@@ -113,9 +137,8 @@ static inline ptrdiff_t skp_so_packed_size(ptrdiff_t pp) {
    rewritten unchanged: m - 0 * u_b is m).  M is packed: block row I (rows
    4I..4I+3) holds its blocks J = 0..I one after the other, each 16 doubles
    (4 rows of 4), so that the pass reads and writes one contiguous stream. */
-static inline void skp_so_downdate_product(double *M, ptrdiff_t pp,
-                                           const double *u, const double *x,
-                                           double *z) {
+static inline SKP_SO_TARGET void skp_so_downdate_product(
+        double *M, ptrdiff_t pp, const double *u, const double *x, double *z) {
     ptrdiff_t a, b;
     double *block = M;
     const skp_v4 zero = skp_v4_splat(0.0);
@@ -132,25 +155,25 @@ static inline void skp_so_downdate_product(double *M, ptrdiff_t pp,
         for (b = 0; b <= a; b += 4, block += 16) {
             ub = skp_v4_load(u + b);
             xb = skp_v4_load(x + b);
-            m0 = skp_v4_sub(skp_v4_load(block), skp_v4_mul(u0, ub));
-            m1 = skp_v4_sub(skp_v4_load(block + 4), skp_v4_mul(u1, ub));
-            m2 = skp_v4_sub(skp_v4_load(block + 8), skp_v4_mul(u2, ub));
-            m3 = skp_v4_sub(skp_v4_load(block + 12), skp_v4_mul(u3, ub));
+            m0 = skp_v4_sub_mul(skp_v4_load(block), u0, ub);
+            m1 = skp_v4_sub_mul(skp_v4_load(block + 4), u1, ub);
+            m2 = skp_v4_sub_mul(skp_v4_load(block + 8), u2, ub);
+            m3 = skp_v4_sub_mul(skp_v4_load(block + 12), u3, ub);
             skp_v4_store(block, m0);
             skp_v4_store(block + 4, m1);
             skp_v4_store(block + 8, m2);
             skp_v4_store(block + 12, m3);
             /* Rows a..a+3 of z, and by symmetry (blocks left of the
                diagonal only) rows b..b+3. */
-            s0 = skp_v4_add(s0, skp_v4_mul(m0, xb));
-            s1 = skp_v4_add(s1, skp_v4_mul(m1, xb));
-            s2 = skp_v4_add(s2, skp_v4_mul(m2, xb));
-            s3 = skp_v4_add(s3, skp_v4_mul(m3, xb));
+            s0 = skp_v4_mul_add(m0, xb, s0);
+            s1 = skp_v4_mul_add(m1, xb, s1);
+            s2 = skp_v4_mul_add(m2, xb, s2);
+            s3 = skp_v4_mul_add(m3, xb, s3);
             if (b < a) {
-                zb = skp_v4_add(skp_v4_load(z + b), skp_v4_mul(m0, x0));
-                zb = skp_v4_add(zb, skp_v4_mul(m1, x1));
-                zb = skp_v4_add(zb, skp_v4_mul(m2, x2));
-                zb = skp_v4_add(zb, skp_v4_mul(m3, x3));
+                zb = skp_v4_mul_add(m0, x0, skp_v4_load(z + b));
+                zb = skp_v4_mul_add(m1, x1, zb);
+                zb = skp_v4_mul_add(m2, x2, zb);
+                zb = skp_v4_mul_add(m3, x3, zb);
                 skp_v4_store(z + b, zb);
             }
         }
@@ -160,7 +183,8 @@ static inline void skp_so_downdate_product(double *M, ptrdiff_t pp,
 }
 
 /* M -= u u^T on the packed blocks (the downdate alone). */
-static inline void skp_so_downdate(double *M, ptrdiff_t pp, const double *u) {
+static inline SKP_SO_TARGET void skp_so_downdate(double *M, ptrdiff_t pp,
+                                                const double *u) {
     ptrdiff_t a, b;
     int k;
     double *block = M;
@@ -169,8 +193,8 @@ static inline void skp_so_downdate(double *M, ptrdiff_t pp, const double *u) {
             const skp_v4 ub = skp_v4_load(u + b);
             for (k = 0; k < 4; k++)
                 skp_v4_store(block + 4 * k,
-                             skp_v4_sub(skp_v4_load(block + 4 * k),
-                                        skp_v4_mul(skp_v4_splat(u[a + k]), ub)));
+                             skp_v4_sub_mul(skp_v4_load(block + 4 * k),
+                                            skp_v4_splat(u[a + k]), ub));
         }
     }
 }

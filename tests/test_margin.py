@@ -838,25 +838,29 @@ def test_auto_at_defaults_ends_a_few_epochs_after_the_pocket_stalls():
     # Regression (issue 18 item 15), counted in epochs: the search used to
     # wait n_iter_no_change tol-rule stalls per halving, 49-108 epochs on
     # breast_cancer and 20-108 on the noisy sets below; then 35-43 on
-    # breast_cancer while update counts that fell with γ broke the streak of
-    # halvings that did not help the pocket.
+    # breast_cancer (mean 38.5 over six seeds) while update counts that fell
+    # with γ broke the streak of halvings that did not help the pocket.
     from sklearn.datasets import load_breast_cancer, make_classification
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_breast_cancer(return_X_y=True)
+    # (X, y, most epochs of a fit, most mean epochs over the seeds)
     cases = [
-        (StandardScaler().fit_transform(X), y, 38),
-        (*make_classification(1000, 10, flip_y=0.2, random_state=0), 20),
+        (StandardScaler().fit_transform(X), y, 45, 32),
+        (*make_classification(1000, 10, flip_y=0.2, random_state=0), 20, 20),
         (*make_classification(1000, 10, n_classes=3, n_informative=4,
-                              flip_y=0.2, random_state=0), 25),
+                              flip_y=0.2, random_state=0), 25, 25),
     ]
-    for X, y, most in cases:
-        for seed in range(3):
+    for X, y, most, mean in cases:
+        epochs = []
+        for seed in range(6):
             with warnings.catch_warnings():
                 warnings.simplefilter("error", ConvergenceWarning)
                 clf = MarginPerceptron(random_state=seed).fit(X, y)
             assert not clf.converged_
             assert len(clf.mistakes_per_epoch_) == clf.n_iter_ <= most
+            epochs.append(clf.n_iter_)
+        assert np.mean(epochs) <= mean
 
 
 def test_auto_pocket_starts_with_the_starting_model():

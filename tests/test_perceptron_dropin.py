@@ -424,3 +424,17 @@ def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
     with pytest.raises(RuntimeError, match="boom in a worker"):
         est.fit(X, y)
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("penalty", PENALTIES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_float32_is_kept_with_a_penalty(penalty, sparse):
+    X, y = gaussian(n=150, d=6, n_classes=3)
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 0.4, X, 0.0))
+    params = dict(penalty=penalty, alpha=0.01, shuffle=False, tol=None,
+                  max_iter=3, average=True)
+    single = Perceptron(**params).fit(X.astype(np.float32), y)
+    double = Perceptron(**params).fit(X, y)
+    assert single.coef_.dtype == np.float32
+    assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-5)

@@ -27,6 +27,7 @@ STREAMING = [
     Perceptron(),
     Perceptron(average=True, threshold=0.3, eta0=0.5),
     MarginPerceptron(margin=0.05),
+    MarginPerceptron(),  # the online margin search
     SecondOrderPerceptron(),
     KernelPerceptron(kernel="rbf", gamma=0.5),
     OneVsAllPerceptron(),
@@ -282,10 +283,10 @@ def test_any_chunking_of_a_stream_equals_one_batch(estimator, seed, n_classes,
     with coef_ right whenever it is read."""
     n_samples = sum(chunks) + 1
     X, y = _data(seed, n_samples, n_classes, False, np.float64)
+    classes = np.arange(n_classes)
     if strings:
         y = np.array([f"c{v}" for v in y])
-    classes = np.unique(np.concatenate([y, y[:0]])) if not strings else \
-        np.array([f"c{v}" for v in range(n_classes)])
+        classes = np.array([f"c{v}" for v in classes])
     batch = clone(estimator).partial_fit(X, y, classes=classes)
     stream = clone(estimator).partial_fit(X[:1], y[:1], classes=classes)
     start = 1
@@ -338,12 +339,18 @@ def test_other_dtype_and_weighted_rows_between_lean_rows():
 
 @pytest.mark.parametrize("estimator", [MarginPerceptron(margin=0.1),
                                        MarginPerceptron(margin=0.3, average=True),
-                                       Perceptron(average=True)], ids=_ids)
+                                       Perceptron(average=True),
+                                       SecondOrderPerceptron(),
+                                       SecondOrderPerceptron(diagonal=True,
+                                                             average=True)],
+                         ids=_ids)
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lean_calls_leave_the_attributes_of_the_full_way(estimator, n_classes,
+                                                         sparse):
     """Every attribute a lean call defers (averaged coef_, margin_, gamma_)
     reads as after the same calls made the full way, also after pickling."""
-    X, y = _data(13, 40, n_classes, False, np.float64)
+    X, y = _data(13, 40, n_classes, sparse, np.float64)
     classes = np.arange(n_classes)
     lean = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
     full = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
@@ -468,3 +475,77 @@ def test_reduction_one_row_decision_is_that_of_its_estimators(base, n_classes,
                 est.predict(row), est.classes_[np.argmax(np.atleast_2d(expected), axis=1)]
                 if expected.ndim == 2 else est.classes_[(expected > 0).astype(int)])
             est.partial_fit(row, y[i:i + 1])
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(), Perceptron(average=True),
+                                       MarginPerceptron(margin=0.1)], ids=_ids)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_csr_rows_of_any_form_equal_one_batch(estimator, dtype):
+    """CSR rows as csr_matrix or csr_array, with duplicate or unsorted
+    entries or with no stored entry at all: the model of one batch, bit for
+    bit."""
+    X, y = _data(17, 30, 3, False, dtype)
+    X[5] = 0.0
+    batch = clone(estimator).partial_fit(sp.csr_matrix(X), y, classes=[0, 1, 2])
+    stream = clone(estimator).partial_fit(sp.csr_matrix(X[:2]), y[:2],
+                                          classes=[0, 1, 2])
+    for i in range(2, 30):
+        row = sp.csr_matrix(X[i:i + 1])
+        if i % 4 == 0:
+            row = sp.csr_array(row)
+        elif i % 4 == 1 and row.nnz >= 2:
+            # Split the first entry in two halves stored twice, unsorted.
+            half = row.data[0] / 2
+            row = sp.csr_matrix(
+                (np.r_[row.data[1:], half, row.data[0] - half],
+                 np.r_[row.indices[1:], row.indices[0], row.indices[0]],
+                 [0, row.nnz + 1]), shape=row.shape)
+            assert not row.has_canonical_format
+        stream.partial_fit(row, y[i:i + 1])
+    _assert_same(_model(stream), _model(batch))
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(), OneVsAllPerceptron(),
+                                       OneVsOnePerceptron()], ids=_ids)
+def test_classes_replaced_between_calls_go_the_full_way(estimator):
+    """classes_ replaced by hand (the labels the stream's dict was made
+    for): the next calls see the new labels, as the full way does."""
+    X, y = _data(18, 30, 3, False, np.float64)
+    lean = clone(estimator).partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    full = clone(estimator).partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    for i in range(10, 15):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    for est in (lean, full):
+        est.classes_ = np.array([10, 11, 12])
+    with pytest.raises(ValueError, match="not in classes"):
+        lean.partial_fit(X[15:16], y[15:16])
+    for i in range(15, 30):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1] + 10)
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1] + 10)
+    _assert_same(_model(lean), _model(full))
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_second_order_overflow_refused_and_nothing_changes(diagonal):
+    """A row whose score or update overflows: the lean call declines, the
+    full way refuses it, and the estimator is as it was."""
+    X, y = _data(19, 20, 2, False, np.float64)
+    est = SecondOrderPerceptron(diagonal=diagonal).partial_fit(X[:10], y[:10],
+                                                               classes=[0, 1])
+    for i in range(10, 20):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+    refused = 0
+    for value in [1e200, 1e300, 1.7e308]:
+        row = np.full((1, 6), value)
+        label = 1 - int(est.predict(row)[0])  # a mistake: an update
+        before = _snapshot(est)
+        try:
+            with np.errstate(over="ignore"):
+                est.partial_fit(row, [label])
+        except ValueError as error:
+            assert "overflow" in str(error)
+            assert _snapshot(est) == before
+            refused += 1
+        assert np.isfinite(est.coef_).all()
+    assert refused >= 1

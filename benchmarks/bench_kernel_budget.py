@@ -11,7 +11,8 @@ accuracy >= the pipeline's - 0.005, peak extra memory during ``fit``
 (tracemalloc, which sees NumPy's allocations) <= X's size + O(B (d + K))
 (reported as the ratio of the peak to X's size, the O(B (d + K)) part being
 a few hundred kB here, with what the shared validation of labels and
-weights allocates per sample).  Fit times are medians of 5 repeats in
+weights allocates per sample); with ``verbose=1``, the largest time between
+two lines (or the start or end of ``fit``) <= 10 s.  Fit times are medians of 5 repeats in
 alternation (3 in quick mode), BLAS limited to one thread.
 
 P12 (budgets that work): standardized digits (75% train), make_moons(20000,
@@ -33,6 +34,8 @@ runs once (the fits are deterministic; accuracies are the measure).
 Run ``python benchmarks/bench_kernel_budget.py [--full]``.
 """
 
+import contextlib
+import io
 import sys
 import time
 import tracemalloc
@@ -87,6 +90,8 @@ def p11(quick):
     _quiet_fit(KernelPerceptron(budget=500), X_train, y_train)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
+    gap, n_lines = _largest_verbose_gap(KernelPerceptron(budget=500, verbose=1),
+                                        X_train, y_train)
     accurate = acc_ours >= acc_pipe - 0.005
     fit_row = row(case, "fit time / Nystroem+Perceptron", t_ours / t_pipe,
                   at_most=0.25,
@@ -100,7 +105,32 @@ def p11(quick):
             at_least=-0.005, note=f"{acc_ours:.4f} vs {acc_pipe:.4f}"),
         row(case, "peak extra memory / X's size", peak / X_train.nbytes,
             note=f"{peak / 2**20:.1f} MB, X {X_train.nbytes / 2**20:.1f} MB"),
+        row(case, "verbose: largest gap between lines (s)", gap, at_most=10.0,
+            note=f"{n_lines} lines"),
     ]
+
+
+class _Stamps(io.TextIOBase):
+    """A stdout that notes the time of every non-empty line written."""
+
+    def __init__(self):
+        self.times = []
+
+    def write(self, text):
+        if text.strip():
+            self.times.append(time.perf_counter())
+        return len(text)
+
+
+def _largest_verbose_gap(estimator, X, y):
+    """The largest time between the start of ``fit``, its verbose lines and
+    its end, and the number of lines."""
+    stamps = _Stamps()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(stamps):
+        _quiet_fit(estimator, X, y)
+    times = [start] + stamps.times + [time.perf_counter()]
+    return max(b - a for a, b in zip(times, times[1:])), len(stamps.times)
 
 
 def p12_datasets(quick):

@@ -25,7 +25,10 @@ P13 (threads): the fast path of ``OneVsOnePerceptron(Perceptron(),
 n_jobs=2)`` and of ``OneVsAllPerceptron`` against ``n_jobs=1`` on the
 10-class data (fixed 10 epochs), timed in alternation (medians), target
 <= 0.6x on 2 cores, with a row that says whether the binary estimators are
-identical bit for bit.  The load average is noted beside the ratio.
+identical bit for bit.  The load average is noted beside the ratio.  The
+threads split the binary problems, not the samples (a row's updates depend
+on the order of its samples), so each thread walks all of X: the gain is
+bounded by the cost of reading X once per thread.
 
 Run ``python benchmarks/bench_multiclass.py [--full]``.
 """

@@ -27,15 +27,14 @@ from ._training import StoppingRule, record_partial_pass, set_fit_results, train
 # Mirrors of the enums of _kernel_budget_core.pxi.
 STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
                   "local_projection": 4}
-_PROJECTION = 3
+_PROJECTION = STRATEGY_CODES["projection"]
 # Neighbours of a local projection: those that carry a vector removed by
 # "local_projection" ...
 NEIGHBOURS = 8
 # ... and those that carry the share of the average of a vector removed by
 # "forgetron", "random" or "oldest": these remove vectors of any weight, and
 # an average spans more of the past than an iterate, so a wider span keeps
-# more of it (moons 20k, B=50, averaged Forgetron: 0.926 with 8, 0.962 with
-# 32, the last iterate 0.965) at O(M**2 n_features + M**3) per removal.
+# more of it, at O(M**2 n_features + M**3) per removal.
 AVERAGE_NEIGHBOURS = 32
 _STATUS_DONE = 0
 # Ridge added to the diagonal of the kept set's Gram matrix before it is
@@ -51,7 +50,7 @@ _CHUNK = 1 << 15
 # printed at the end of the chunk: 9 s leave a chunk (a fraction of a second
 # even on a loaded machine) to keep the lines less than 10 s apart.
 _PROGRESS_SECONDS = 9.0
-# Training rows on which ``fit`` (with ``tol``) checks the model of every
+# Training rows on which ``fit`` (with ``tol``) checks the models of every
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
 CHECK_ROWS = 2000
@@ -415,6 +414,8 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     record = train(trainer, train_idx=np.arange(n, dtype=np.int32), rng=rng,
                    shuffle=estimator.shuffle, max_iter=estimator.max_iter,
                    stopper=stopper, verbose=estimator.verbose)
+    # The largest support set of the whole fit, not of the model kept.
+    max_seen = int(walk.counters[2])
     trainer.keep_best()
     set_fit_results(estimator, record)
 
@@ -423,7 +424,7 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
     estimator.support_ = new_state.sv_index
-    estimator._max_support_seen = int(walk.counters[2])
+    estimator._max_support_seen = max_seen
     return estimator
 
 

@@ -284,6 +284,24 @@ def test_fit_keeps_the_best_of_the_quarter_checks(strategy, average,
     assert max(scores) > scores[-1]
 
 
+def test_kept_early_model_reports_the_largest_support_of_the_fit(monkeypatch):
+    # A check that prefers the first model (a quarter into the first epoch,
+    # before the set fills): the fit returns that model, and still reports
+    # the largest support set it held, the budget.
+    calls = []
+
+    def first_is_best(self, walk, X):
+        calls.append(walk.n_sv)
+        return -len(calls)
+
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "score", first_is_best)
+    X, y = binary_data(200)
+    clf = KernelPerceptron(budget=30, random_state=0).fit(X, y)
+    assert calls[0] < 30 and max(calls) == 30
+    assert clf.support_vectors_.shape[0] == calls[0]
+    assert clf._max_support_seen == 30
+
+
 def test_unweighted_fit_reads_the_step_of_each_class():
     # Without sample weights the walk reads a step per class instead of an
     # array of one step per sample: the same walk, bit for bit.

@@ -341,9 +341,12 @@ class _SecondOrderStream:
         self.epoch_args = self._epoch_args(state, state.coef.shape[0])
         self.updates = self.epoch_args[-2]
         # The undo record: buffers of the arrays the pass writes in place.
-        self.saved = [(a, np.empty_like(a)) for a in (
-            state.coef, state.intercept, state.coef_sum, state.intercept_sum,
-            state.visits) + ((state.precision,) if self.diagonal else ())]
+        written = [state.coef, state.intercept, state.visits]
+        if state.average:
+            written += [state.coef_sum, state.intercept_sum]
+        if self.diagonal:
+            written.append(state.precision)
+        self.saved = [(a, np.empty_like(a)) for a in written]
 
 
 @shared_doc

@@ -10,14 +10,16 @@ keeps the pocket; its online form splits the pass of ``partial_fit``.
 """
 
 import dataclasses
+import math
 import numbers
+import operator
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
-from ._base import class_indices, set_init_params
+from ._base import class_indices, lean_codes, param_names, set_init_params
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
@@ -25,8 +27,10 @@ from ._rows import (
     LinearState,
     LinearTrainer,
     Rule,
+    dense_stream,
     row_scores,
     run_epoch,
+    safe_bound,
     sign_matrix,
     weight_norms,
 )
@@ -99,8 +103,10 @@ class _MarginSearch:
     Row ``k`` runs the margin perceptron with ``gamma_k = R_k / 2**h_k``;
     ``run_updates_k`` counts the updates since the current run started (at
     ``w~ = 0``, or at a warm start of norm ``start_norm_k``).  Plain arrays,
-    replaced rather than mutated once fitted, so that the all-or-nothing
-    snapshot of ``keep_state_on_error`` stays valid.
+    replaced rather than mutated once fitted by the full way, so that the
+    all-or-nothing snapshot of ``keep_state_on_error`` stays valid; only the
+    lean stream (:class:`_MarginStream`) writes them in place, once its call
+    can no longer fail.
     """
 
     sq_radius: np.ndarray
@@ -416,6 +422,200 @@ class _SearchTrainer(LinearTrainer):
         coef[keep_pocket] = self.pocket_coef[keep_pocket]
         intercept[keep_pocket] = self.pocket_intercept[keep_pocket]
         return coef, intercept
+
+
+class _MarginStream:
+    """The lean ``partial_fit`` of ``margin="auto"``: the pass of
+    :meth:`MarginPerceptron._online_search_pass`, with its segments and its
+    arithmetic, for up to 256 unweighted rows of a float ndarray.
+
+    The search state of every row (radius, level, run, step range) is
+    mirrored in Python floats, and its γ, margin threshold and update budget
+    are recomputed only when they change (the radius grows, a run restarts),
+    so that a call costs the row's norm, the compiled pass of the owner's
+    :class:`DenseStream` (whose margin thresholds are this stream's
+    ``kappa``) and a comparison.  The pass runs in place only once it is
+    known to succeed (X finite, weights provably bounded), and the search
+    arrays are written after it, so a declined call (-1) changes nothing.
+    """
+
+    def __init__(self, owner, state, search, labels, stream, kappa):
+        self.getter = operator.itemgetter(
+            "_state", "_search_state", "classes_", *param_names(owner))
+        self.values = self.getter(owner.__dict__)
+        self.labels = labels
+        self.state, self.search, self.stream, self.kappa = state, search, stream, kappa
+        self.dtype = state.coef.dtype
+        self.n_rows, self.n_features = state.coef.shape
+        self.epsilon = float(owner.epsilon)
+        self.fit_intercept = bool(owner.fit_intercept)
+        self.eta = float(owner._learning_rate())
+        self.y_class = np.zeros(256, dtype=np.int32)
+        self.step = np.full(256, self.eta)
+        self.y_one, self.step_one = self.y_class[:1], self.step[:1]
+        self.sq_radius = search.sq_radius.tolist()
+        self.halvings = search.halvings.tolist()
+        self.run_updates = search.run_updates.tolist()
+        self.start_norm = search.start_norm.tolist()
+        self.step_min = search.step_min.tolist()
+        self.step_max = search.step_max.tolist()
+        self.budget = [0.0] * self.n_rows
+        for k in range(self.n_rows):
+            self._level(k)
+        self.min_sq = min(self.sq_radius)
+        # Whether the step range of some row does not hold eta yet.
+        self.new_steps = any(b > self.eta for b in self.step_min) or any(
+            b < self.eta for b in self.step_max)
+
+    def _level(self, k):
+        """γ's margin threshold and the update budget of row ``k``, from its
+        mirrored state, as ``_MarginSearch.gamma`` and ``budget`` compute
+        them (the same operations, on floats)."""
+        sq, h, step_max = self.sq_radius[k], self.halvings[k], self.step_max[k]
+        self.kappa[k] = (1.0 - self.epsilon) * math.ldexp(math.sqrt(sq), -h)
+        if not (sq > 0 and step_max > 0):
+            self.budget[k] = math.inf
+            return
+        ratio = math.ldexp(1.0, min(h, 500)) / self.epsilon
+        radius = math.sqrt(sq)
+        step_min, a = self.step_min[k], self.start_norm[k]
+        out = (step_max / step_min) * 4.0 * ratio * ratio
+        if a > 0:
+            bound = (4.0 * ratio
+                     * (a + max(a, step_max * radius * (2.0 * ratio + 1.0)))
+                     / (3.0 * radius * step_min))
+            out = max(out, bound)
+        self.budget[k] = out
+
+    def _grow(self, value, steps):
+        """Take a sample of padded squared norm ``value`` (and, with
+        ``steps``, of step ``eta``) into the radius and step range of every
+        row; returns the rows whose level changed, with their old values."""
+        changed = []
+        eta = self.eta
+        for k in range(self.n_rows):
+            old = (self.sq_radius[k], self.step_min[k], self.step_max[k])
+            new = (value if value > old[0] else old[0],
+                   min(old[1], eta) if steps else old[1],
+                   max(old[2], eta) if steps else old[2])
+            if new != old:
+                changed.append((k, old))
+                self.sq_radius[k], self.step_min[k], self.step_max[k] = new
+                self._level(k)
+        if changed:
+            self.min_sq = min(self.sq_radius)
+        return changed
+
+    def _undo(self, changed):
+        for k, old in changed:
+            self.sq_radius[k], self.step_min[k], self.step_max[k] = old
+            self._level(k)
+        self.min_sq = min(self.sq_radius)
+
+    def _write(self, changed):
+        self.new_steps = False
+        search = self.search
+        for k, _ in changed:
+            search.sq_radius[k] = self.sq_radius[k]
+            search.step_min[k] = self.step_min[k]
+            search.step_max[k] = self.step_max[k]
+
+    def _after_segment(self, updates):
+        """Count the updates of a segment, and restart every row whose run
+        went over its budget (``_MarginSearch.restart``)."""
+        search = self.search
+        if self.n_rows == 1:
+            counts = (int(updates[0]),)
+        else:
+            counts = updates.tolist()
+        total = 0
+        for k, u in enumerate(counts):
+            if u:
+                total += u
+                self.run_updates[k] += u
+                search.run_updates[k] = self.run_updates[k]
+        for k in range(self.n_rows):
+            if self.run_updates[k] > self.budget[k]:
+                self.halvings[k] += 1
+                self.run_updates[k] = 0
+                self.start_norm[k] = 0.0
+                search.halvings[k] = self.halvings[k]
+                search.run_updates[k] = 0
+                search.start_norm[k] = 0.0
+                self.state.reset_rows([k])
+                self._level(k)
+        return total
+
+    def learn(self, d, X, y):
+        try:
+            if self.getter(d) != self.values:
+                return -1
+        except (KeyError, ValueError, TypeError):  # missing, or no truth value
+            return -1
+        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype != self.dtype
+                or not X.flags.c_contiguous or X.shape[1] != self.n_features
+                or not 0 < X.shape[0] <= 256):
+            return -1
+        n = X.shape[0]
+        codes = lean_codes(self.labels, y, n)
+        if codes is None:
+            return -1
+        # The padded squared norms, as _padded_sq_norms computes them.
+        wide = X if X.dtype == np.float64 else X.astype(np.float64)
+        sq = np.einsum("ij,ij->i", wide, wide)
+        if self.fit_intercept:
+            sq += 1.0
+        sq = sq.tolist()
+        if not all(map(math.isfinite, sq)):
+            return -1  # X not finite (or huge): the full path decides
+        stream = self.stream
+        if n == 1:
+            self.y_one[0] = codes[0]
+            changed = (self._grow(sq[0], self.new_steps)
+                       if sq[0] > self.min_sq or self.new_steps else ())
+            updates = stream.run(X, self.y_one, self.step_one)
+            if updates is None:
+                if changed:
+                    self._undo(changed)
+                return -1
+            if changed:
+                self._write(changed)
+            return self._after_segment(updates)
+        # Several rows: every segment of the pass must succeed once the first
+        # has changed the model, which this bound of the whole call proves
+        # (with room for the rounding of the per-segment bounds).
+        largest = float(np.abs(X).max())
+        reach = 1.0 if self.fit_intercept and largest < 1.0 else largest
+        if not safe_bound((stream.bound + reach * self.eta * n) * (1.0 + 1e-9),
+                          largest, self.n_features, self.dtype):
+            return -1
+        y_class = self.y_class
+        y_class[:n] = codes
+        total, start = 0, 0
+        while start < n:
+            changed = self._grow(sq[start], start == 0 and self.new_steps)
+            # The pass is split where a radius grows, as _online_search_pass
+            # does, and where a budget can be reached.
+            stop = start + 1
+            while stop < n and not sq[stop] > self.min_sq:
+                stop += 1
+            room = math.inf
+            for k in range(self.n_rows):
+                b = self.budget[k]
+                if b != math.inf:
+                    room = min(room, float(math.floor(b)) - self.run_updates[k] + 1.0)
+            stop = min(stop, start + max(int(min(room, n)), 1))
+            updates = stream.run(X[start:stop], y_class[start:stop],
+                                 self.step[start:stop])
+            if updates is None:
+                if start == 0:
+                    self._undo(changed)
+                    return -1
+                raise RuntimeError("the pass of a proven-safe call was declined")
+            self._write(changed)
+            total += self._after_segment(updates)
+            start = stop
+        return total
 
 
 @shared_doc
@@ -779,12 +979,40 @@ class MarginPerceptron(BaseLinearPerceptron):
                           *state.model(), np.full(n_rows, float(self.margin)))
 
     def _after_learn(self, X, y):
-        # margin_ and gamma_ are computed from this batch when read.
+        # margin_ and gamma_ are computed from this batch when read (gamma_
+        # of "auto" from the search state, which only a later call changes).
         d = self.__dict__
         d["_last_batch"] = (X.copy(), y.copy() if type(y) is np.ndarray
-                            else list(y), float(self.margin))
+                            else list(y),
+                            None if self.margin == "auto" else float(self.margin))
         d.pop("margin_", None)
         d.pop("gamma_", None)
+
+    def _arm_stream(self, cache, state, classes, table):
+        if self.margin != "auto":
+            return super()._arm_stream(cache, state, classes, table)
+        # The online search: its own lean stream (_MarginStream) over the
+        # compiled stream of the state, armed anew after every full call
+        # (which replaces the search state).
+        cache.pop("fast", None)
+        search = self.__dict__.get("_search_state")
+        if (search is None or self._crammer_singer() or self.verbose
+                or self.class_weight is not None
+                or "feature_names_in_" in self.__dict__):
+            return
+        try:
+            labels = {label: i for i, label in enumerate(classes.tolist())}
+        except TypeError:  # unhashable labels: no dict to look them up
+            return
+        if len(labels) != classes.shape[0]:
+            return
+        n_rows = state.coef.shape[0]
+        rule = Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows))
+        stream = dense_stream(cache, self, state, table,
+                              fit_intercept=self.fit_intercept, rule=rule)
+        if stream is not None:
+            cache["fast"] = _MarginStream(self, state, search, labels, stream,
+                                          rule.kappa)
 
     def __getattr__(self, name):
         if name in ("margin_", "gamma_"):
@@ -794,10 +1022,12 @@ class MarginPerceptron(BaseLinearPerceptron):
                 X, y, margin = batch
                 classes, state = d["classes_"], d["_state"]
                 n_rows, table = self._layout(classes.shape[0])
+                gamma = (d["_search_state"].gamma() if margin is None
+                         else np.full(n_rows, margin))
                 self._set_margins(
                     X, class_indices(classes, np.asarray(y)),
                     sign_matrix(table, len(table[0]) - 1, n_rows),
-                    *state.model(), np.full(n_rows, margin),
+                    *state.model(), gamma,
                 )
                 return d[name]
         return super().__getattr__(name)

@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
@@ -339,6 +339,8 @@ def test_other_dtype_and_weighted_rows_between_lean_rows():
 
 @pytest.mark.parametrize("estimator", [MarginPerceptron(margin=0.1),
                                        MarginPerceptron(margin=0.3, average=True),
+                                       MarginPerceptron(),
+                                       MarginPerceptron(average=True, epsilon=0.8),
                                        Perceptron(average=True),
                                        SecondOrderPerceptron(),
                                        SecondOrderPerceptron(diagonal=True,
@@ -738,3 +740,155 @@ def test_kernel_bad_rows_between_one_row_calls():
         lean.partial_fit(X[i:i + 1], y[i:i + 1])
         full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
     _assert_same_kernel_state(lean, full)
+
+
+def _search_arrays(estimator):
+    search = estimator._search_state
+    return [np.asarray(getattr(search, name)) for name in
+            ("sq_radius", "halvings", "run_updates", "start_norm", "step_min",
+             "step_max")]
+
+
+def _margin_attributes(estimator):
+    return [np.asarray(estimator.coef_), np.asarray(estimator.intercept_),
+            np.asarray(estimator.margin_), np.asarray(estimator.gamma_),
+            estimator.n_mistakes_, estimator.mistakes_per_epoch_,
+            estimator.n_iter_, estimator.converged_] + _search_arrays(estimator)
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**16),
+       sizes=st.lists(st.integers(1, 9), min_size=4, max_size=14),
+       params=st.sampled_from([{}, {"epsilon": 0.9}, {"fit_intercept": False},
+                               {"average": True, "epsilon": 0.25}]),
+       after_fit=st.booleans())
+def test_margin_search_lean_calls_equal_the_full_way(n_classes, dtype, seed, sizes,
+                                                     params, after_fit):
+    """The online margin search (margin="auto") of lean calls of one or a few
+    rows, between weighted and other-dtype calls (the full way), and after a
+    fit's search: coef_, intercept_, margin_, gamma_, the mistake record and
+    the search state of the same calls made the full way, bit for bit."""
+    rng = np.random.RandomState(seed)
+    n_samples = sum(sizes) + 10
+    X = rng.normal(size=(n_samples, 5)).astype(dtype)
+    # Rows of growing norm: the radius grows, and so every γ, mid-stream.
+    X *= np.linspace(0.2, 3.0, n_samples)[:, None].astype(dtype)
+    y = rng.randint(n_classes, size=n_samples)
+    classes = np.arange(n_classes)
+    lean, full = MarginPerceptron(**params), MarginPerceptron(**params)
+    if after_fit:
+        lean.fit(X[:10], y[:10])
+        full.fit(X[:10], y[:10])
+    lean.partial_fit(X[:10], y[:10], classes=classes)
+    full.partial_fit(X[:10], y[:10], classes=classes)
+    start = 10
+    for call, size in enumerate(sizes):
+        rows, labels = X[start:start + size], y[start:start + size]
+        kwargs = {}
+        if call % 5 == 3:
+            kwargs = {"sample_weight": rng.uniform(0.5, 2.0, size)}
+        elif call % 5 == 4:
+            rows = rows.astype(np.float32 if dtype == np.float64 else np.float64)
+        lean.partial_fit(rows, labels.tolist() if call % 2 else labels, **kwargs)
+        full._checked_partial_fit(rows, labels, **kwargs)
+        _assert_same(_margin_attributes(lean), _margin_attributes(full))
+        start += size
+    assert lean.n_mistakes_ > 0
+    np.testing.assert_array_equal(lean.decision_function(X), full.decision_function(X))
+
+
+def test_margin_search_lean_calls_take_the_lean_path():
+    """After the first call, one-row calls of margin="auto" are taken by the
+    lean stream (the search state changes in place, never copied), and halve
+    γ (restart a run) as the full way does."""
+    X, y = _data(31, 400, 2, False, np.float64)
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    est = MarginPerceptron().partial_fit(X[:2], y[:2], classes=[0, 1])
+    full = MarginPerceptron().partial_fit(X[:2], y[:2], classes=[0, 1])
+    search = est._search_state
+    for i in range(2, 400):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    assert est._search_state is search
+    assert search.halvings[0] >= 2  # runs restarted at halved γ
+    _assert_same(_margin_attributes(est), _margin_attributes(full))
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "features", "label", "y_length",
+                                 "X_1d", "no_rows"])
+def test_margin_search_bad_rows_between_lean_rows(bad):
+    """A bad row between lean rows of margin="auto" is refused with nothing
+    changed (search state included), and the stream goes on as without it;
+    so does a huge finite row whose squared norm overflows."""
+    X, y = _data(32, 60, 3, False, np.float64)
+    est = MarginPerceptron().partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    reference = MarginPerceptron().partial_fit(X[:5], y[:5], classes=[0, 1, 2])
+    X_bad, y_bad, _, message = BAD_ROWS[bad]
+    for i in range(5, 60):
+        if i == 30:
+            before = _snapshot(est), pickle.dumps(_search_arrays(est))
+            with pytest.raises(ValueError, match=message):
+                est.partial_fit(X_bad, np.asarray(y_bad))
+            assert (_snapshot(est), pickle.dumps(_search_arrays(est))) == before
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+        reference.partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_margin_attributes(est), _margin_attributes(reference))
+    # Finite, but its squared norm is not: the full way decides (here it
+    # refuses the overflow of the margins), on both.
+    huge = np.full((1, 6), 1e160)
+    before = _snapshot(est)
+    for model in (est, reference):
+        with pytest.raises(ValueError, match="overflow"):
+            model.partial_fit(huge, [1])
+    assert _snapshot(est) == before
+    _assert_same(_margin_attributes(est), _margin_attributes(reference))
+
+
+def test_margin_search_lean_calls_continue_a_warm_run_of_fit():
+    """After a fit whose last halving was by the tol rule, the run goes on
+    from a nonzero iterate (its budget is that of a warm start): lean calls
+    follow it as the full way does."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(160, 4))
+    y = (X[:, 0] + 0.8 * rng.normal(size=160) > 0).astype(int)
+    lean = MarginPerceptron(n_iter_no_change=2).fit(X[:30], y[:30])
+    full = MarginPerceptron(n_iter_no_change=2).fit(X[:30], y[:30])
+    assert lean._search_state.start_norm[0] > 0
+    lean.partial_fit(X[30:31], y[30:31])
+    full.partial_fit(X[30:31], y[30:31])
+    for i in range(31, 160, 2):
+        size = 1 + i % 3
+        lean.partial_fit(X[i:i + size], y[i:i + size])
+        full._checked_partial_fit(X[i:i + size], y[i:i + size])
+        _assert_same(_margin_attributes(lean), _margin_attributes(full))
+    assert lean._search_state.run_updates[0] > 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(sq_radius=st.floats(0.0, 1e6), halvings=st.integers(0, 700),
+       start_norm=st.sampled_from([0.0, 1e-3, 0.7, 5.0, 1e4, 1e9]),
+       step_min=st.floats(1e-3, 1.0), spread=st.floats(1.0, 50.0),
+       epsilon=st.sampled_from([0.5, 1.0, 0.1, 1 / 3]))
+# A warm run whose start is long: its own bound is above the cold one.
+@example(sq_radius=1.0, halvings=0, start_norm=1e4, step_min=0.5, spread=3.0,
+         epsilon=0.5)
+def test_margin_stream_levels_equal_the_search(sq_radius, halvings, start_norm,
+                                               step_min, spread, epsilon):
+    """The lean stream's margin threshold and update budget of a row, on
+    floats, are those of the search state's arrays, bit for bit (cold and
+    warm runs, any level)."""
+    X, y = _data(33, 12, 3, False, np.float64)
+    est = MarginPerceptron(epsilon=epsilon).partial_fit(X, y, classes=[0, 1, 2])
+    stream = est.__dict__["_stream"]["fast"]
+    step_max = step_min * spread
+    for name, value in [("sq_radius", sq_radius), ("halvings", halvings),
+                        ("start_norm", start_norm), ("step_min", step_min),
+                        ("step_max", step_max)]:
+        getattr(stream, name)[1] = value
+        getattr(est._search_state, name)[1] = value
+    stream._level(1)
+    search = est._search_state
+    assert stream.kappa[1] == ((1.0 - epsilon) * search.gamma())[1]
+    assert stream.budget[1] == search.budget(epsilon)[1]

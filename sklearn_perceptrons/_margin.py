@@ -19,6 +19,11 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms
 
+try:  # np.einsum without its dispatch (the same computation)
+    from numpy._core.multiarray import c_einsum as _c_einsum
+except ImportError:  # pragma: no cover - other NumPy versions
+    _c_einsum = np.einsum
+
 from ._base import class_indices, lean_codes, param_names, set_init_params
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
@@ -520,18 +525,25 @@ class _MarginStream:
             search.step_min[k] = self.step_min[k]
             search.step_max[k] = self.step_max[k]
 
-    def _after_segment(self, updates):
+    def _after_segment(self, updates, changed):
         """Count the updates of a segment, and restart every row whose run
-        went over its budget (``_MarginSearch.restart``)."""
+        went over its budget (``_MarginSearch.restart``).  Every run is
+        within its budget before the segment (the full way and this stream
+        check after every segment), so only the rows that made updates or
+        whose level ``changed`` need the check."""
         search = self.search
         if self.n_rows == 1:
-            counts = (int(updates[0]),)
+            total = int(updates[0])
+            if not total and not changed:
+                return 0
+            counts = (total,)
         else:
             counts = updates.tolist()
-        total = 0
+            total = sum(counts)
+            if not total and not changed:
+                return 0
         for k, u in enumerate(counts):
             if u:
-                total += u
                 self.run_updates[k] += u
                 search.run_updates[k] = self.run_updates[k]
         for k in range(self.n_rows):
@@ -562,10 +574,9 @@ class _MarginStream:
             return -1
         # The padded squared norms, as _padded_sq_norms computes them.
         wide = X if X.dtype == np.float64 else X.astype(np.float64)
-        sq = np.einsum("ij,ij->i", wide, wide)
+        sq = _c_einsum("ij,ij->i", wide, wide).tolist()
         if self.fit_intercept:
-            sq += 1.0
-        sq = sq.tolist()
+            sq = [value + 1.0 for value in sq]
         if not all(map(math.isfinite, sq)):
             return -1  # X not finite (or huge): the full path decides
         stream = self.stream
@@ -580,7 +591,7 @@ class _MarginStream:
                 return -1
             if changed:
                 self._write(changed)
-            return self._after_segment(updates)
+            return self._after_segment(updates, changed)
         # Several rows: every segment of the pass must succeed once the first
         # has changed the model, which this bound of the whole call proves
         # (with room for the rounding of the per-segment bounds).
@@ -613,7 +624,7 @@ class _MarginStream:
                     return -1
                 raise RuntimeError("the pass of a proven-safe call was declined")
             self._write(changed)
-            total += self._after_segment(updates)
+            total += self._after_segment(updates, changed)
             start = stop
         return total
 

@@ -10,9 +10,11 @@ and only our throughputs are reported.  Each library gets its input in its
 own native form, made before the clock starts (NumPy rows for ours, dicts for
 River); the runs alternate inside every repeat so both see the same load.
 Holdout accuracy: one pass over the training stream, scored on held-out rows.
-The last part gives the cost of one one-row ``partial_fit`` and ``predict``
+The last parts give the cost of one one-row ``partial_fit`` and ``predict``
 call of every estimator that streams, beside River's ``learn_one`` and
-``predict_one``.
+``predict_one``, and the cost of calls of 1, 8 and 32 rows of
+``MarginPerceptron``'s online margin search (``margin="auto"``) beside the
+same calls with a fixed margin.
 """
 
 import sys
@@ -191,6 +193,32 @@ def one_row_costs(n_classes, n_rows, repeats):
     return out
 
 
+def margin_search_costs(n_classes, n_rows, repeats):
+    """Microseconds per ``partial_fit`` call of ``MarginPerceptron`` with the
+    online margin search (``margin="auto"``) and with a fixed margin, calls
+    of 1, 8 and 32 rows timed in alternation, and their ratio (no target)."""
+    X, y, _, _ = _stream(n_rows + 100, n_classes, n_holdout=0)
+    classes = np.unique(y)
+    out = []
+    for size in (1, 8, 32):
+        calls = [(X[i:i + size], y[i:i + size]) for i in range(100, X.shape[0], size)]
+
+        def learn(margin):
+            est = MarginPerceptron(margin=margin).partial_fit(
+                X[:100], y[:100], classes=classes)
+            for xb, yb in calls:
+                est.partial_fit(xb, yb)
+
+        auto, fixed = interleaved_times(
+            [lambda: learn("auto"), lambda: learn(0.1)], repeats=repeats)
+        case = f"MarginPerceptron, {size} row(s) per call, {n_classes} classes"
+        out += [row(case, "margin='auto' us per call", auto / len(calls) * 1e6),
+                row(case, "margin=0.1 us per call", fixed / len(calls) * 1e6),
+                row(case, "auto / fixed", auto / fixed,
+                    note="the online search's bookkeeping over the plain pass")]
+    return out
+
+
 def run(quick=True):
     """Measure P17; returns the table rows."""
     repeats = 5
@@ -202,6 +230,8 @@ def run(quick=True):
         rows += stream_rows(n_samples, 10, repeats)
         rows += one_row_costs(2, 300 if quick else 1000, 3)
         rows += one_row_costs(10, 300 if quick else 1000, 3)
+        rows += margin_search_costs(2, 640 if quick else 3200, repeats)
+        rows += margin_search_costs(10, 640 if quick else 3200, repeats)
     return rows
 
 

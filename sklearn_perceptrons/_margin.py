@@ -655,6 +655,8 @@ class MarginPerceptron(BaseLinearPerceptron):
     data per epoch (to keep the pocket), and runs until the search ends:
     on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
     otherwise a few epochs after the pocket stops improving (see Notes).
+    A ``partial_fit`` call on a few rows with "auto" adds to the pass only
+    the rows' norms and the search's bookkeeping of every row.
 
     Parameters
     ----------

@@ -468,6 +468,10 @@ class _MarginStream:
         for k in range(self.n_rows):
             self._level(k)
         self.min_sq = min(self.sq_radius)
+        if self.n_rows == 1:
+            names = ("_search_state", "classes_", *param_names(owner))
+            stream.arm(state, names, tuple(owner.__dict__[name] for name in names),
+                       labels, self.eta)
         # Whether the step range of some row does not hold eta yet.
         self.new_steps = any(b > self.eta for b in self.step_min) or any(
             b < self.eta for b in self.step_max)
@@ -559,19 +563,23 @@ class _MarginStream:
         return total
 
     def learn(self, d, X, y):
-        try:
-            if self.getter(d) != self.values:
-                return -1
-        except (KeyError, ValueError, TypeError):  # missing, or no truth value
-            return -1
         if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype != self.dtype
                 or not X.flags.c_contiguous or X.shape[1] != self.n_features
                 or not 0 < X.shape[0] <= 256):
             return -1
         n = X.shape[0]
-        codes = lean_codes(self.labels, y, n)
-        if codes is None:
-            return -1
+        # One row of a binary problem: the compiled stream's learn checks the
+        # parameters, the search state and the label itself (see __init__).
+        by_stream = n == 1 and self.n_rows == 1
+        if not by_stream:
+            try:
+                if self.getter(d) != self.values:
+                    return -1
+            except (KeyError, ValueError, TypeError):  # missing, or no truth value
+                return -1
+            codes = lean_codes(self.labels, y, n)
+            if codes is None:
+                return -1
         # The padded squared norms, as _padded_sq_norms computes them.
         wide = X if X.dtype == np.float64 else X.astype(np.float64)
         sq = _c_einsum("ij,ij->i", wide, wide).tolist()
@@ -581,10 +589,14 @@ class _MarginStream:
             return -1  # X not finite (or huge): the full path decides
         stream = self.stream
         if n == 1:
-            self.y_one[0] = codes[0]
             changed = (self._grow(sq[0], self.new_steps)
                        if sq[0] > self.min_sq or self.new_steps else ())
-            updates = stream.run(X, self.y_one, self.step_one)
+            if by_stream:
+                total = stream.learn(d, X, y)
+                updates = (total,) if total >= 0 else None
+            else:
+                self.y_one[0] = codes[0]
+                updates = stream.run(X, self.y_one, self.step_one)
             if updates is None:
                 if changed:
                     self._undo(changed)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
+from sklearn_perceptrons import _margin
 from sklearn_perceptrons import (
     KernelPerceptron,
     MarginPerceptron,
@@ -164,6 +165,7 @@ def test_bad_row_refused_and_nothing_changes(estimator, bad):
     (Perceptron(), "eta0", -1.0),
     (Perceptron(), "threshold", "big"),
     (MarginPerceptron(margin=0.1), "margin", -0.5),
+    (MarginPerceptron(), "epsilon", 2.0),
     (SecondOrderPerceptron(), "fit_intercept", "yes"),
     (KernelPerceptron(), "kernel", "unknown"),
     (OneVsAllPerceptron(Perceptron()), "estimator__eta0", 0.0),
@@ -892,3 +894,31 @@ def test_margin_stream_levels_equal_the_search(sq_radius, halvings, start_norm,
     search = est._search_state
     assert stream.kappa[1] == ((1.0 - epsilon) * search.gamma())[1]
     assert stream.budget[1] == search.budget(epsilon)[1]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("change", [{"epsilon": 0.9}, {"fit_intercept": False},
+                                    {"margin": 0.2}, {"average": True}], ids=repr)
+def test_margin_search_changed_parameter_goes_the_full_way(n_classes, change):
+    """A parameter changed between lean rows of margin="auto" is seen by the
+    next row (no stale margin threshold, norm or search state): the model of
+    the same calls made the full way, and back to "auto" after."""
+    X, y = _data(34, 80, n_classes, False, np.float64)
+    classes = np.arange(n_classes)
+    lean = MarginPerceptron().partial_fit(X[:5], y[:5], classes=classes)
+    full = MarginPerceptron().partial_fit(X[:5], y[:5], classes=classes)
+    for i in range(5, 80):
+        if i in (30, 55):
+            params = change if i == 30 else {k: MarginPerceptron().get_params()[k]
+                                             for k in change}
+            lean.set_params(**params)
+            full.set_params(**params)
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        _assert_same([np.asarray(getattr(m, name)) for m in (lean,)
+                      for name in ("coef_", "intercept_", "margin_", "gamma_")]
+                     + [lean.mistakes_per_epoch_],
+                     [np.asarray(getattr(m, name)) for m in (full,)
+                      for name in ("coef_", "intercept_", "margin_", "gamma_")]
+                     + [full.mistakes_per_epoch_])
+    assert isinstance(lean.__dict__["_stream"]["fast"], _margin._MarginStream)

@@ -432,7 +432,8 @@ class _SearchTrainer(LinearTrainer):
 class _MarginStream:
     """The lean ``partial_fit`` of ``margin="auto"``: the pass of
     :meth:`MarginPerceptron._online_search_pass`, with its segments and its
-    arithmetic, for up to 256 unweighted rows of a float ndarray.
+    arithmetic, for up to 256 unweighted rows of a float ndarray (and one
+    CSR row of a binary problem).
 
     The search state of every row (radius, level, run, step range) is
     mirrored in Python floats, and its γ, margin threshold and update budget
@@ -562,8 +563,36 @@ class _MarginStream:
                 self._level(k)
         return total
 
+    def _learn_one(self, d, X, y, sq):
+        """One row of a binary problem, of padded squared norm ``sq``, by
+        the compiled stream's learn, which checks the parameters, the search
+        state and the label itself (see ``__init__``)."""
+        if not math.isfinite(sq):
+            return -1  # X not finite (or huge): the full path decides
+        changed = (self._grow(sq, self.new_steps)
+                   if sq > self.min_sq or self.new_steps else ())
+        total = self.stream.learn(d, X, y)
+        if total < 0:
+            if changed:
+                self._undo(changed)
+            return -1
+        if changed:
+            self._write(changed)
+        return self._after_segment((total,), changed)
+
     def learn(self, d, X, y):
-        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype != self.dtype
+        if type(X) is not np.ndarray:
+            # One CSR row of a binary problem: the compiled stream's learn
+            # takes it (and declines any CSR form it cannot read).
+            if (self.n_rows != 1 or not sp.issparse(X) or X.format != "csr"
+                    or X.shape != (1, self.n_features) or X.dtype != self.dtype):
+                return -1
+            try:
+                sq = _padded_sq_norms(X, self.fit_intercept).tolist()[0]
+            except (ValueError, TypeError, IndexError):  # the full path says why
+                return -1
+            return self._learn_one(d, X, y, sq)
+        if (X.ndim != 2 or X.dtype != self.dtype
                 or not X.flags.c_contiguous or X.shape[1] != self.n_features
                 or not 0 < X.shape[0] <= 256):
             return -1
@@ -588,15 +617,13 @@ class _MarginStream:
         if not all(map(math.isfinite, sq)):
             return -1  # X not finite (or huge): the full path decides
         stream = self.stream
+        if by_stream:
+            return self._learn_one(d, X, y, sq[0])
         if n == 1:
             changed = (self._grow(sq[0], self.new_steps)
                        if sq[0] > self.min_sq or self.new_steps else ())
-            if by_stream:
-                total = stream.learn(d, X, y)
-                updates = (total,) if total >= 0 else None
-            else:
-                self.y_one[0] = codes[0]
-                updates = stream.run(X, self.y_one, self.step_one)
+            self.y_one[0] = codes[0]
+            updates = stream.run(X, self.y_one, self.step_one)
             if updates is None:
                 if changed:
                     self._undo(changed)

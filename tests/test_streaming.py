@@ -922,3 +922,39 @@ def test_margin_search_changed_parameter_goes_the_full_way(n_classes, change):
                       for name in ("coef_", "intercept_", "margin_", "gamma_")]
                      + [full.mistakes_per_epoch_])
     assert isinstance(lean.__dict__["_stream"]["fast"], _margin._MarginStream)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("average", [False, True])
+def test_margin_search_csr_rows_equal_the_full_way(dtype, average):
+    """One CSR row per call of a binary margin="auto" stream (csr_matrix or
+    csr_array, duplicate entries, no entry, a NaN entry refused): the model,
+    margins and search state of the same calls made the full way."""
+    X, y = _data(35, 60, 2, False, dtype)
+    X *= np.linspace(0.3, 2.0, 60)[:, None].astype(dtype)
+    X[7] = 0.0
+    lean = MarginPerceptron(average=average).partial_fit(
+        sp.csr_matrix(X[:2]), y[:2], classes=[0, 1])
+    full = MarginPerceptron(average=average).partial_fit(
+        sp.csr_matrix(X[:2]), y[:2], classes=[0, 1])
+    for i in range(2, 60):
+        row = sp.csr_matrix(X[i:i + 1])
+        if i % 4 == 0:
+            row = sp.csr_array(row)
+        elif i % 4 == 1 and row.nnz >= 2:
+            half = row.data[0] / 2
+            row = sp.csr_matrix(
+                (np.r_[row.data[1:], half, row.data[0] - half],
+                 np.r_[row.indices[1:], row.indices[0], row.indices[0]],
+                 [0, row.nnz + 1]), shape=row.shape)
+        if i == 30:
+            bad = row.copy()
+            bad.data[:1] = np.nan
+            before = _snapshot(lean), pickle.dumps(_search_arrays(lean))
+            with pytest.raises(ValueError, match="NaN"):
+                lean.partial_fit(bad, y[i:i + 1])
+            assert (_snapshot(lean), pickle.dumps(_search_arrays(lean))) == before
+        lean.partial_fit(row, y[i:i + 1])
+        full._checked_partial_fit(row, y[i:i + 1])
+        _assert_same(_margin_attributes(lean), _margin_attributes(full))
+    assert isinstance(lean.__dict__["_stream"]["fast"], _margin._MarginStream)

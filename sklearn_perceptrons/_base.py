@@ -201,9 +201,8 @@ def stream_class_indices(estimator, classes, y):
     cache = stream_cache(estimator)
     entry = cache.get("labels")
     if entry is None or entry[0] is not classes:
-        try:
-            index = {label: i for i, label in enumerate(classes.tolist())}
-        except TypeError:  # unhashable labels
+        index = label_index(classes)
+        if index is None:
             return class_indices(classes, y)
         entry = cache["labels"] = (classes, index)
     index = entry[1]
@@ -212,6 +211,17 @@ def stream_class_indices(estimator, classes, y):
     except (KeyError, TypeError):
         return class_indices(classes, y)
     return np.array(codes, dtype=np.int32)
+
+
+def label_index(classes):
+    """``{label: index}`` over ``classes_``, the dict a lean call looks its
+    labels up in; None when the labels cannot index one (unhashable, or
+    distinct labels that compare equal), and the calls then go the full way."""
+    try:
+        index = {label: i for i, label in enumerate(classes.tolist())}
+    except TypeError:
+        return None
+    return index if len(index) == classes.shape[0] else None
 
 
 def lean_codes(labels, y, n_samples):

@@ -30,6 +30,7 @@ from ._base import (
     fit_method,
     keep_state_on_error,
     partial_fit_context,
+    label_index,
     param_names,
     set_init_params,
     stream_cache,
@@ -494,11 +495,8 @@ class BaseLinearPerceptron(BasePerceptron):
                 or getattr(self, "penalty", None) is not None
                 or "feature_names_in_" in self.__dict__):
             return
-        try:
-            labels = {label: i for i, label in enumerate(classes.tolist())}
-        except TypeError:  # unhashable labels: no dict to look them up
-            return
-        if len(labels) != classes.shape[0]:
+        labels = label_index(classes)
+        if labels is None:
             return
         if arm_stream(cache, self, state, table, fit_intercept=self.fit_intercept,
                       rule=self._stream_rule(None, state.coef.shape[0]),

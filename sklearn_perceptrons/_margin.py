@@ -24,7 +24,13 @@ try:  # np.einsum without its dispatch (the same computation)
 except ImportError:  # pragma: no cover - other NumPy versions
     _c_einsum = np.einsum
 
-from ._base import class_indices, lean_codes, param_names, set_init_params
+from ._base import (
+    class_indices,
+    label_index,
+    lean_codes,
+    param_names,
+    set_init_params,
+)
 from ._docstrings import shared_doc
 from ._linear import BaseLinearPerceptron
 from ._rows import (
@@ -1052,11 +1058,8 @@ class MarginPerceptron(BaseLinearPerceptron):
                 or self.class_weight is not None
                 or "feature_names_in_" in self.__dict__):
             return
-        try:
-            labels = {label: i for i, label in enumerate(classes.tolist())}
-        except TypeError:  # unhashable labels: no dict to look them up
-            return
-        if len(labels) != classes.shape[0]:
+        labels = label_index(classes)
+        if labels is None:
             return
         n_rows = state.coef.shape[0]
         rule = Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows))

@@ -59,6 +59,7 @@ from ._base import (
     keep_state_on_error,
     lean_codes,
     partial_fit_classes,
+    label_index,
     param_names,
     partial_fit_context,
     PredictMixin,
@@ -331,11 +332,8 @@ class _ReductionStream:
                 is not _linear.BaseLinearPerceptron._finish_row
                 or any(e.__dict__.get("_state") is None for e in estimators)):
             return
-        try:
-            labels = {label: i for i, label in enumerate(classes.tolist())}
-        except TypeError:  # unhashable labels
-            return
-        if len(labels) != classes.shape[0]:
+        labels = label_index(classes)
+        if labels is None:
             return
         key = cache.get("params")
         if key is None:  # the first call: the next one arms

@@ -37,6 +37,24 @@ STREAMING = [
     OneVsOnePerceptron(MarginPerceptron(margin=0.1)),
 ]
 
+
+def _csr_row_form(X, i):
+    """Row i of X as CSR in one of the forms a stream meets, by i: a
+    csr_array, a non-canonical csr_matrix (the first entry split in two
+    halves stored twice, unsorted), or a plain csr_matrix."""
+    row = sp.csr_matrix(X[i:i + 1])
+    if i % 4 == 0:
+        return sp.csr_array(row)
+    if i % 4 == 1 and row.nnz >= 2:
+        half = row.data[0] / 2
+        row = sp.csr_matrix(
+            (np.r_[row.data[1:], half, row.data[0] - half],
+             np.r_[row.indices[1:], row.indices[0], row.indices[0]],
+             [0, row.nnz + 1]), shape=row.shape)
+        assert not row.has_canonical_format
+    return row
+
+
 def _ids(estimator):
     return repr(estimator)
 
@@ -494,17 +512,7 @@ def test_csr_rows_of_any_form_equal_one_batch(estimator, dtype):
     stream = clone(estimator).partial_fit(sp.csr_matrix(X[:2]), y[:2],
                                           classes=[0, 1, 2])
     for i in range(2, 30):
-        row = sp.csr_matrix(X[i:i + 1])
-        if i % 4 == 0:
-            row = sp.csr_array(row)
-        elif i % 4 == 1 and row.nnz >= 2:
-            # Split the first entry in two halves stored twice, unsorted.
-            half = row.data[0] / 2
-            row = sp.csr_matrix(
-                (np.r_[row.data[1:], half, row.data[0] - half],
-                 np.r_[row.indices[1:], row.indices[0], row.indices[0]],
-                 [0, row.nnz + 1]), shape=row.shape)
-            assert not row.has_canonical_format
+        row = _csr_row_form(X, i)
         stream.partial_fit(row, y[i:i + 1])
     _assert_same(_model(stream), _model(batch))
 
@@ -938,15 +946,7 @@ def test_margin_search_csr_rows_equal_the_full_way(dtype, average):
     full = MarginPerceptron(average=average).partial_fit(
         sp.csr_matrix(X[:2]), y[:2], classes=[0, 1])
     for i in range(2, 60):
-        row = sp.csr_matrix(X[i:i + 1])
-        if i % 4 == 0:
-            row = sp.csr_array(row)
-        elif i % 4 == 1 and row.nnz >= 2:
-            half = row.data[0] / 2
-            row = sp.csr_matrix(
-                (np.r_[row.data[1:], half, row.data[0] - half],
-                 np.r_[row.indices[1:], row.indices[0], row.indices[0]],
-                 [0, row.nnz + 1]), shape=row.shape)
+        row = _csr_row_form(X, i)
         if i == 30:
             bad = row.copy()
             bad.data[:1] = np.nan

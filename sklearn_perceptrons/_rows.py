@@ -76,12 +76,6 @@ def _read_only(*arrays):
     return arrays
 
 
-def n_rows_of(table):
-    """Number of weight rows a table addresses."""
-    rows = table[1]
-    return int(rows.max()) + 1 if rows.shape[0] else 0
-
-
 @functools.lru_cache(maxsize=64)
 def one_vs_all_table(n_classes):
     """Rows touched by each class, and signs, for one-vs-all sub-problems.

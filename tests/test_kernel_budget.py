@@ -352,17 +352,31 @@ def test_unweighted_fit_reads_the_step_of_each_class():
     assert_array_equal(as_samples.dual_coef_, by_class.dual_coef_)
 
 
-def test_fit_extra_memory_is_at_most_X_and_the_budget():
+@pytest.mark.parametrize("class_weight", [None, "balanced", {0: 1.0, 1: 2.0}])
+def test_fit_extra_memory_is_at_most_X_and_the_budget(class_weight):
     # P11's memory target on a small case: two float64 features make X only
     # 16 bytes a row, so every per-sample array (labels, the epoch's order)
     # weighs; their peak with the budget's state stays within X's size plus
-    # O(B * (n_features + n_classes)).
+    # O(B * (n_features + n_classes)), class weights included.
     X, y = make_moons(50000, noise=0.2, random_state=0)
     tracemalloc.start()
-    KernelPerceptron(budget=50, max_iter=3).fit(X, y)
+    KernelPerceptron(budget=50, max_iter=3, class_weight=class_weight).fit(X, y)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak <= X.nbytes + 200_000
+
+
+def test_balanced_class_weight_is_scikit_learns():
+    # "balanced" from the class counts equals scikit-learn's weights.
+    from sklearn.utils import compute_class_weight
+
+    X, y = multiclass_data(91)
+    y = np.array(["b", "a", "c"])[y]
+    clf = KernelPerceptron(class_weight="balanced")
+    classes = np.unique(y)
+    y_class = np.searchsorted(classes, y).astype(np.int32)
+    assert_array_equal(clf._class_weights(classes, y_class),
+                       compute_class_weight("balanced", classes=classes, y=y))
 
 
 def test_callable_kernels_keep_the_unbudgeted_walk():

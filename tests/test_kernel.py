@@ -529,6 +529,31 @@ def test_matches_numpy_reference(multiclass, average, budget, strategy):
     assert set(clf.support_) == set(np.flatnonzero(np.abs(expected).sum(1)))
 
 
+@pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("strategy", ["forgetron", "random", "oldest"])
+def test_precomputed_budget_matches_numpy_reference(multiclass, strategy):
+    # A precomputed Gram matrix keeps the walk of _kernel_fast with a budget
+    # (its rows are kernel values, not features the budgeted walk could
+    # compute kernels from): the same budgeted perceptron, exactly.
+    X, y = multiclass_data(50) if multiclass else binary_data(50)
+    classes, y_class = np.unique(y, return_inverse=True)
+    gram = padded_gram(X, 0.2, add=0.0)
+    clf = fixed_epochs(kernel="precomputed", budget=8,
+                       budget_strategy=strategy, threshold=0.3,
+                       random_state=7).fit(gram, y)
+    seed = 0
+    if strategy == "random":
+        seed = int(np.random.RandomState(7).randint(
+            np.iinfo(np.int64).max, dtype=np.int64)) ^ 0x5851F42D4C957F2D
+    expected = reference_kernel_perceptron(
+        gram + 1.0, y_class, len(classes), [np.arange(X.shape[0])] * 3,
+        threshold=0.3, budget=8, strategy=strategy, seed=seed,
+    )
+    assert_allclose(dense_dual_coef(clf, X.shape[0]), expected, rtol=1e-9,
+                    atol=1e-12)
+    assert clf.dual_coef_.shape[1] <= 8
+
+
 def test_budgeted_rows_stop_together():
     # A tight class whose row stops making mistakes early, while removals made
     # for the other rows go on changing it.  With a budget the rows stop

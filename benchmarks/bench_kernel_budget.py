@@ -13,7 +13,7 @@ accuracy >= the pipeline's - 0.005, peak extra memory during ``fit``
 a few hundred kB here, with what the shared validation of labels and
 weights allocates per sample); with ``verbose=1``, the largest time between
 two lines (or the start or end of ``fit``) <= 10 s.  Fit times are medians of 5 repeats in
-alternation (3 in quick mode), BLAS limited to one thread.
+alternation, BLAS limited to one thread.
 
 P12 (budgets that work): standardized digits (75% train), make_moons(20000,
 noise=0.2), make_circles(20000, noise=0.1, factor=0.5) and
@@ -83,7 +83,7 @@ def p11(quick):
     t_ours, t_pipe = interleaved_times(
         [lambda: _quiet_fit(ours, X_train, y_train),
          lambda: _quiet_fit(pipe, X_train, y_train)],
-        repeats=3 if quick else 5, warmup=0)
+        repeats=5, warmup=0)
     acc_ours = ours.score(X_test, y_test)
     acc_pipe = pipe.score(X_test, y_test)
     tracemalloc.start()

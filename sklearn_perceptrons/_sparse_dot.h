@@ -6,7 +6,8 @@
 
    Eight partial sums: entry j goes to sum j % 8 (the last nnz % 8 entries to
    sum 0), combined as ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)), the
-   order of the dense dot product.  With AVX2 the weights are fetched by
+   order of the dense dot product; a row of fewer than 8 entries is summed
+   in one.  With AVX2 the weights are fetched by
    gather instructions, which issue fewer instructions per entry than scalar
    loads; the lanes hold the same partial sums in the same order, so both
    builds return the same bits. */
@@ -23,6 +24,11 @@ static inline double skp_sparse_dot_d(const double *w, const double *x,
 {
     double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     ptrdiff_t j = 0;
+    if (nnz < 8) {
+        for (; j < nnz; j++)
+            s[0] += w[idx[j]] * x[j];
+        return s[0];
+    }
 #if defined(__AVX2__)
     __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
     for (; j + 8 <= nnz; j += 8) {
@@ -57,6 +63,11 @@ static inline float skp_sparse_dot_f(const float *w, const float *x,
 {
     float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     ptrdiff_t j = 0;
+    if (nnz < 8) {
+        for (; j < nnz; j++)
+            s[0] += w[idx[j]] * x[j];
+        return s[0];
+    }
 #if defined(__AVX2__)
     __m256 acc = _mm256_setzero_ps();
     for (; j + 8 <= nnz; j += 8) {

@@ -191,10 +191,19 @@ class BaseLinearPerceptron(BasePerceptron):
             ``classes_[1]`` is predicted); otherwise one column per class.
         """
         X = self._validate_predict_data(X)
-        # safe_sparse_dot computes X @ coef_.T for a dense X: the same
-        # product, without its dispatch (most of a one-row call).
-        scores = (X @ self.coef_.T if type(X) is np.ndarray
-                  else safe_sparse_dot(X, self.coef_.T, dense_output=True))
+        coef = self.coef_
+        if type(X) is np.ndarray:
+            if X.shape[0] == 1 and coef.shape[0] == 1:
+                # One row of a binary problem (a stream): the one dot product
+                # that X @ coef_.T is (the same BLAS dot) and the intercept
+                # added on the scalar, without the general case's array
+                # operations (most of a one-row call).
+                return np.array([np.vdot(X, coef) + self.intercept_[0]])
+            # safe_sparse_dot computes X @ coef_.T for a dense X: the same
+            # product, without its dispatch.
+            scores = X @ coef.T
+        else:
+            scores = safe_sparse_dot(X, coef.T, dense_output=True)
         scores += self.intercept_
         return decision_shape(scores)
 

@@ -132,6 +132,17 @@ def _shared_pass_supported(estimator, *, partial=False):
     return True
 
 
+def _validates_as_ours(estimators, params):
+    """Whether every binary estimator is one of this package's linear
+    perceptrons (exact types) given no metadata but sample weights: they all
+    validate X by the package's rules (``validate_rows``), so that
+    ``predict`` may validate it once, by those rules, for all of them, as
+    the fast path does (on the generic path too: ``margin="auto"``,
+    ``class_weight``, ``early_stopping``)."""
+    return set(params) <= {"sample_weight"} and all(
+        type(e) in _SHARED_PASS_TYPES for e in estimators)
+
+
 _PARAM_NAMES = {}
 
 
@@ -775,7 +786,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             self.estimators_ = self._fit_shared(base, X, y_class, sample_weight)
         else:
             self.estimators_ = self._fit_generic(base, X, y_class, params)
-        self._shared_input = shared
+        self._shared_input = shared or _validates_as_ours([base], params)
         return self
 
     def _fit_shared(self, base, X, y_class, sample_weight):
@@ -835,7 +846,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             )
         self.classes_ = classes
         self.estimators_ = estimators
-        self._shared_input = shared
+        self._shared_input = shared or _validates_as_ours(estimators, params)
         cache = stream_cache(self)
         cache.pop("fast", None)
         if shared or (_margin.searches_margin(estimators[0])

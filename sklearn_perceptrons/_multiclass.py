@@ -81,6 +81,7 @@ from ._rows import (
 from ._training import (
     StoppingRule,
     record_partial_pass,
+    record_partial_passes,
     set_fit_results,
     train,
 )
@@ -453,13 +454,12 @@ class _ReductionStream:
             rows = self.touched[codes[0]]
         else:
             rows = sorted(set().union(*(self.touched[c] for c in set(codes))))
-        for k in rows:
-            est = self.list[k]
-            if self.average:
+        if self.average:
+            for k in rows:
                 # The average moved: coef_ is computed when read.
-                est.__dict__.pop("coef_", None)
-                est.__dict__.pop("intercept_", None)
-            record_partial_pass(est, int(updates[k]))
+                self.dicts[k].pop("coef_", None)
+                self.dicts[k].pop("intercept_", None)
+        record_partial_passes(self.dicts, rows, updates)
         if self.pairs is not None:
             self._after_learn(X, codes, rows)
         return True

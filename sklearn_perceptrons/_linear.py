@@ -194,11 +194,7 @@ class BaseLinearPerceptron(BasePerceptron):
         coef = self.coef_
         if type(X) is np.ndarray:
             if X.shape[0] == 1 and coef.shape[0] == 1:
-                # One row of a binary problem (a stream): the one dot product
-                # that X @ coef_.T is (the same BLAS dot) and the intercept
-                # added on the scalar, without the general case's array
-                # operations (most of a one-row call).
-                return np.array([np.vdot(X, coef) + self.intercept_[0]])
+                return np.array([binary_row_decision(X, coef, self.intercept_)])
             # safe_sparse_dot computes X @ coef_.T for a dense X: the same
             # product, without its dispatch.
             scores = X @ coef.T
@@ -817,6 +813,15 @@ class Perceptron(BaseLinearPerceptron):
 # ---------------------------------------------------------------------------
 # The internal API of the multiclass fast path and of ParameterMixing
 # ---------------------------------------------------------------------------
+
+
+def binary_row_decision(X, coef, intercept):
+    """The decision of one row X (shape (1, n_features)) of a binary linear
+    perceptron, a NumPy scalar: ``X @ coef.T + intercept`` as the one dot
+    product it is (the same BLAS dot), the intercept added on the scalar,
+    without the array operations of the general case (most of a one-row
+    call).  Every one-row decision of the package computes it so."""
+    return np.vdot(X, coef) + intercept[0]
 
 
 def learning_rate(estimator):

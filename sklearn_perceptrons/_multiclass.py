@@ -230,18 +230,31 @@ def _linear_scores(estimators, X):
     """The 1-d decisions of fitted binary linear perceptrons on a few rows
     of a validated dense X, as their own ``decision_function`` computes
     them (``X @ coef_.T + intercept_``) without validating X again for each
-    (most of a one-row call); None when that does not hold for all of them.
+    (most of a one-row call); for one row, the scalar decisions
+    (``binary_row_decision``).  None when that does not hold for all of
+    them.
     """
     if type(X) is not np.ndarray or X.shape[0] > 8:
         return None
     base = _linear.BaseLinearPerceptron.decision_function
+    n_features = X.shape[1]
+    for est in estimators:
+        d = est.__dict__
+        if (getattr(type(est), "decision_function", None) is not base
+                or d.get("n_features_in_") != n_features
+                or "feature_names_in_" in d):
+            return None
+    if X.shape[0] == 1:
+        row = _linear.binary_row_decision
+        out = []
+        for est in estimators:
+            coef = est.coef_
+            if coef.shape[0] != 1:  # not a binary problem's single row
+                return None
+            out.append(row(X, coef, est.intercept_))
+        return out
     out = []
     for est in estimators:
-        if (getattr(type(est), "decision_function", None) is not base
-                or "n_features_in_" not in est.__dict__
-                or est.__dict__["n_features_in_"] != X.shape[1]
-                or "feature_names_in_" in est.__dict__):
-            return None
         scores = X @ est.coef_.T
         scores += est.intercept_
         out.append(scores.ravel())
@@ -729,7 +742,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     def _validate_X(self, X):
         """Validate X for prediction with the settings of the last fit."""
-        check_is_fitted(self)
+        if "estimators_" not in self.__dict__:
+            # Fitted reductions have estimators_, which is all that
+            # check_is_fitted would look for: only the others pay for it.
+            check_is_fitted(self)
         if getattr(self, "_shared_input", False):
             return validate_rows(self, X, reset=False)
         return validate_data(
@@ -1024,6 +1040,8 @@ class OneVsAllPerceptron(_BaseReduction):
         if scores is None:
             scores = [np.ravel(est.decision_function(X))
                       for est in self.estimators_]
+        elif X.shape[0] == 1:  # the scalar decisions of one row
+            return np.array(scores if len(scores) == 1 else [scores])
         if len(scores) == 1:
             return scores[0]
         return np.column_stack(scores)
@@ -1206,14 +1224,14 @@ class OneVsOnePerceptron(_BaseReduction):
         for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
             if "classes_" not in est.__dict__:
                 continue  # the pair has seen no sample yet
-            score = float(next(scores)[0])
+            score = float(next(scores))
             if score > 0:
                 votes[j] += 1.0
             else:
                 votes[i] += 1.0
             confidence[j] += score
             confidence[i] -= score
-        votes = np.array([votes])
-        confidence = np.array([confidence])
-        return votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+        # The general path's formula, each IEEE operation on the floats.
+        return np.array([[v + c / (3.0 * (abs(c) + 1.0))
+                          for v, c in zip(votes, confidence)]])
 

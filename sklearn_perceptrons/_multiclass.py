@@ -618,7 +618,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         samples of a batch.
 
         A one-vs-one pair with no sample of its two classes in the batch is
-        not updated.  On the fast path (see Notes), once every binary
+        not updated.  On the fast path (see Notes), and for binary
+        ``MarginPerceptron(margin="auto")`` estimators, once every binary
         estimator has seen a sample, a call on a few rows of a float ndarray
         costs little more than the update itself: the weights of the binary
         estimators are then updated in place, so their ``coef_`` may change

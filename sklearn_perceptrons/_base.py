@@ -484,6 +484,26 @@ def lean_check(estimator, X, y=None):
     return y
 
 
+_FLOAT_DTYPE_OBJECTS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def predict_rows(estimator, X):
+    """``validate_rows(estimator, X, reset=False)`` of a fitted estimator,
+    with the common case of a stream's prediction checked inline: a float
+    C-ordered ndarray of the fitted width, at least one row, finite (one
+    dot product of X with itself, see :func:`check_finite`), and no feature
+    names to compare.  Anything else goes the general way, which says what
+    is wrong."""
+    d = estimator.__dict__
+    if (type(X) is np.ndarray and X.ndim == 2
+            and X.dtype in _FLOAT_DTYPE_OBJECTS and X.flags.c_contiguous
+            and X.shape[1] == d.get("n_features_in_") and X.shape[0]
+            and "feature_names_in_" not in d
+            and math.isfinite(np.vdot(X, X))):
+        return X
+    return validate_rows(estimator, X, reset=False)
+
+
 def validate_rows(estimator, X, y="no_validation", *, reset):
     """Validate X (and y) for the compiled code of the package.
 
@@ -658,7 +678,7 @@ class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
             # Fitted estimators have n_features_in_, which is all that
             # check_is_fitted would look for: only the others pay for it.
             check_is_fitted(self)
-        return validate_rows(self, X, reset=False)
+        return predict_rows(self, X)
 
     def _class_weights(self, classes, y_class=None, *, partial=False):
         """Weight of every class index, from ``class_weight``."""

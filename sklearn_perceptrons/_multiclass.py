@@ -63,6 +63,7 @@ from ._base import (
     param_names,
     partial_fit_context,
     PredictMixin,
+    predict_rows,
     set_init_params,
     stream_cache,
     validate_rows,
@@ -748,7 +749,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             # check_is_fitted would look for: only the others pay for it.
             check_is_fitted(self)
         if getattr(self, "_shared_input", False):
-            return validate_rows(self, X, reset=False)
+            return predict_rows(self, X)
         return validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,

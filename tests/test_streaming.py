@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_perceptrons import _margin
+from sklearn_perceptrons import _margin, _multiclass
 from sklearn_perceptrons import (
     KernelPerceptron,
     MarginPerceptron,
@@ -1151,3 +1151,36 @@ def test_generic_reduction_of_our_perceptrons_validates_rows_as_ours(reduction,
         X_bad, _, _, message = BAD_ROWS[bad]
         with pytest.raises(ValueError, match=message):
             est.predict(X_bad)
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("start", ["fit", "weighted", "two_classes"])
+def test_reduction_of_margin_searches_from_any_start(reduction, start):
+    """Lean one- and few-row calls of binary margin searches continue any
+    start as the full way does: a fit's searches, a weighted first batch
+    (whose step ranges lack the unit step: a row's range then grows at its
+    first lean sample), or a first batch of two classes of four (the other
+    one-vs-one pairs unfitted until their classes come)."""
+    X, y = _data(38, 70, 4, False, np.float64)
+    X *= np.linspace(0.3, 2.5, 70)[:, None]
+    classes = np.arange(4)
+    first, weight = slice(0, 10), None
+    if start == "weighted":
+        weight = np.full(10, 2.0)
+    elif start == "two_classes":
+        y[:10] = np.arange(10) % 2
+    models = []
+    for _ in range(2):
+        est = reduction(MarginPerceptron(epsilon=0.9))
+        if start == "fit":
+            est.fit(X[first], y[first])
+        est.partial_fit(X[first], y[first], classes=classes, sample_weight=weight)
+        models.append(est)
+    lean, full = models
+    for i, size in zip(range(10, 70, 3), [1, 3, 1, 2, 1, 1, 3, 1] * 3):
+        lean.partial_fit(X[i:i + size], y[i:i + size])
+        full._checked_partial_fit(X[i:i + size], y[i:i + size])
+        _assert_same_binaries(lean, full)
+    fast = lean.__dict__["_stream"].get("fast")
+    assert isinstance(fast, _multiclass._ReductionStream)
+    assert fast.search is not None

@@ -1089,3 +1089,65 @@ def test_reduction_of_margin_searches_changed_between_rows(reduction, change):
         _assert_same_binaries(lean, full)
     np.testing.assert_array_equal(lean.decision_function(X[:4]),
                                   full.decision_function(X[:4]))
+
+
+# ---------------------------------------------------------------------------
+# One-row prediction
+# ---------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), n_features=st.integers(1, 300),
+       model_dtype=st.sampled_from([np.float64, np.float32]),
+       row_dtype=st.sampled_from([np.float64, np.float32]),
+       scale=st.sampled_from([1e-3, 1.0, 1e3]), fit_intercept=st.booleans(),
+       labels=st.sampled_from([[0, 1], ["no", "yes"], [-3, 7]]))
+def test_one_row_binary_prediction_is_the_general_formula(
+        seed, n_features, model_dtype, row_dtype, scale, fit_intercept, labels):
+    """The one-row decision of a binary linear perceptron is
+    ``X @ coef_.T + intercept_`` bit for bit (dtype included, for a row of
+    either float type), and its prediction the class that decision picks, in
+    a new array."""
+    rng = np.random.RandomState(seed)
+    X = (rng.normal(size=(12, n_features)) * scale).astype(model_dtype)
+    y = np.array(labels)[np.arange(12) % 2]
+    est = Perceptron(fit_intercept=fit_intercept, max_iter=3, tol=None).fit(X, y)
+    for row in (X[:1].astype(row_dtype), X[5:6].astype(row_dtype)):
+        expected = row @ est.coef_.T
+        expected += est.intercept_
+        expected = expected.ravel()
+        decision = est.decision_function(row)
+        assert decision.dtype == expected.dtype and decision.shape == (1,)
+        np.testing.assert_array_equal(decision, expected)
+        predicted = est.predict(row)
+        reference = est.classes_[(expected > 0).astype(int)]
+        assert predicted.dtype == reference.dtype
+        np.testing.assert_array_equal(predicted, reference)
+        predicted[0] = est.classes_[0]  # a new array, not a view of classes_
+        np.testing.assert_array_equal(est.classes_, np.unique(y))
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("base", [MarginPerceptron(),
+                                  Perceptron(class_weight={0: 2.0, 1: 1.0})],
+                         ids=_ids)
+def test_generic_reduction_of_our_perceptrons_validates_rows_as_ours(reduction,
+                                                                     base):
+    """A reduction of this package's perceptrons on the generic path (margin
+    searches, class weights) validates X for prediction by the package's
+    rules: the binary estimators' decisions, and their errors."""
+    X, y = _data(37, 40, 3, False, np.float64)
+    est = reduction(base).fit(X, y)
+    assert est._shared_input
+    for rows in (X[:1], X[:7], sp.csr_matrix(X[:3]), X[:2].tolist()):
+        form = rows if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+        binary = [np.ravel(e.decision_function(form)) for e in est.estimators_]
+        if reduction is OneVsAllPerceptron:
+            np.testing.assert_array_equal(est.decision_function(rows),
+                                          np.column_stack(binary))
+        else:
+            assert est.decision_function(rows).shape == (len(binary[0]), 3)
+    for bad in ("nan", "inf", "features"):
+        X_bad, _, _, message = BAD_ROWS[bad]
+        with pytest.raises(ValueError, match=message):
+            est.predict(X_bad)

@@ -996,7 +996,9 @@ def _assert_same_binaries(a, b):
         _assert_same(_binary_attributes(x), _binary_attributes(y))
 
 
-MARGIN_BASES = [MarginPerceptron(margin=0.3), MarginPerceptron(epsilon=0.9),
+MARGIN_BASES = [MarginPerceptron(margin=0.3),
+                MarginPerceptron(margin=0.2, average=True, fit_intercept=False),
+                MarginPerceptron(epsilon=0.9),
                 MarginPerceptron(average=True, epsilon=0.8, fit_intercept=False)]
 
 

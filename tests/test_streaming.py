@@ -1186,3 +1186,35 @@ def test_reduction_of_margin_searches_from_any_start(reduction, start):
     fast = lean.__dict__["_stream"].get("fast")
     assert isinstance(fast, _multiclass._ReductionStream)
     assert fast.search is not None
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**16), n_classes=st.sampled_from([2, 3, 5]),
+       sizes=st.lists(st.integers(1, 6), min_size=6, max_size=16),
+       params=st.sampled_from([{}, {"epsilon": 0.95}, {"average": True},
+                               {"fit_intercept": False, "epsilon": 0.8}]),
+       weighted_call=st.integers(0, 20))
+def test_reduction_margin_search_streams_equal_the_full_way(
+        reduction, seed, n_classes, sizes, params, weighted_call):
+    """Any chunking of a stream into lean calls of binary margin searches,
+    one weighted call among them: the binary estimators of the full way,
+    bit for bit (weights, search states, every attribute)."""
+    rng = np.random.RandomState(seed)
+    n_samples = sum(sizes) + 6
+    X = rng.normal(size=(n_samples, 4)) * rng.uniform(0.2, 3.0, (n_samples, 1))
+    y = rng.randint(n_classes, size=n_samples)
+    classes = np.arange(n_classes)
+    lean = reduction(MarginPerceptron(**params)).partial_fit(X[:6], y[:6],
+                                                             classes=classes)
+    full = reduction(MarginPerceptron(**params)).partial_fit(X[:6], y[:6],
+                                                             classes=classes)
+    start = 6
+    for call, size in enumerate(sizes):
+        rows, labels = X[start:start + size], y[start:start + size]
+        kwargs = ({"sample_weight": rng.uniform(0.5, 2.0, size)}
+                  if call == weighted_call else {})
+        lean.partial_fit(rows, labels, **kwargs)
+        full._checked_partial_fit(rows, labels, **kwargs)
+        start += size
+    _assert_same_binaries(lean, full)

@@ -73,6 +73,7 @@ from ._linear import Perceptron, learning_rate, update_rule
 from ._margin import MarginPerceptron
 from ._rows import (
     LinearState,
+    PenaltySums,
     as_csr_int32,
     check_finite_weights,
     one_vs_all_table,
@@ -148,13 +149,16 @@ def _encode_block(block, classes, class_weight, eta):
     return X, y_class, step
 
 
-def _shard_epoch(shard, seed, coef, intercept, active, spec):
+def _shard_epoch(shard, seed, coef, intercept, active, spec, penalty=None):
     """One epoch of the base estimator's update rule over one partition.
 
-    Starts from the mixed weights ``(coef, intercept)``; visits the rows in
+    Starts from the mixed weights ``(coef, intercept)`` and, with a penalty,
+    the mixed cumulative l1 penalty ``penalty = (total, applied)`` (see
+    :class:`~sklearn_perceptrons._rows.PenaltySums`); visits the rows in
     order, or in the permutation of ``seed``.  Returns the new weights, the
-    updates of every weight row and, with averaging, the sum of the iterates
-    over this epoch's visits and the number of visits of every row.
+    updates of every weight row, with averaging the sum of the iterates over
+    this epoch's visits and the number of visits of every row (else None),
+    and with a penalty its new ``(total, applied)`` (else None).
     """
     X, y_class, step = shard
     fit_intercept, rule, n_classes, average = spec
@@ -162,21 +166,27 @@ def _shard_epoch(shard, seed, coef, intercept, active, spec):
     order = np.arange(X.shape[0], dtype=np.int32)
     if seed is not None:
         shuffle_indices(order, seed)
+    sums = None
+    if penalty is not None:
+        sums = PenaltySums(coef.shape[0], coef.shape[1], rule.penalty)
+        sums.total[:], sums.applied[:] = penalty
     updates = run_epoch(
         X, state, order, y_class, step, one_vs_all_table(n_classes),
         fit_intercept=fit_intercept, active=active, rule=rule,
+        penalty_sums=sums,
     )
     check_finite_weights(state)
+    penalty = None if sums is None else (sums.total, sums.applied)
     if not average:
-        return state.coef, state.intercept, updates, None
+        return state.coef, state.intercept, updates, None, penalty
     # Daume's trick: the sum of the iterates over T visits is T w_T - coef_sum.
     visits = state.visits
-    sums = (
+    iterates = (
         visits[:, None] * state.coef - state.coef_sum,
         visits * state.intercept - state.intercept_sum,
         visits,
     )
-    return state.coef, state.intercept, updates, sums
+    return state.coef, state.intercept, updates, iterates, penalty
 
 
 def _block_decision(X, coef, intercept):
@@ -710,10 +720,14 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = check_random_state(
             base.random_state if self.random_state is None else self.random_state
         )
+        penalty = spec[1].penalty
         mixing = _MixingTrainer(
             runner, shards, LinearState.zeros(n_rows, self.n_features_in_, dtype,
                                               base.average),
             spec, rng if base.shuffle else None, self.mixing,
+            # Only the l1 part of a penalty has a state across epochs.
+            PenaltySums(n_rows, self.n_features_in_, penalty)
+            if penalty is not None and penalty.l1_step else None,
         )
         stopper = StoppingRule(
             n_rows, tol=self.tol, n_iter_no_change=base.n_iter_no_change,
@@ -878,7 +892,10 @@ class _MixingTrainer:
 
     ``state`` holds the mixed weights; with averaging, ``state.coef_sum``
     and ``state.intercept_sum`` hold the sums of the iterates over every
-    visit of every partition, and ``state.visits`` their number.
+    visit of every partition, and ``state.visits`` their number.  With a
+    penalty, ``penalty_sums`` holds the mixed cumulative l1 penalty, carried
+    from round to round as the base estimator carries it from epoch to
+    epoch (one partition then runs the base estimator's epochs exactly).
     ``per_partition`` gets the updates of every partition in every round.
     """
 
@@ -888,6 +905,7 @@ class _MixingTrainer:
     spec: tuple
     rng: object
     mixing: str
+    penalty_sums: object = None
     per_partition: list = dataclasses.field(default_factory=list)
 
     @property
@@ -903,18 +921,28 @@ class _MixingTrainer:
             for _ in self.shards
         ]
         state, round_ = self.state, len(self.per_partition) + 1
+        sums = self.penalty_sums
+        penalty = () if sums is None else ((sums.total, sums.applied),)
         results = self.runner.gather(
             self.runner.map(
                 _shard_epoch, self.shards, seeds,
                 common_args=(state.coef, state.intercept, active.copy(),
-                             self.spec),
+                             self.spec, *penalty),
                 name=f"round{round_}",
             ),
             what=f"round {round_}",
         )
         updates = np.array([r[2] for r in results], dtype=np.int64)
+        # A penalty moves every row it visits, with or without updates.
+        moved = (active.astype(bool) if self.spec[1].penalty is not None
+                 else updates.sum(axis=0) > 0)
         state.coef, state.intercept = _mix(
-            results, updates, state.coef, state.intercept, self.mixing)
+            [r[:2] for r in results], updates, moved, state.coef,
+            state.intercept, self.mixing)
+        if sums is not None:
+            sums.applied, sums.total = _mix(
+                [(applied, total) for total, applied in (r[4] for r in results)],
+                updates, moved, sums.applied, sums.total, self.mixing)
         if state.average:
             for r in results:
                 state.coef_sum += r[3][0]
@@ -955,13 +983,14 @@ def _merge_labels(summary):
     return classes, counts
 
 
-def _mix(results, updates, coef, intercept, mixing):
-    """Mix the weights of the partitions (in partition order, in float64).
+def _mix(results, updates, changed, coef, intercept, mixing):
+    """Mix the weights ``(coef, intercept)`` of the partitions (in partition
+    order, in float64), weighted as ``mixing`` says by the ``updates`` of
+    every partition and row.
 
-    A weight row that no partition updated keeps its weights bit for bit
-    (averaging identical floats can round).
+    A weight row that did not move (``changed`` False) keeps its weights bit
+    for bit (averaging identical floats can round).
     """
-    changed = updates.sum(axis=0) > 0
     if not changed.any():
         return coef, intercept
     coefs = [r[0].astype(np.float64) for r in results]
@@ -969,7 +998,11 @@ def _mix(results, updates, coef, intercept, mixing):
     if mixing == "uniform":
         mu = np.full(updates.shape, 1.0 / updates.shape[0])
     else:
-        mu = updates / np.maximum(updates.sum(axis=0), 1)
+        # A row no partition updated (moved by a penalty alone) is mixed
+        # uniformly.
+        total = updates.sum(axis=0)
+        mu = np.where(total > 0, updates / np.maximum(total, 1),
+                      1.0 / updates.shape[0])
     # Accumulated partition by partition, element-wise: every weight gets
     # the same sequence of roundings whatever the shapes (an einsum or a dot
     # product would pick its summation order from them).

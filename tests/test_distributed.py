@@ -187,7 +187,29 @@ BASES = {
     "no-intercept": Perceptron(shuffle=True, fit_intercept=False),
     "balanced": Perceptron(shuffle=False, class_weight="balanced"),
     "margin": MarginPerceptron(margin=0.2, epsilon=0.3, shuffle=False),
+    # The cumulative l1 penalty runs on from round to round, as from epoch
+    # to epoch.
+    "l1": Perceptron(shuffle=False, penalty="l1", alpha=0.05),
+    "elasticnet": Perceptron(shuffle=True, random_state=2, penalty="elasticnet",
+                             alpha=0.05, l1_ratio=0.5),
 }
+
+
+@pytest.mark.parametrize("mixing", ["uniform", "mistakes"])
+def test_penalty_state_is_mixed_like_the_weights(local, mixing):
+    # Two copies of the same partition run the same epochs: mixing them is
+    # the serial fit, the cumulative l1 penalty included (restarting it each
+    # round would give another model from the second round on).
+    X, y = noisy(100, 4, 3, seed=9)
+    base = Perceptron(shuffle=False, penalty="l1", alpha=0.05)
+    twice = (np.concatenate([X, X]), np.concatenate([y, y]))
+    for k in (2, 4):
+        mixed = quiet(ParameterMixing(base, max_rounds=k, tol=None,
+                                      mixing=mixing), *to_dask(*twice, 100))
+        serial = quiet(clone(base).set_params(max_iter=k, tol=None), X, y)
+        assert mixed.n_partitions_ == 2
+        np.testing.assert_array_equal(mixed.coef_, serial.coef_)
+        np.testing.assert_array_equal(mixed.intercept_, serial.intercept_)
 
 
 @pytest.mark.parametrize("name", sorted(BASES))

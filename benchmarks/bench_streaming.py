@@ -12,7 +12,8 @@ River); the runs alternate inside every repeat so both see the same load.
 Holdout accuracy: one pass over the training stream, scored on held-out rows.
 The last parts give the cost of one one-row ``partial_fit`` and ``predict``
 call of every estimator that streams, beside River's ``learn_one`` and
-``predict_one``, and the cost of calls of 1, 8 and 32 rows of
+``predict_one`` (the reductions of margin perceptrons included), and the
+cost of calls of 1, 8 and 32 rows of
 ``MarginPerceptron``'s online margin search (``margin="auto"``) beside the
 same calls with a fixed margin.
 """
@@ -156,6 +157,16 @@ STREAMING = {
     "KernelPerceptron(rbf)": KernelPerceptron(kernel="rbf"),
     "OneVsAllPerceptron": OneVsAllPerceptron(),
     "OneVsOnePerceptron": OneVsOnePerceptron(),
+    # Reductions of margin perceptrons: a fixed margin, and one online
+    # margin search per binary problem.
+    "OneVsAllPerceptron(MarginPerceptron(margin=0.1))":
+        OneVsAllPerceptron(MarginPerceptron(margin=0.1)),
+    "OneVsOnePerceptron(MarginPerceptron(margin=0.1))":
+        OneVsOnePerceptron(MarginPerceptron(margin=0.1)),
+    "OneVsAllPerceptron(MarginPerceptron(margin='auto'))":
+        OneVsAllPerceptron(MarginPerceptron()),
+    "OneVsOnePerceptron(MarginPerceptron(margin='auto'))":
+        OneVsOnePerceptron(MarginPerceptron()),
 }
 
 

@@ -670,9 +670,23 @@ class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
                 f"class_weight names labels {sorted(map(str, unknown))} that are "
                 f"not among the classes {classes.tolist()!r}."
             )
-        # Without the labels (partial_fit), the classes stand for them: a
-        # dict of weights does not depend on y, and scikit-learn needs one.
-        y = classes if y_class is None else classes[y_class]
+        if isinstance(self.class_weight, str) and y_class is not None:
+            # "balanced" by scikit-learn's formula, n / (n_classes * counts),
+            # from the class indices: no array of n labels (the budgeted
+            # walk's memory is X plus O(budget)).
+            counts = np.zeros(classes.shape[0], dtype=np.int64)
+            # In blocks: bincount copies its input to intp.
+            for start in range(0, y_class.shape[0], 1 << 12):
+                counts += np.bincount(y_class[start:start + (1 << 12)],
+                                      minlength=classes.shape[0])
+            if np.any(counts == 0):
+                raise ValueError("classes should have valid labels that are in y")
+            weights = y_class.shape[0] / (classes.shape[0] * counts.astype(np.float64))
+            return check_class_weights(weights, classes)
+        # A dict of weights does not depend on y (scikit-learn needs one: the
+        # classes stand for it); without the labels (partial_fit) neither
+        # does "balanced".
         return check_class_weights(
-            compute_class_weight(self.class_weight, classes=classes, y=y), classes
+            compute_class_weight(self.class_weight, classes=classes, y=classes),
+            classes,
         )

@@ -806,7 +806,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         guide).  With ``tol`` set (the default), ``fit`` checks the model at
         the quarters and at the end of every epoch on a sample of at most
         2,000 training rows and returns the best one (the earliest of
-        equals): a late iterate of a budgeted walk can be worse than an
+        equals; with ``average=True`` the average and the iterate are both
+        candidates, the average winning ties): a late iterate of a budgeted walk can be worse than an
         earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
         kernel values per epoch (about 5x the walk on a thousand rows, 1%
         on a million).  A budget at least the number of training rows
@@ -854,9 +855,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         (the removed coefficients are dropped, as their bounds analyse), and
         with ``average=True`` only the removed vector's share of the average
         is carried, by projection onto its 32 nearest kept vectors (with a
-        budget far below what the data need, that share is mostly its
-        constant part, and the average can predict worse than the last
-        iterate).  They are
+        budget far below what the data need, shares carried again and again
+        decay towards their constant part; ``fit`` then returns the iterate
+        when it classifies the check rows better than the average, see
+        ``budget``).  They are
         for online use (``partial_fit``) where their guarantees matter
         (their bounds count the mistakes of the online walk, whichever model
         ``fit`` returns); on batch problems with a budget well below the

@@ -309,9 +309,10 @@ class _ModelCheck:
         self.average = estimator.average
         self.cache_size = estimator.cache_size
 
-    def score(self, walk, X):
+    def score(self, walk, X, average):
+        """Accuracy of the walk's average (``average``) or last iterate."""
         state = walk.result(X, by_row=False)
-        coef = np.ascontiguousarray(state.model(self.average))
+        coef = np.ascontiguousarray(state.model(average))
         scores = _k._dual_scores(self.X, self.kernel, state.sv, None, coef,
                                  self.cache_size)
         # Intercept: the padded kernel K + add.
@@ -356,10 +357,14 @@ class _BudgetTrainer:
 
     def check_model(self):
         """Score the current model; keep it if it is the best so far (ties
-        keep the earlier one)."""
-        score = self.check.score(self.walk, self.X)
-        if self.best is None or score > self.best[0]:
-            self.best = (score, self.walk.snapshot())
+        keep the earlier one).  With averaging the candidates are the average
+        and the last iterate, the average first (it wins ties): the fit
+        returns the iterate itself, as an average equal to it, when the
+        carried average classifies the check rows worse."""
+        for average in ((True, False) if self.check.average else (False,)):
+            score = self.check.score(self.walk, self.X, average)
+            if self.best is None or score > self.best[0]:
+                self.best = (score, self.walk.snapshot(), average)
 
     def weight_norm(self):
         return self.walk.weight_norm()
@@ -372,6 +377,9 @@ class _BudgetTrainer:
     def keep_best(self):
         if self.best is not None:
             self.walk.restore(self.best[1])
+            if self.check.average and not self.best[2]:
+                # Daume's sums at zero: the average is the iterate.
+                self.walk.asum[...] = 0.0
 
 
 def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
@@ -386,7 +394,11 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     ``tol`` (the stopping rule on), the model returned is the one, among
     those at the quarters and the end of every epoch, that classifies best
     a fixed sample of training rows: a late iterate of a budgeted walk is
-    not always better than an earlier one.
+    not always better than an earlier one.  With averaging, the candidates
+    at every check are the average and the iterate (which averaging does
+    not change): a carried average can decay (see ``_BudgetTrainer``), and
+    the averaged fit is then never worse on the check rows than the plain
+    one.
     """
     n, n_classes = X.shape[0], classes.shape[0]
     n_rows = 1 if n_classes == 2 else n_classes

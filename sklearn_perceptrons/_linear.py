@@ -299,6 +299,15 @@ class BaseLinearPerceptron(BasePerceptron):
         """What a call taken by the armed stream leaves to do (cheaply: a
         subclass defers its diagnostics until they are read)."""
 
+    @staticmethod
+    def _after_learn_rows(estimators, batches):
+        """:meth:`_after_learn` of the binary estimators of a reduction's
+        lean call, each on its ``(X, y)`` of ``batches`` (private arrays
+        that nothing writes to: they need no copy).  A subclass whose
+        :meth:`_finish_row` sets attributes defers them here."""
+        for est, (X, y) in zip(estimators, batches):
+            est._after_learn(X, y)
+
     def _check_warm_start_shape(self, n_rows, n_features):
         """A clear error when warm_start cannot continue the previous model."""
         previous_rows, previous_features = self._state.coef.shape

@@ -38,8 +38,10 @@ from ._rows import (
     LinearState,
     LinearTrainer,
     Rule,
+    commit_state,
     dense_stream,
     row_scores,
+    row_views,
     run_epoch,
     safe_bound,
     sign_matrix,
@@ -449,9 +451,15 @@ class _MarginStream:
     ``kappa``) and a comparison.  The pass runs in place only once it is
     known to succeed (X finite, weights provably bounded), and the search
     arrays are written after it, so a declined call (-1) changes nothing.
+
+    ``rows_of_class`` (a list per class of the rows its samples take part
+    in, for the stacked rows of a reduction's binary estimators, see
+    :func:`reduction_search`): a sample grows the radius and step range of
+    those rows only, and :meth:`run` counts the updates of every row.
     """
 
-    def __init__(self, owner, state, search, labels, stream, kappa):
+    def __init__(self, owner, state, search, labels, stream, kappa,
+                 rows_of_class=None):
         self.getter = operator.itemgetter(
             "_state", "_search_state", "classes_", *param_names(owner))
         self.values = self.getter(owner.__dict__)
@@ -475,7 +483,14 @@ class _MarginStream:
         for k in range(self.n_rows):
             self._level(k)
         self.min_sq = min(self.sq_radius)
-        if self.n_rows == 1:
+        self.rows_of_class = rows_of_class
+        self.all_rows = range(self.n_rows)
+        # The updates of every row in the current call (for a reduction).
+        self.row_totals = None
+        # Whether some class's samples take part in only some of the rows.
+        self.partial = rows_of_class is not None and any(
+            len(rows) != self.n_rows for rows in rows_of_class)
+        if self.n_rows == 1 and rows_of_class is None:
             names = ("_search_state", "classes_", *param_names(owner))
             stream.arm(state, names, tuple(owner.__dict__[name] for name in names),
                        labels, self.eta)
@@ -503,13 +518,14 @@ class _MarginStream:
             out = max(out, bound)
         self.budget[k] = out
 
-    def _grow(self, value, steps):
+    def _grow(self, value, steps, rows=None):
         """Take a sample of padded squared norm ``value`` (and, with
-        ``steps``, of step ``eta``) into the radius and step range of every
-        row; returns the rows whose level changed, with their old values."""
+        ``steps``, of step ``eta``) into the radius and step range of the
+        rows it takes part in (``rows``; None: every row); returns the rows
+        whose level changed, with their old values."""
         changed = []
         eta = self.eta
-        for k in range(self.n_rows):
+        for k in (self.all_rows if rows is None else rows):
             old = (self.sq_radius[k], self.step_min[k], self.step_max[k])
             new = (value if value > old[0] else old[0],
                    min(old[1], eta) if steps else old[1],
@@ -529,7 +545,10 @@ class _MarginStream:
         self.min_sq = min(self.sq_radius)
 
     def _write(self, changed):
-        self.new_steps = False
+        if self.new_steps and changed:
+            eta = self.eta
+            self.new_steps = any(b > eta for b in self.step_min) or any(
+                b < eta for b in self.step_max)
         search = self.search
         for k, _ in changed:
             search.sq_radius[k] = self.sq_radius[k]
@@ -553,10 +572,13 @@ class _MarginStream:
             total = sum(counts)
             if not total and not changed:
                 return 0
+        totals = self.row_totals
         for k, u in enumerate(counts):
             if u:
                 self.run_updates[k] += u
                 search.run_updates[k] = self.run_updates[k]
+                if totals is not None:
+                    totals[k] += u
         for k in range(self.n_rows):
             if self.run_updates[k] > self.budget[k]:
                 self.halvings[k] += 1
@@ -603,30 +625,56 @@ class _MarginStream:
                 or not 0 < X.shape[0] <= 256):
             return -1
         n = X.shape[0]
-        # One row of a binary problem: the compiled stream's learn checks the
-        # parameters, the search state and the label itself (see __init__).
-        by_stream = n == 1 and self.n_rows == 1
-        if not by_stream:
-            try:
-                if self.getter(d) != self.values:
-                    return -1
-            except (KeyError, ValueError, TypeError):  # missing, or no truth value
+        if n == 1 and self.rows_of_class is None and self.n_rows == 1:
+            # One row of a binary problem: the compiled stream's learn checks
+            # the parameters, the search state and the label itself (see
+            # __init__).
+            sq = self._sq_norms(X)
+            return -1 if sq is None else self._learn_one(d, X, y, sq[0])
+        try:
+            if self.getter(d) != self.values:
                 return -1
-            codes = lean_codes(self.labels, y, n)
-            if codes is None:
-                return -1
-        # The padded squared norms, as _padded_sq_norms computes them.
+        except (KeyError, ValueError, TypeError):  # missing, or no truth value
+            return -1
+        codes = lean_codes(self.labels, y, n)
+        if codes is None:
+            return -1
+        return self.run(X, codes)
+
+    def _sq_norms(self, X):
+        """The padded squared norms of the rows of X, as _padded_sq_norms
+        computes them (None when one is not finite: X not finite, or huge,
+        and the full path decides)."""
         wide = X if X.dtype == np.float64 else X.astype(np.float64)
         sq = _c_einsum("ij,ij->i", wide, wide).tolist()
         if self.fit_intercept:
             sq = [value + 1.0 for value in sq]
-        if not all(map(math.isfinite, sq)):
-            return -1  # X not finite (or huge): the full path decides
+        return sq if all(map(math.isfinite, sq)) else None
+
+    def run_rows(self, X, codes):
+        """:meth:`run`, returning the updates of every row (None: declined,
+        nothing changed)."""
+        self.row_totals = [0] * self.n_rows
+        try:
+            if self.run(X, codes) < 0:
+                return None
+            return self.row_totals
+        finally:
+            self.row_totals = None
+
+    def run(self, X, codes):
+        """The pass over the rows of a checked float ndarray X (of this
+        stream's dtype and width, 1 to 256 rows) of class indices
+        ``codes``; returns its updates, or -1 having changed nothing."""
+        sq = self._sq_norms(X)
+        if sq is None:
+            return -1
+        n = X.shape[0]
         stream = self.stream
-        if by_stream:
-            return self._learn_one(d, X, y, sq[0])
+        members = self.rows_of_class
         if n == 1:
-            changed = (self._grow(sq[0], self.new_steps)
+            changed = (self._grow(sq[0], self.new_steps,
+                                  None if members is None else members[codes[0]])
                        if sq[0] > self.min_sq or self.new_steps else ())
             self.y_one[0] = codes[0]
             updates = stream.run(X, self.y_one, self.step_one)
@@ -637,6 +685,10 @@ class _MarginStream:
             if changed:
                 self._write(changed)
             return self._after_segment(updates, changed)
+        if self.new_steps and self.partial:
+            # The step range of a row then changes at its first sample,
+            # where the full way does not split the pass: it decides.
+            return -1
         # Several rows: every segment of the pass must succeed once the first
         # has changed the model, which this bound of the whole call proves
         # (with room for the rounding of the per-segment bounds).
@@ -649,7 +701,8 @@ class _MarginStream:
         y_class[:n] = codes
         total, start = 0, 0
         while start < n:
-            changed = self._grow(sq[start], start == 0 and self.new_steps)
+            changed = self._grow(sq[start], start == 0 and self.new_steps,
+                                 None if members is None else members[codes[start]])
             # The pass is split where a radius grows, as _online_search_pass
             # does, and where a budget can be reached.
             stop = start + 1
@@ -672,6 +725,65 @@ class _MarginStream:
             total += self._after_segment(updates, changed)
             start = stop
         return total
+
+
+def searches_margin(estimator):
+    """Whether ``estimator`` is a :class:`MarginPerceptron` with the online
+    margin search (``margin="auto"``), whose binary problems a reduction
+    can stack in one :class:`_MarginStream` (see :func:`reduction_search`)."""
+    return type(estimator) is MarginPerceptron and estimator.margin == "auto"
+
+
+_SEARCH_FIELDS = tuple(f.name for f in dataclasses.fields(_MarginSearch))
+
+
+def reduction_search(cache, owner, estimators, table, labels, rows_of_class):
+    """The lean stream of the binary ``MarginPerceptron(margin="auto")``
+    estimators of a reduction ``owner`` (same parameters, fitted, without
+    class weights), or None.
+
+    Their states and search states are stacked (a copy), and each binary
+    estimator then holds views of its row of both, so that the passes of
+    one :class:`_MarginStream` over the stacked rows (the reduction's
+    ``table``, ``rows_of_class`` the rows of every class) update every
+    binary estimator in place.  A row's search sees only the samples that
+    take part in it, with its own radius, level and run, and is checked
+    after every segment of the pass, as its own ``partial_fit`` would do on
+    its samples: the same weights and search state, bit for bit.  Returns
+    ``(state, stream)``.
+    """
+    reference = estimators[0]
+    states = [e.__dict__.get("_state") for e in estimators]
+    searches = [e.__dict__.get("_search_state") for e in estimators]
+    if any(state is None for state in states) or any(
+            type(search) is not _MarginSearch for search in searches):
+        return None
+    dtype, (_, n_features) = states[0].coef.dtype, states[0].coef.shape
+    if any(state.coef.dtype != dtype or state.coef.shape != (1, n_features)
+           or state.average != reference.average for state in states) or any(
+            search.halvings.shape != (1,) for search in searches):
+        return None
+    state = LinearState.stack(states, n_features, dtype, reference.average)
+    search = _MarginSearch(*(
+        np.concatenate([getattr(s, name) for s in searches])
+        for name in _SEARCH_FIELDS))
+    for k, (est, view) in enumerate(zip(estimators, row_views(state))):
+        d = est.__dict__
+        d["_state"] = view
+        d["_search_state"] = _MarginSearch(*(
+            getattr(search, name)[k:k + 1] for name in _SEARCH_FIELDS))
+        if not state.average:
+            # As after its own partial_fit: coef_ follows the stream.
+            d["coef_"], d["intercept_"] = view.model(copy=False)
+        # Its own stream (of the state it held) is stale.
+        d.pop("_stream", None)
+    commit_state(cache, owner, state, None)
+    n_rows = state.coef.shape[0]
+    rule = Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows))
+    stream = dense_stream(cache, owner, state, table,
+                          fit_intercept=reference.fit_intercept, rule=rule)
+    return state, _MarginStream(reference, state, search, labels, stream,
+                                rule.kappa, rows_of_class)
 
 
 @shared_doc
@@ -1045,6 +1157,16 @@ class MarginPerceptron(BaseLinearPerceptron):
                             None if self.margin == "auto" else float(self.margin))
         d.pop("margin_", None)
         d.pop("gamma_", None)
+
+    @staticmethod
+    def _after_learn_rows(estimators, batches):
+        # _after_learn of each, without its copies (see BaseLinearPerceptron).
+        for est, batch in zip(estimators, batches):
+            d = est.__dict__
+            margin = d["margin"]
+            d["_last_batch"] = (*batch, None if margin == "auto" else float(margin))
+            d.pop("margin_", None)
+            d.pop("gamma_", None)
 
     def _arm_stream(self, cache, state, classes, table):
         if self.margin != "auto":

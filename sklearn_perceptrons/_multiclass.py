@@ -49,7 +49,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import _linear
+from . import _linear, _margin
 from ._docstrings import shared_doc
 from ._base import (
     BasePerceptron,
@@ -312,24 +312,31 @@ _first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
 
 
 class _ReductionStream:
-    """The lean ``partial_fit`` of a reduction on the fast path: one-row
-    calls (up to 256 rows) of a float ndarray go straight to the compiled
-    stream of the stacked rows (``DenseStream.run``), whose binary
-    estimators hold views (see :func:`~sklearn_perceptrons._rows.row_views`).
+    """The lean ``partial_fit`` of a reduction: one-row calls (up to 256
+    rows) of a float ndarray go straight to the compiled stream of the
+    stacked rows (``DenseStream.run``), whose binary estimators hold views
+    (see :func:`~sklearn_perceptrons._rows.row_views`); for binary
+    ``MarginPerceptron(margin="auto")`` estimators, to the online margin
+    search of every row over that stream (see
+    :func:`~sklearn_perceptrons._margin.reduction_search`).
 
-    Armed by the full path after a shared pass; :meth:`learn` declines,
-    touching nothing, unless the parameters (of the reduction and of every
-    binary estimator), the binary estimators and their states are those it
-    was armed with, and the rows are finite and safe from overflow.
+    Armed by the full path after a shared pass, or after a generic pass of
+    binary margin searches; :meth:`learn` declines, touching nothing,
+    unless the parameters (of the reduction and of every binary estimator),
+    the binary estimators and their states are those it was armed with,
+    and the rows are finite and safe from overflow.
     """
 
     @classmethod
     def arm(cls, owner, cache, estimators, classes):
         reference = estimators[0]
-        stack = cache.get("stack")
-        if (stack is None or "feature_names_in_" in owner.__dict__
-                or type(reference)._finish_row
-                is not _linear.BaseLinearPerceptron._finish_row
+        base = _linear.BaseLinearPerceptron
+        # What _finish_row sets after a full pass, a lean call leaves to the
+        # binary estimators' _after_learn (they defer it until read).
+        after = type(reference)._after_learn is not base._after_learn
+        if ("feature_names_in_" in owner.__dict__
+                or (type(reference)._finish_row is not base._finish_row
+                    and not after)
                 or any(e.__dict__.get("_state") is None for e in estimators)):
             return
         labels = label_index(classes)
@@ -338,17 +345,37 @@ class _ReductionStream:
         key = cache.get("params")
         if key is None:  # the first call: the next one arms
             return
-        n_rows = stack.coef.shape[0]
-        rule = _linear.update_rule(reference, None, n_rows)
-        if rule.penalty is not None:  # the stream has no penalty
-            return
         table = owner._table(classes.shape[0])
-        commit_state(cache, owner, stack, None)
+        rows_ptr, rows = table[0], table[1]
+        touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
+                   for c in range(classes.shape[0])]
         self = cls()
-        self.stream = dense_stream(
-            cache, owner, stack, table, fit_intercept=reference.fit_intercept,
-            rule=rule,
-        )
+        if _margin.searches_margin(reference):
+            # The generic path's binary searches (same parameters, as the
+            # generic path has them), silent and without class weights.
+            if (reference.verbose or reference.class_weight is not None
+                    or not _same_parameters(estimators)):
+                return
+            made = _margin.reduction_search(cache, owner, estimators, table,
+                                            labels, touched)
+            if made is None:
+                return
+            stack, self.search = made
+            self.stream = None
+        else:
+            stack = cache.get("stack")
+            if stack is None:
+                return
+            n_rows = stack.coef.shape[0]
+            rule = _linear.update_rule(reference, None, n_rows)
+            if rule.penalty is not None:  # the stream has no penalty
+                return
+            commit_state(cache, owner, stack, None)
+            self.search = None
+            self.stream = dense_stream(
+                cache, owner, stack, table,
+                fit_intercept=reference.fit_intercept, rule=rule,
+            )
         self.key = key
         self.classes = classes
         self.list = estimators
@@ -357,16 +384,28 @@ class _ReductionStream:
         # are checked by check_params).  Read with getters that loop in C.
         self.members = list(estimators)
         self.dicts = [e.__dict__ for e in estimators]
-        self.getter = operator.itemgetter("_state", *param_names(reference))
+        self.getter = operator.itemgetter(
+            "_state", *(("_search_state",) if self.search is not None else ()),
+            *param_names(reference))
         self.values = list(map(self.getter, self.dicts))
         self.labels = labels
         self.eta = float(_linear.learning_rate(reference))
         self.dtype = stack.coef.dtype
         self.n_features = stack.coef.shape[1]
         self.average = stack.average
-        rows_ptr, rows = table[0], table[1]
-        self.touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
-                        for c in range(classes.shape[0])]
+        self.touched = touched
+        # The classes (negative, positive) of every row: a row's binary
+        # estimator sees the samples of its classes (negative None: all),
+        # labelled 1 for its positive class.
+        self.pairs = owner._rows(classes.shape[0]) if after else None
+        if after:
+            # The estimators and labels of a one-row call, by class.
+            self.after_rows = type(reference)._after_learn_rows
+            self.one_row = [
+                ([estimators[k] for k in self.touched[c]],
+                 [(int(c == self.pairs[k][1]),) for k in self.touched[c]])
+                for c in range(classes.shape[0])
+            ]
         cache["fast"] = self
 
     def learn(self, owner, X, y):
@@ -391,8 +430,11 @@ class _ReductionStream:
         codes = lean_codes(self.labels, y, X.shape[0])
         if codes is None:
             return False
-        updates = self.stream.run(X, np.array(codes, dtype=np.int32),
-                                  np.full(len(codes), self.eta))
+        if self.search is not None:
+            updates = self.search.run_rows(X, codes)
+        else:
+            updates = self.stream.run(X, np.array(codes, dtype=np.int32),
+                                      np.full(len(codes), self.eta))
         if updates is None:
             return False
         # Nothing can fail from here on.
@@ -407,7 +449,31 @@ class _ReductionStream:
                 est.__dict__.pop("coef_", None)
                 est.__dict__.pop("intercept_", None)
             record_partial_pass(est, int(updates[k]))
+        if self.pairs is not None:
+            self._after_learn(X, codes, rows)
         return True
+
+    def _after_learn(self, X, codes, rows):
+        """The binary estimators' ``_after_learn`` of the rows ``rows``, each
+        on its samples of the call (labels 0/1), as ``_finish_row`` of the
+        full way sees them; one copy of X serves every row that sees all."""
+        X = X.copy()
+        if len(codes) == 1:
+            members, labels = self.one_row[codes[0]]
+            self.after_rows(members, [(X, y) for y in labels])
+            return
+        batches = []
+        for k in rows:
+            negative, positive = self.pairs[k]
+            if negative is None:
+                X_k, codes_k = X, codes
+            else:
+                taken = [t for t, c in enumerate(codes)
+                         if c == negative or c == positive]
+                X_k = X if len(taken) == len(codes) else X[taken]
+                codes_k = [codes[t] for t in taken]
+            batches.append((X_k, [int(c == positive) for c in codes_k]))
+        self.after_rows([self.list[k] for k in rows], batches)
 
 
 # ---------------------------------------------------------------------------
@@ -772,7 +838,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self._shared_input = shared
         cache = stream_cache(self)
         cache.pop("fast", None)
-        if shared:
+        if shared or (_margin.searches_margin(estimators[0])
+                      and set(params) <= {"sample_weight"}):
             _ReductionStream.arm(self, cache, estimators, classes)
         return self
 

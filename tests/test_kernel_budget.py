@@ -267,21 +267,54 @@ def test_fit_keeps_the_best_of_the_quarter_checks(strategy, average,
     # Every epoch checks the model at its quarters and at its end; the fit
     # returns the first of the best-scoring checked models, whose training
     # accuracy (the check rows are all training rows here) is that score.
+    # With averaging every check scores the average and the last iterate.
     scores = []
     score = _kernel_budget._ModelCheck.score
 
-    def recorded(self, walk, X):
-        scores.append(score(self, walk, X))
+    def recorded(self, walk, X, averaged):
+        scores.append(score(self, walk, X, averaged))
         return scores[-1]
 
     monkeypatch.setattr(_kernel_budget._ModelCheck, "score", recorded)
     X, y = multiclass_data(300)
     clf = KernelPerceptron(budget=12, budget_strategy=strategy,
                            average=average, random_state=0).fit(X, y)
-    assert len(scores) == 4 * clf.n_iter_
+    assert len(scores) == (8 if average else 4) * clf.n_iter_
     assert clf.score(X, y) == max(scores)
     # Not the last check: the walk swings, and a late model is worse.
     assert max(scores) > scores[-1]
+
+
+@pytest.mark.parametrize("strategy", ["forgetron", "random", "oldest"])
+def test_averaged_fit_never_checks_worse_than_the_plain_fit(strategy):
+    # On ten classes nearly every visit removes a vector, and a share of the
+    # average carried again and again keeps its intercept while its kernel
+    # part fades: the carried average decays towards its intercept.  The
+    # iterates of the walk do not depend on averaging, and the averaged fit
+    # checks the iterate beside the average, so on the check rows (here all
+    # training rows) it classifies at least as well as the plain fit.
+    X, y = make_classification(600, 10, n_informative=6, n_classes=10,
+                               random_state=0)
+    params = dict(budget=20, budget_strategy=strategy, random_state=0)
+    plain = KernelPerceptron(**params).fit(X, y)
+    averaged = KernelPerceptron(average=True, **params).fit(X, y)
+    assert averaged.mistakes_per_epoch_ == plain.mistakes_per_epoch_
+    assert averaged.score(X, y) >= plain.score(X, y)
+
+
+def test_averaged_fit_returns_the_iterate_when_it_checks_better(monkeypatch):
+    # A check that prefers the iterate to the average: the averaged fit
+    # returns the iterate (its average equal to it), the plain fit's model.
+    def iterate_is_best(self, walk, X, averaged):
+        return 0.0 if averaged else 1.0
+
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "score", iterate_is_best)
+    X, y = multiclass_data(200)
+    params = dict(budget=15, budget_strategy="oldest", random_state=0)
+    plain = KernelPerceptron(**params).fit(X, y)
+    averaged = KernelPerceptron(average=True, **params).fit(X, y)
+    assert_array_equal(averaged.dual_coef_, plain.dual_coef_)
+    assert_array_equal(averaged.support_, plain.support_)
 
 
 def test_kept_early_model_reports_the_largest_support_of_the_fit(monkeypatch):
@@ -290,7 +323,7 @@ def test_kept_early_model_reports_the_largest_support_of_the_fit(monkeypatch):
     # the largest support set it held, the budget.
     calls = []
 
-    def first_is_best(self, walk, X):
+    def first_is_best(self, walk, X, averaged):
         calls.append(walk.n_sv)
         return -len(calls)
 
@@ -319,17 +352,31 @@ def test_unweighted_fit_reads_the_step_of_each_class():
     assert_array_equal(as_samples.dual_coef_, by_class.dual_coef_)
 
 
-def test_fit_extra_memory_is_at_most_X_and_the_budget():
+@pytest.mark.parametrize("class_weight", [None, "balanced", {0: 1.0, 1: 2.0}])
+def test_fit_extra_memory_is_at_most_X_and_the_budget(class_weight):
     # P11's memory target on a small case: two float64 features make X only
     # 16 bytes a row, so every per-sample array (labels, the epoch's order)
     # weighs; their peak with the budget's state stays within X's size plus
-    # O(B * (n_features + n_classes)).
+    # O(B * (n_features + n_classes)), class weights included.
     X, y = make_moons(50000, noise=0.2, random_state=0)
     tracemalloc.start()
-    KernelPerceptron(budget=50, max_iter=3).fit(X, y)
+    KernelPerceptron(budget=50, max_iter=3, class_weight=class_weight).fit(X, y)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak <= X.nbytes + 200_000
+
+
+def test_balanced_class_weight_is_scikit_learns():
+    # "balanced" from the class counts equals scikit-learn's weights.
+    from sklearn.utils import compute_class_weight
+
+    X, y = multiclass_data(91)
+    y = np.array(["b", "a", "c"])[y]
+    clf = KernelPerceptron(class_weight="balanced")
+    classes = np.unique(y)
+    y_class = np.searchsorted(classes, y).astype(np.int32)
+    assert_array_equal(clf._class_weights(classes, y_class),
+                       compute_class_weight("balanced", classes=classes, y=y))
 
 
 def test_callable_kernels_keep_the_unbudgeted_walk():

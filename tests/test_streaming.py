@@ -4,6 +4,7 @@
 gives the same model as one call on the whole batch, and refuses every bad
 input of API.md §1 without changing the estimator."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -35,6 +36,8 @@ STREAMING = [
     OneVsOnePerceptron(),
     OneVsAllPerceptron(Perceptron(average=True)),
     OneVsOnePerceptron(MarginPerceptron(margin=0.1)),
+    OneVsAllPerceptron(MarginPerceptron()),  # binary margin searches
+    OneVsOnePerceptron(MarginPerceptron(average=True)),
 ]
 
 
@@ -189,6 +192,7 @@ def test_bad_row_refused_and_nothing_changes(estimator, bad):
     (OneVsAllPerceptron(Perceptron()), "estimator__eta0", 0.0),
     (OneVsOnePerceptron(Perceptron()), "estimator__threshold", -2.0),
     (OneVsAllPerceptron(), "n_jobs", "two"),
+    (OneVsOnePerceptron(MarginPerceptron()), "n_jobs", 1.5),
 ], ids=lambda v: repr(v) if not isinstance(v, str) else v)
 def test_invalid_parameter_between_calls(estimator, name, value):
     est, X, y = _fitted(estimator)
@@ -958,3 +962,130 @@ def test_margin_search_csr_rows_equal_the_full_way(dtype, average):
         full._checked_partial_fit(row, y[i:i + 1])
         _assert_same(_margin_attributes(lean), _margin_attributes(full))
     assert isinstance(lean.__dict__["_stream"]["fast"], _margin._MarginStream)
+
+
+# ---------------------------------------------------------------------------
+# Reductions of margin perceptrons: fixed margin and binary margin searches
+# ---------------------------------------------------------------------------
+
+
+def _binary_attributes(estimator):
+    """Every attribute a fitted binary estimator of a reduction has (the
+    lazy ones read), its weight state and its margin search state."""
+    if not hasattr(estimator, "classes_"):
+        return ["not fitted"]
+    names = sorted(n for n in vars(estimator) if n.endswith("_")
+                   and not n.startswith("_"))
+    names = sorted(set(names) | {"coef_", "intercept_", "margin_", "gamma_",
+                                 "mistakes_per_epoch_"})
+    values = [names] + [getattr(estimator, n) for n in names]
+    values = [np.asarray(v) if isinstance(v, (np.ndarray, float)) else v
+              for v in values]
+    state = estimator._state
+    values += [getattr(state, n) for n in ("coef", "intercept", "visits")]
+    if state.average:
+        values += [state.coef_sum, state.intercept_sum]
+    search = estimator._search_state
+    values.append(None if search is None else _search_arrays(estimator))
+    return values
+
+
+def _assert_same_binaries(a, b):
+    assert len(a.estimators_) == len(b.estimators_)
+    for x, y in zip(a.estimators_, b.estimators_):
+        _assert_same(_binary_attributes(x), _binary_attributes(y))
+
+
+MARGIN_BASES = [MarginPerceptron(margin=0.3), MarginPerceptron(epsilon=0.9),
+                MarginPerceptron(average=True, epsilon=0.8, fit_intercept=False)]
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("base", MARGIN_BASES, ids=_ids)
+@pytest.mark.parametrize("n_classes", [2, 4])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_reduction_of_margin_perceptrons_lean_calls_equal_the_full_way(
+        reduction, base, n_classes, dtype):
+    """One-row (and few-row) calls of a reduction of margin perceptrons,
+    fixed margin or margin searches, between CSR, weighted and bad calls:
+    every binary estimator's attributes, weights and search state equal
+    those of the same calls made the full way, bit for bit; the calls are
+    taken by the lean stream, and a bad row changes nothing."""
+    rng = np.random.RandomState(n_classes)
+    n_samples = 90
+    X = rng.normal(size=(n_samples, 5)).astype(dtype)
+    # Rows of growing norm: the radius, and so every γ, grows mid-stream.
+    X *= np.linspace(0.2, 3.0, n_samples)[:, None].astype(dtype)
+    y = rng.randint(n_classes, size=n_samples)
+    classes = np.arange(n_classes)
+    lean = reduction(clone(base)).partial_fit(X[:12], y[:12], classes=classes)
+    full = reduction(clone(base)).partial_fit(X[:12], y[:12], classes=classes)
+    full_calls = []
+    checked = lean._checked_partial_fit
+
+    def counted(*args, **kwargs):
+        full_calls.append(1)
+        return checked(*args, **kwargs)
+
+    lean._checked_partial_fit = counted
+    start, call = 12, 0
+    while start < n_samples:
+        size = 1 + call % 4 if call % 3 == 2 else 1
+        rows, labels = X[start:start + size], y[start:start + size]
+        kwargs = {}
+        if call % 11 == 5:
+            kwargs = {"sample_weight": rng.uniform(0.5, 2.0, rows.shape[0])}
+        elif call % 11 == 8:
+            rows = sp.csr_matrix(rows)
+        elif call == 14:
+            before = copy.deepcopy([_binary_attributes(e)
+                                    for e in lean.estimators_])
+            with pytest.raises(ValueError, match="NaN"):
+                lean.partial_fit(np.full_like(rows, np.nan), labels)
+            _assert_same([_binary_attributes(e) for e in lean.estimators_],
+                         before)
+        lean.partial_fit(rows, labels.tolist() if call % 2 else labels, **kwargs)
+        full._checked_partial_fit(rows, labels, **kwargs)
+        _assert_same_binaries(lean, full)
+        start += rows.shape[0]
+        call += 1
+    # Only the weighted, CSR and bad calls went the full way (and the call
+    # after the first, which arms the stream).
+    assert len(full_calls) == 2 + sum(1 for c in range(call) if c % 11 in (5, 8))
+    np.testing.assert_array_equal(lean.decision_function(X),
+                                  full.decision_function(X))
+    if getattr(base, "margin", None) == "auto":
+        assert max(e._search_state.halvings[0] for e in lean.estimators_) >= 1
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("change", ["own_set_params", "own_partial_fit",
+                                    "set_params", "own_margin", "pickle"])
+def test_reduction_of_margin_searches_changed_between_rows(reduction, change):
+    """A binary margin search changed by hand between rows (a parameter, its
+    own partial_fit, a fixed margin), the reduction's base estimator
+    changed (which only a new fit uses), or the reduction pickled: the next
+    rows give the model of the same calls made the full way."""
+    X, y = _data(36, 50, 3, False, np.float64)
+    lean = reduction(MarginPerceptron()).partial_fit(X[:9], y[:9],
+                                                     classes=[0, 1, 2])
+    full = reduction(MarginPerceptron()).partial_fit(X[:9], y[:9],
+                                                     classes=[0, 1, 2])
+    for i in range(9, 50):
+        if i == 25:
+            for est in (lean, full):
+                if change == "own_set_params":
+                    est.estimators_[1].set_params(epsilon=0.7)
+                elif change == "own_partial_fit":
+                    est.estimators_[1].partial_fit(X[i:i + 2], [0, 1])
+                elif change == "own_margin":
+                    est.estimators_[0].margin = 0.2
+                elif change == "set_params":
+                    est.set_params(estimator__epsilon=0.3)
+            if change == "pickle":
+                lean = pickle.loads(pickle.dumps(lean))
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+        _assert_same_binaries(lean, full)
+    np.testing.assert_array_equal(lean.decision_function(X[:4]),
+                                  full.decision_function(X[:4]))

@@ -53,7 +53,11 @@ def run_tasks(func, tasks, n_threads):
     except BaseException as caught:  # re-raised once the others stopped
         error = caught
     for future in futures:
-        if future.exception() is not None and error is None:
+        # A helper no pool thread has started yet is not needed any more
+        # (and may never start while the pool's threads wait here, in a
+        # nested call): cancel it rather than wait for it.
+        if not future.cancel() and future.exception() is not None \
+                and error is None:
             error = future.exception()
     if error is not None:
         raise error

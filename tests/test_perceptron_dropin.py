@@ -474,3 +474,20 @@ def test_float32_is_kept_with_a_penalty(penalty, sparse):
     double = Perceptron(**params).fit(X, y)
     assert single.coef_.dtype == np.float32
     assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-5)
+
+
+def test_n_jobs_pool_tasks_in_order_and_nested():
+    # The package's pool: results in task order, and a task that itself
+    # runs tasks on the pool (whose threads are all busy) still completes.
+    from sklearn_perceptrons._threads import run_tasks
+
+    def inner(k):
+        return run_tasks(lambda j: 10 * k + j, [(j,) for j in range(3)], 2)
+
+    result = []
+    caller = threading.Thread(target=lambda: result.append(
+        run_tasks(inner, [(k,) for k in range(4)], 2)), daemon=True)
+    caller.start()
+    caller.join(timeout=60)
+    assert not caller.is_alive(), "a nested call waits forever"
+    assert result == [[[10 * k + j for j in range(3)] for k in range(4)]]

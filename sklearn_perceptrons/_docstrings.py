@@ -110,7 +110,10 @@ fragment("reduction_fast_path", """
     weights are those of their binary problem), ``early_stopping=True`` (each
     binary estimator draws its own validation split from its own samples) or
     ``margin="auto"`` (a search per binary problem, on its own samples);
-    these use the generic path.
+    these use the generic path.  Streaming one row at a time after the
+    first calls is lean on both paths for ``MarginPerceptron(margin="auto")``
+    too: every binary search then runs in one compiled stream over all the
+    rows, each on its own samples, with the same result.
 """)
 
 fragment("reduction_example_iris", """

@@ -110,6 +110,7 @@ class _BudgetState:
         # Feature-major: the compiled loops run over support vectors.
         self.sv = np.zeros((max(n_features, 1), B), dtype=dtype)
         self.col = np.zeros(max(n_features, 1), dtype=dtype)
+        self.kv_buffer = np.zeros(B)
         self.sv_norm = np.zeros(B)
         self.sv_self = np.zeros(B)
         self.sv_row = np.full(B, -1, dtype=np.int64)
@@ -305,18 +306,29 @@ class _ModelCheck:
         else:
             self.X, self.y = X, y_class
         self.binary = n_classes == 2
-        self.kernel = kernel
         self.average = estimator.average
-        self.cache_size = estimator.cache_size
 
     def score(self, walk, X, average):
-        """Accuracy of the walk's average (``average``) or last iterate."""
-        state = walk.result(X, by_row=False)
-        coef = np.ascontiguousarray(state.model(average))
-        scores = _k._dual_scores(self.X, self.kernel, state.sv, None, coef,
-                                 self.cache_size)
-        # Intercept: the padded kernel K + add.
-        scores += walk.dparams[2] * coef.sum(axis=0)
+        """Accuracy of the walk's average (``average``) or last iterate,
+        scored as the walk scores a visit (from its support vectors in their
+        slots)."""
+        n = walk.n_sv
+        alpha = walk.alpha[:n]
+        coef = (alpha - walk.asum[:n] / np.maximum(walk.visits, 1.0)
+                if average else alpha)
+        coef = np.ascontiguousarray(coef.T)
+        if n == 0:
+            coef = np.zeros((walk.K, 1))
+        values, indices, indptr, sparse = _k._parts(self.X)
+        if values.shape[0] == 0:
+            values = np.zeros(1, dtype=self.X.dtype)
+        if not sparse:
+            indices = indptr = _DUMMY_INT
+        scores = np.empty((self.X.shape[0], walk.K))
+        _kernel_budget_fast.scores(
+            values, indices, indptr, sparse, self.X.shape[0], walk.sv, n,
+            walk.iparams, walk.dparams, walk.sv_norm, coef, walk.kv_buffer,
+            scores)
         if self.binary:
             predicted = (scores[:, 0] > 0).astype(np.intp)
         else:

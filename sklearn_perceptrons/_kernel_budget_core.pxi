@@ -186,26 +186,33 @@ cdef inline double _clamp_log(double t) noexcept nogil:
     return SKP_LOG_DBL_MIN if t < SKP_LOG_DBL_MIN else t
 
 
-cdef void _exp_line(double* v, Py_ssize_t n, double scale, double add) noexcept nogil:
+cdef void _exp_line(double* v, Py_ssize_t n, double scale, double add,
+                    bint clamped=False) noexcept nogil:
     """v[j] = exp(scale * v[j]) + add, for scale * v[j] <= 0, in two loops:
-    GCC vectorizes each, not one loop doing both."""
+    GCC vectorizes each, not one loop doing both (``clamped``: v already
+    holds the clamped exponents)."""
     cdef Py_ssize_t j
-    for j in range(n):
-        v[j] = _clamp_log(scale * v[j])
+    if not clamped:
+        for j in range(n):
+            v[j] = _clamp_log(scale * v[j])
     for j in range(n):
         v[j] = skp_exp(v[j]) + add
 
 
 cdef void _dense_reductions(
     int mode, const floating* sv, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t d,
-    const floating* x, double* out,
+    const floating* x, double* out, double scale=0.0,
 ) noexcept nogil:
     """out[j] = |sv_j - x|^2 (mode 0), |sv_j - x|_1 (mode 1) or sv_j . x
     (mode 2) for the first n feature-major support vectors (feature f of
-    vector j at ``f * ld + j``), summed over the features in order."""
+    vector j at ``f * ld + j``), summed over the features in order.  With
+    a ``scale`` (modes 0 and 1, d >= 1), out[j] is the exponent of the
+    kernel, the distance times ``scale`` clamped as ``_exp_line`` clamps
+    it, computed in the loop of the last feature (one pass fewer)."""
     cdef Py_ssize_t j, f
     cdef const floating* col
     cdef double v, t
+    cdef bint fold = scale != 0.0 and mode < 2
     if d == 0:
         for j in range(n):
             out[j] = 0.0
@@ -213,6 +220,15 @@ cdef void _dense_reductions(
     # The first feature writes, the others add (0 + a == a).
     col = sv
     v = x[0]
+    if fold and d == 1:
+        if mode == 0:
+            for j in range(n):
+                t = col[j] - v
+                out[j] = _clamp_log(scale * (t * t))
+        else:
+            for j in range(n):
+                out[j] = _clamp_log(scale * fabs(col[j] - v))
+        return
     if mode == 0:
         for j in range(n):
             t = col[j] - v
@@ -223,7 +239,7 @@ cdef void _dense_reductions(
     else:
         for j in range(n):
             out[j] = col[j] * v
-    for f in range(1, d):
+    for f in range(1, d - 1 if fold else d):
         col = sv + f * ld
         v = x[f]
         if mode == 0:
@@ -236,6 +252,16 @@ cdef void _dense_reductions(
         else:
             for j in range(n):
                 out[j] += col[j] * v
+    if fold:
+        col = sv + (d - 1) * ld
+        v = x[d - 1]
+        if mode == 0:
+            for j in range(n):
+                t = col[j] - v
+                out[j] = _clamp_log(scale * (out[j] + t * t))
+        else:
+            for j in range(n):
+                out[j] = _clamp_log(scale * (out[j] + fabs(col[j] - v)))
 
 
 cdef void _sparse_reductions(
@@ -279,8 +305,10 @@ cdef double _kernels(
     # 0: squared distances, 1: L1 distances, 2: dot products.
     cdef int mode = 0 if kind == KERNEL_RBF else (
         1 if kind == KERNEL_LAPLACIAN else 2)
+    cdef bint folded = not sparse and mode < 2 and d > 0 and s.gamma != 0.0
     if not sparse:
-        _dense_reductions(mode, sv, B, n_sv, d, xv, out)
+        _dense_reductions(mode, sv, B, n_sv, d, xv, out,
+                          -s.gamma if folded else 0.0)
     else:
         if mode == 1:
             for j in range(n_sv):
@@ -299,7 +327,7 @@ cdef double _kernels(
                 if out[j] < 0.0:
                     out[j] = 0.0
     if mode < 2:
-        _exp_line(out, n_sv, -s.gamma, s.add)
+        _exp_line(out, n_sv, -s.gamma, s.add, folded)
         return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
     if kind == KERNEL_COSINE:
         xn = sqrt(x_sq)
@@ -839,6 +867,42 @@ def walk(
         status = _walk(&s, &values[0], &indices[0], &indptr[0], sparse,
                        &sv[0, 0], &col[0], &order[0], t_start, t_end, &t_out)
     return status, t_out
+
+
+def scores(
+    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
+    bint sparse, Py_ssize_t n_x, floating[:, ::1] sv, Py_ssize_t n_sv,
+    const int64_t[::1] iparams, const double[::1] dparams,
+    double[::1] sv_norm, const double[:, ::1] coef, double[::1] kv,
+    double[:, ::1] out,
+):
+    """out[i, k] = sum_j coef[k, j] K'(sv_j, x_i) for the ``n_x`` rows of X
+    and the first ``n_sv`` support vectors, with the walk's kernels (the
+    scores a visit computes): ``coef`` is (K, >= n_sv), ``kv`` B doubles."""
+    cdef State s
+    cdef Py_ssize_t i, k, d, nnz
+    cdef const floating* xv
+    cdef const int* xi = NULL
+    cdef double x_sq = 0.0, x_l1 = 0.0
+    _init(&s, iparams, dparams)
+    s.sv_norm = &sv_norm[0]
+    d = s.d
+    if n_x == 0 or n_sv == 0:
+        out[:, :] = 0.0
+        return
+    with nogil:
+        for i in range(n_x):
+            if sparse:
+                xv = &values[0] + indptr[i]
+                xi = &indices[0] + indptr[i]
+                nnz = indptr[i + 1] - indptr[i]
+            else:
+                xv = &values[0] + i * d
+                nnz = d
+            _row_stats(xv, nnz, &x_sq, &x_l1)
+            _kernels(&s, xv, xi, nnz, sparse, x_sq, &sv[0, 0], n_sv, &kv[0])
+            for k in range(s.K):
+                out[i, k] = skp_dot_d(&kv[0], &coef[k, 0], n_sv)
 
 
 def stats(floating[:, ::1] sv, Py_ssize_t n, const int64_t[::1] iparams,

@@ -191,10 +191,15 @@ class BaseLinearPerceptron(BasePerceptron):
             ``classes_[1]`` is predicted); otherwise one column per class.
         """
         X = self._validate_predict_data(X)
-        # safe_sparse_dot computes X @ coef_.T for a dense X: the same
-        # product, without its dispatch (most of a one-row call).
-        scores = (X @ self.coef_.T if type(X) is np.ndarray
-                  else safe_sparse_dot(X, self.coef_.T, dense_output=True))
+        coef = self.coef_
+        if type(X) is np.ndarray:
+            if X.shape[0] == 1 and coef.shape[0] == 1:
+                return np.array([binary_row_decision(X, coef, self.intercept_)])
+            # safe_sparse_dot computes X @ coef_.T for a dense X: the same
+            # product, without its dispatch.
+            scores = X @ coef.T
+        else:
+            scores = safe_sparse_dot(X, coef.T, dense_output=True)
         scores += self.intercept_
         return decision_shape(scores)
 
@@ -808,6 +813,15 @@ class Perceptron(BaseLinearPerceptron):
 # ---------------------------------------------------------------------------
 # The internal API of the multiclass fast path and of ParameterMixing
 # ---------------------------------------------------------------------------
+
+
+def binary_row_decision(X, coef, intercept):
+    """The decision of one row X (shape (1, n_features)) of a binary linear
+    perceptron, a NumPy scalar: ``X @ coef.T + intercept`` as the one dot
+    product it is (the same BLAS dot), the intercept added on the scalar,
+    without the array operations of the general case (most of a one-row
+    call).  Every one-row decision of the package computes it so."""
+    return np.vdot(X, coef) + intercept[0]
 
 
 def learning_rate(estimator):

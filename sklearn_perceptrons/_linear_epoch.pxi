@@ -63,6 +63,7 @@ cdef enum:
 
 cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
+    void SKP_PREFETCH_L2(const void* addr) noexcept nogil
 
 cdef extern from "_sparse_dot.h":
     double skp_sparse_dot_d(const double* w, const double* x, const int* idx,
@@ -106,10 +107,11 @@ cdef inline floating _row_dot(
 
 cdef inline void _prefetch_row(
     const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features, Py_ssize_t i,
+    bint sparse, Py_ssize_t n_features, Py_ssize_t i, bint to_l2,
 ) noexcept nogil:
     """Ask the CPU for row ``i`` (values, and column indices if CSR) ahead of
-    time; at most 1 KiB of values, one prefetch per 64-byte cache line."""
+    time, into the first-level cache or (``to_l2``) the second; at most 1 KiB
+    of values, one prefetch per 64-byte cache line."""
     cdef Py_ssize_t start, length, offset = 0
     cdef Py_ssize_t per_line = 64 // sizeof(floating)
     if sparse:
@@ -120,9 +122,14 @@ cdef inline void _prefetch_row(
         length = n_features
     length = min(length, 16 * per_line)
     while offset < length:
-        SKP_PREFETCH(X_values + start + offset)
-        if sparse:
-            SKP_PREFETCH(X_indices + start + offset)
+        if to_l2:
+            SKP_PREFETCH_L2(X_values + start + offset)
+            if sparse:
+                SKP_PREFETCH_L2(X_indices + start + offset)
+        else:
+            SKP_PREFETCH(X_values + start + offset)
+            if sparse:
+                SKP_PREFETCH(X_indices + start + offset)
         offset += per_line
 
 
@@ -132,15 +139,19 @@ cdef inline void _row_add(
 ) noexcept nogil:
     """Add ``scale * x`` to ``w`` (and ``sum_scale * x`` to ``w_sum``).
 
-    One plain loop per array, so that the compiler vectorizes the dense ones.
+    Dense rows take one plain loop per array, which the compiler vectorizes;
+    CSR rows one loop for both arrays, which reads each entry once.
     """
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, k
     if sparse:
-        for j in range(nnz):
-            w[x_indices[j]] += <floating>(scale * x_values[j])
         if average:
             for j in range(nnz):
-                w_sum[x_indices[j]] += sum_scale * x_values[j]
+                k = x_indices[j]
+                w[k] += <floating>(scale * x_values[j])
+                w_sum[k] += sum_scale * x_values[j]
+        else:
+            for j in range(nnz):
+                w[x_indices[j]] += <floating>(scale * x_values[j])
     else:
         for j in range(nnz):
             w[j] += <floating>(scale * x_values[j])
@@ -262,18 +273,30 @@ cdef inline Py_ssize_t _prefetch_distance(
 cdef inline Py_ssize_t _locate_row(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features, const int* order, Py_ssize_t n_visits,
+    const int* y_class, const double* step,
     Py_ssize_t t, Py_ssize_t ahead, bint prefetch_sequential,
     const floating** x_values, const int** x_indices,
 ) noexcept nogil:
-    """Point ``x_values``/``x_indices`` at the row of visit ``t`` (prefetching
-    the row ``ahead`` visits later when rows are visited out of order) and
-    return its length."""
-    cdef Py_ssize_t i = order[t]
-    if t + ahead < n_visits and (
-        prefetch_sequential or order[t + ahead] != i + ahead
-    ):
-        _prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
-                      order[t + ahead])
+    """Point ``x_values``/``x_indices`` at the row of visit ``t`` and return
+    its length.
+
+    When rows are visited out of order, the row ``4 * ahead`` visits later
+    (with its class and step, cache misses too) is prefetched into the
+    second-level cache and the row ``ahead`` visits later into the first:
+    two stages keep more random rows in flight than one."""
+    cdef Py_ssize_t i = order[t], later
+    if t + ahead < n_visits:
+        later = order[t + ahead]
+        if prefetch_sequential or later != i + ahead:
+            _prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
+                          later, False)
+    if t + 4 * ahead < n_visits:
+        later = order[t + 4 * ahead]
+        if later != i + 4 * ahead:
+            SKP_PREFETCH_L2(y_class + later)
+            SKP_PREFETCH_L2(step + later)
+            _prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
+                          later, True)
     if sparse:
         x_values[0] = X_values + X_indptr[i]
         x_indices[0] = X_indices + X_indptr[i]
@@ -313,7 +336,8 @@ cdef bint _epoch_rows(
 
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order, n_visits, t, ahead, prefetch_sequential,
+                          order, n_visits, y_class, step, t, ahead,
+                          prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]
@@ -380,7 +404,8 @@ cdef bint _epoch_multiclass(
                                                n_visits, &prefetch_sequential)
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order, n_visits, t, ahead, prefetch_sequential,
+                          order, n_visits, y_class, step, t, ahead,
+                          prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
         if _multiclass_visit(
@@ -494,7 +519,8 @@ cdef bint _epoch_penalized(
                                                &prefetch_sequential)
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order, n_visits, t, ahead, prefetch_sequential,
+                          order, n_visits, y_class, step, t, ahead,
+                          prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]

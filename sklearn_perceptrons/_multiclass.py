@@ -63,6 +63,7 @@ from ._base import (
     param_names,
     partial_fit_context,
     PredictMixin,
+    predict_rows,
     set_init_params,
     stream_cache,
     validate_rows,
@@ -81,6 +82,7 @@ from ._rows import (
 from ._training import (
     StoppingRule,
     record_partial_pass,
+    record_partial_passes,
     set_fit_results,
     train,
 )
@@ -130,6 +132,17 @@ def _shared_pass_supported(estimator, *, partial=False):
     if isinstance(getattr(estimator, "margin", None), str):
         return False
     return True
+
+
+def _validates_as_ours(estimators, params):
+    """Whether every binary estimator is one of this package's linear
+    perceptrons (exact types) given no metadata but sample weights: they all
+    validate X by the package's rules (``validate_rows``), so that
+    ``predict`` may validate it once, by those rules, for all of them, as
+    the fast path does (on the generic path too: ``margin="auto"``,
+    ``class_weight``, ``early_stopping``)."""
+    return set(params) <= {"sample_weight"} and all(
+        type(e) in _SHARED_PASS_TYPES for e in estimators)
 
 
 _PARAM_NAMES = {}
@@ -218,18 +231,31 @@ def _linear_scores(estimators, X):
     """The 1-d decisions of fitted binary linear perceptrons on a few rows
     of a validated dense X, as their own ``decision_function`` computes
     them (``X @ coef_.T + intercept_``) without validating X again for each
-    (most of a one-row call); None when that does not hold for all of them.
+    (most of a one-row call); for one row, the scalar decisions
+    (``binary_row_decision``).  None when that does not hold for all of
+    them.
     """
     if type(X) is not np.ndarray or X.shape[0] > 8:
         return None
     base = _linear.BaseLinearPerceptron.decision_function
+    n_features = X.shape[1]
+    for est in estimators:
+        d = est.__dict__
+        if (getattr(type(est), "decision_function", None) is not base
+                or d.get("n_features_in_") != n_features
+                or "feature_names_in_" in d):
+            return None
+    if X.shape[0] == 1:
+        row = _linear.binary_row_decision
+        out = []
+        for est in estimators:
+            coef = est.coef_
+            if coef.shape[0] != 1:  # not a binary problem's single row
+                return None
+            out.append(row(X, coef, est.intercept_))
+        return out
     out = []
     for est in estimators:
-        if (getattr(type(est), "decision_function", None) is not base
-                or "n_features_in_" not in est.__dict__
-                or est.__dict__["n_features_in_"] != X.shape[1]
-                or "feature_names_in_" in est.__dict__):
-            return None
         scores = X @ est.coef_.T
         scores += est.intercept_
         out.append(scores.ravel())
@@ -442,13 +468,12 @@ class _ReductionStream:
             rows = self.touched[codes[0]]
         else:
             rows = sorted(set().union(*(self.touched[c] for c in set(codes))))
-        for k in rows:
-            est = self.list[k]
-            if self.average:
+        if self.average:
+            for k in rows:
                 # The average moved: coef_ is computed when read.
-                est.__dict__.pop("coef_", None)
-                est.__dict__.pop("intercept_", None)
-            record_partial_pass(est, int(updates[k]))
+                self.dicts[k].pop("coef_", None)
+                self.dicts[k].pop("intercept_", None)
+        record_partial_passes(self.dicts, rows, updates)
         if self.pairs is not None:
             self._after_learn(X, codes, rows)
         return True
@@ -594,7 +619,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         samples of a batch.
 
         A one-vs-one pair with no sample of its two classes in the batch is
-        not updated.  On the fast path (see Notes), once every binary
+        not updated.  On the fast path (see Notes), and for binary
+        ``MarginPerceptron(margin="auto")`` estimators, once every binary
         estimator has seen a sample, a call on a few rows of a float ndarray
         costs little more than the update itself: the weights of the binary
         estimators are then updated in place, so their ``coef_`` may change
@@ -718,9 +744,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     def _validate_X(self, X):
         """Validate X for prediction with the settings of the last fit."""
-        check_is_fitted(self)
+        if "estimators_" not in self.__dict__:
+            # Fitted reductions have estimators_, which is all that
+            # check_is_fitted would look for: only the others pay for it.
+            check_is_fitted(self)
         if getattr(self, "_shared_input", False):
-            return validate_rows(self, X, reset=False)
+            return predict_rows(self, X)
         return validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,
@@ -775,7 +804,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             self.estimators_ = self._fit_shared(base, X, y_class, sample_weight)
         else:
             self.estimators_ = self._fit_generic(base, X, y_class, params)
-        self._shared_input = shared
+        self._shared_input = shared or _validates_as_ours([base], params)
         return self
 
     def _fit_shared(self, base, X, y_class, sample_weight):
@@ -835,7 +864,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             )
         self.classes_ = classes
         self.estimators_ = estimators
-        self._shared_input = shared
+        self._shared_input = shared or _validates_as_ours(estimators, params)
         cache = stream_cache(self)
         cache.pop("fast", None)
         if shared or (_margin.searches_margin(estimators[0])
@@ -1013,6 +1042,8 @@ class OneVsAllPerceptron(_BaseReduction):
         if scores is None:
             scores = [np.ravel(est.decision_function(X))
                       for est in self.estimators_]
+        elif X.shape[0] == 1:  # the scalar decisions of one row
+            return np.array(scores if len(scores) == 1 else [scores])
         if len(scores) == 1:
             return scores[0]
         return np.column_stack(scores)
@@ -1195,14 +1226,14 @@ class OneVsOnePerceptron(_BaseReduction):
         for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
             if "classes_" not in est.__dict__:
                 continue  # the pair has seen no sample yet
-            score = float(next(scores)[0])
+            score = float(next(scores))
             if score > 0:
                 votes[j] += 1.0
             else:
                 votes[i] += 1.0
             confidence[j] += score
             confidence[i] -= score
-        votes = np.array([votes])
-        confidence = np.array([confidence])
-        return votes + confidence / (3.0 * (np.abs(confidence) + 1.0))
+        # The general path's formula, each IEEE operation on the floats.
+        return np.array([[v + c / (3.0 * (abs(c) + 1.0))
+                          for v, c in zip(votes, confidence)]])
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_perceptrons import _margin
+from sklearn_perceptrons import _margin, _multiclass
 from sklearn_perceptrons import (
     KernelPerceptron,
     MarginPerceptron,
@@ -996,7 +996,9 @@ def _assert_same_binaries(a, b):
         _assert_same(_binary_attributes(x), _binary_attributes(y))
 
 
-MARGIN_BASES = [MarginPerceptron(margin=0.3), MarginPerceptron(epsilon=0.9),
+MARGIN_BASES = [MarginPerceptron(margin=0.3),
+                MarginPerceptron(margin=0.2, average=True, fit_intercept=False),
+                MarginPerceptron(epsilon=0.9),
                 MarginPerceptron(average=True, epsilon=0.8, fit_intercept=False)]
 
 
@@ -1089,3 +1091,130 @@ def test_reduction_of_margin_searches_changed_between_rows(reduction, change):
         _assert_same_binaries(lean, full)
     np.testing.assert_array_equal(lean.decision_function(X[:4]),
                                   full.decision_function(X[:4]))
+
+
+# ---------------------------------------------------------------------------
+# One-row prediction
+# ---------------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), n_features=st.integers(1, 300),
+       model_dtype=st.sampled_from([np.float64, np.float32]),
+       row_dtype=st.sampled_from([np.float64, np.float32]),
+       scale=st.sampled_from([1e-3, 1.0, 1e3]), fit_intercept=st.booleans(),
+       labels=st.sampled_from([[0, 1], ["no", "yes"], [-3, 7]]))
+def test_one_row_binary_prediction_is_the_general_formula(
+        seed, n_features, model_dtype, row_dtype, scale, fit_intercept, labels):
+    """The one-row decision of a binary linear perceptron is
+    ``X @ coef_.T + intercept_`` bit for bit (dtype included, for a row of
+    either float type), and its prediction the class that decision picks, in
+    a new array."""
+    rng = np.random.RandomState(seed)
+    X = (rng.normal(size=(12, n_features)) * scale).astype(model_dtype)
+    y = np.array(labels)[np.arange(12) % 2]
+    est = Perceptron(fit_intercept=fit_intercept, max_iter=3, tol=None).fit(X, y)
+    for row in (X[:1].astype(row_dtype), X[5:6].astype(row_dtype)):
+        expected = row @ est.coef_.T
+        expected += est.intercept_
+        expected = expected.ravel()
+        decision = est.decision_function(row)
+        assert decision.dtype == expected.dtype and decision.shape == (1,)
+        np.testing.assert_array_equal(decision, expected)
+        predicted = est.predict(row)
+        reference = est.classes_[(expected > 0).astype(int)]
+        assert predicted.dtype == reference.dtype
+        np.testing.assert_array_equal(predicted, reference)
+        predicted[0] = est.classes_[0]  # a new array, not a view of classes_
+        np.testing.assert_array_equal(est.classes_, np.unique(y))
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("base", [MarginPerceptron(),
+                                  Perceptron(class_weight={0: 2.0, 1: 1.0})],
+                         ids=_ids)
+def test_generic_reduction_of_our_perceptrons_validates_rows_as_ours(reduction,
+                                                                     base):
+    """A reduction of this package's perceptrons on the generic path (margin
+    searches, class weights) validates X for prediction by the package's
+    rules: the binary estimators' decisions, and their errors."""
+    X, y = _data(37, 40, 3, False, np.float64)
+    est = reduction(base).fit(X, y)
+    assert est._shared_input
+    for rows in (X[:1], X[:7], sp.csr_matrix(X[:3]), X[:2].tolist()):
+        form = rows if sp.issparse(rows) else np.asarray(rows, dtype=np.float64)
+        binary = [np.ravel(e.decision_function(form)) for e in est.estimators_]
+        if reduction is OneVsAllPerceptron:
+            np.testing.assert_array_equal(est.decision_function(rows),
+                                          np.column_stack(binary))
+        else:
+            assert est.decision_function(rows).shape == (len(binary[0]), 3)
+    for bad in ("nan", "inf", "features"):
+        X_bad, _, _, message = BAD_ROWS[bad]
+        with pytest.raises(ValueError, match=message):
+            est.predict(X_bad)
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("start", ["fit", "weighted", "two_classes"])
+def test_reduction_of_margin_searches_from_any_start(reduction, start):
+    """Lean one- and few-row calls of binary margin searches continue any
+    start as the full way does: a fit's searches, a weighted first batch
+    (whose step ranges lack the unit step: a row's range then grows at its
+    first lean sample), or a first batch of two classes of four (the other
+    one-vs-one pairs unfitted until their classes come)."""
+    X, y = _data(38, 70, 4, False, np.float64)
+    X *= np.linspace(0.3, 2.5, 70)[:, None]
+    classes = np.arange(4)
+    first, weight = slice(0, 10), None
+    if start == "weighted":
+        weight = np.full(10, 2.0)
+    elif start == "two_classes":
+        y[:10] = np.arange(10) % 2
+    models = []
+    for _ in range(2):
+        est = reduction(MarginPerceptron(epsilon=0.9))
+        if start == "fit":
+            est.fit(X[first], y[first])
+        est.partial_fit(X[first], y[first], classes=classes, sample_weight=weight)
+        models.append(est)
+    lean, full = models
+    for i, size in zip(range(10, 70, 3), [1, 3, 1, 2, 1, 1, 3, 1] * 3):
+        lean.partial_fit(X[i:i + size], y[i:i + size])
+        full._checked_partial_fit(X[i:i + size], y[i:i + size])
+        _assert_same_binaries(lean, full)
+    fast = lean.__dict__["_stream"].get("fast")
+    assert isinstance(fast, _multiclass._ReductionStream)
+    assert fast.search is not None
+
+
+@pytest.mark.parametrize("reduction", [OneVsAllPerceptron, OneVsOnePerceptron])
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**16), n_classes=st.sampled_from([2, 3, 5]),
+       sizes=st.lists(st.integers(1, 6), min_size=6, max_size=16),
+       params=st.sampled_from([{}, {"epsilon": 0.95}, {"average": True},
+                               {"fit_intercept": False, "epsilon": 0.8}]),
+       weighted_call=st.integers(0, 20))
+def test_reduction_margin_search_streams_equal_the_full_way(
+        reduction, seed, n_classes, sizes, params, weighted_call):
+    """Any chunking of a stream into lean calls of binary margin searches,
+    one weighted call among them: the binary estimators of the full way,
+    bit for bit (weights, search states, every attribute)."""
+    rng = np.random.RandomState(seed)
+    n_samples = sum(sizes) + 6
+    X = rng.normal(size=(n_samples, 4)) * rng.uniform(0.2, 3.0, (n_samples, 1))
+    y = rng.randint(n_classes, size=n_samples)
+    classes = np.arange(n_classes)
+    lean = reduction(MarginPerceptron(**params)).partial_fit(X[:6], y[:6],
+                                                             classes=classes)
+    full = reduction(MarginPerceptron(**params)).partial_fit(X[:6], y[:6],
+                                                             classes=classes)
+    start = 6
+    for call, size in enumerate(sizes):
+        rows, labels = X[start:start + size], y[start:start + size]
+        kwargs = ({"sample_weight": rng.uniform(0.5, 2.0, size)}
+                  if call == weighted_call else {})
+        lean.partial_fit(rows, labels, **kwargs)
+        full._checked_partial_fit(rows, labels, **kwargs)
+        start += size
+    _assert_same_binaries(lean, full)

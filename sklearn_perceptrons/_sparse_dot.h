@@ -6,7 +6,8 @@
 
    Eight partial sums: entry j goes to sum j % 8 (the last nnz % 8 entries to
    sum 0), combined as ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7)), the
-   order of the dense dot product.  With AVX2 the weights are fetched by
+   order of the dense dot product; a row of fewer than 8 entries is summed
+   in one.  With AVX2 the weights are fetched by
    gather instructions, which issue fewer instructions per entry than scalar
    loads; the lanes hold the same partial sums in the same order, so both
    builds return the same bits. */
@@ -14,11 +15,17 @@
 #define SKP_SPARSE_DOT_H
 
 #include <stddef.h>
+#if defined(__GNUC__) || defined(__clang__)
+#define SKP_NOINLINE __attribute__((noinline))
+#else
+#define SKP_NOINLINE
+#endif
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
-static inline double skp_sparse_dot_d(const double *w, const double *x,
+SKP_NOINLINE static double skp_sparse_dot_d_long(const double *w,
+                                                const double *x,
                                       const int *idx, ptrdiff_t nnz)
 {
     double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -52,7 +59,8 @@ static inline double skp_sparse_dot_d(const double *w, const double *x,
     return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
 }
 
-static inline float skp_sparse_dot_f(const float *w, const float *x,
+SKP_NOINLINE static float skp_sparse_dot_f_long(const float *w,
+                                               const float *x,
                                      const int *idx, ptrdiff_t nnz)
 {
     float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
@@ -80,6 +88,33 @@ static inline float skp_sparse_dot_f(const float *w, const float *x,
     for (; j < nnz; j++)
         s[0] += w[idx[j]] * x[j];
     return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
+}
+
+/* The entry points: a short row summed inline, in one sum; a long one by the
+   functions above, kept out of line so that their vector registers do not
+   crowd the caller's loop. */
+static inline double skp_sparse_dot_d(const double *w, const double *x,
+                                      const int *idx, ptrdiff_t nnz)
+{
+    double s = 0.0;
+    ptrdiff_t j;
+    if (nnz >= 8)
+        return skp_sparse_dot_d_long(w, x, idx, nnz);
+    for (j = 0; j < nnz; j++)
+        s += w[idx[j]] * x[j];
+    return s;
+}
+
+static inline float skp_sparse_dot_f(const float *w, const float *x,
+                                     const int *idx, ptrdiff_t nnz)
+{
+    float s = 0.0f;
+    ptrdiff_t j;
+    if (nnz >= 8)
+        return skp_sparse_dot_f_long(w, x, idx, nnz);
+    for (j = 0; j < nnz; j++)
+        s += w[idx[j]] * x[j];
+    return s;
 }
 
 #endif

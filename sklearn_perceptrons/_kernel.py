@@ -11,7 +11,6 @@ epoch: see its docstring for the algorithm and the column cache.
 import dataclasses
 import copy
 import numbers
-from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import numpy as np
@@ -35,6 +34,7 @@ from ._base import (
 from ._docstrings import shared_doc
 from ._kernel_stream import KernelStream
 from ._rows import as_csr_int32, crammer_singer_table, one_vs_all_table
+from ._threads import run_tasks
 from ._training import (
     StoppingRule,
     record_partial_pass,
@@ -279,12 +279,9 @@ def _row_blocks(n, n_blocks):
 
 def _run_blocks(score_block, blocks, n_jobs):
     """``score_block(start, stop)`` for every block, on ``n_jobs`` threads
-    when more than one (the compiled scoring releases the GIL); returns the
-    results in block order."""
-    if n_jobs <= 1 or len(blocks) <= 1:
-        return [score_block(*block) for block in blocks]
-    with ThreadPoolExecutor(min(n_jobs, len(blocks))) as pool:
-        return list(pool.map(lambda block: score_block(*block), blocks))
+    of the package's pool when more than one (the compiled scoring releases
+    the GIL); returns the results in block order."""
+    return run_tasks(score_block, blocks, n_jobs)
 
 
 def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,

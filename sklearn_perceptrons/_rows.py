@@ -27,13 +27,13 @@ one estimator needs, so that no module reaches into another's privates:
 import dataclasses
 import functools
 import math
-import threading
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._cpu import linear_fast
+from ._threads import run_tasks
 
 # Update rules of the compiled epoch; mirrored by the enum of _linear_epoch.pxi.
 RULE_THRESHOLD = 0
@@ -510,15 +510,11 @@ class _Rows(NamedTuple):
     kappa: np.ndarray
 
     def take(self, rows, average, l1):
-        """A compact copy of ``rows`` (the sums only when in use)."""
-        def part(array, used):
-            return array[rows] if used else array.copy()
-        return _Rows(self.coef[rows], self.intercept[rows],
-                     part(self.coef_sum, average),
-                     part(self.intercept_sum, average), self.visits[rows],
-                     self.updates[rows], self.norm[rows],
-                     self.l1_total[rows], part(self.l1_applied, l1),
-                     self.threshold[rows], self.kappa[rows])
+        """A compact copy of ``rows`` (the sums only when in use), every
+        array on cache lines of its own (see :func:`_own_lines`)."""
+        used = dict(coef_sum=average, intercept_sum=average, l1_applied=l1)
+        return _Rows(*(_own_lines(array[rows] if used.get(name, True) else array)
+                       for name, array in zip(self._fields, self)))
 
     def put(self, rows, part, average, l1):
         """Write the compact copy ``part`` back to ``rows``."""
@@ -527,6 +523,23 @@ class _Rows(NamedTuple):
                     or name == "l1_applied" and not l1):
                 continue
             getattr(self, name)[rows] = getattr(part, name)
+
+
+# Bytes of a cache line (64 on the CPUs this package is built for).
+_LINE = 64
+
+
+def _own_lines(array):
+    """A C-contiguous copy of ``array`` with a cache line of slack on either
+    side, so that no other allocation shares a cache line with its values:
+    threads that write small arrays allocated side by side (the visit count
+    of every row, at every sample) would otherwise pass the lines back and
+    forth between their cores."""
+    pad = -(-_LINE // array.itemsize)
+    buffer = np.empty(array.size + 2 * pad, dtype=array.dtype)
+    copy = buffer[pad:pad + array.size].reshape(array.shape)
+    copy[...] = array
+    return copy
 
 
 def _sub_table(table, rows, n_rows):
@@ -544,10 +557,12 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
     groups of the active rows, one thread per group.
 
     Each thread walks every sample in the same order for its own rows, on
-    compact copies of them (threads writing to nearby addresses would
-    fight over cache lines), so every row sees exactly the arithmetic of a
-    one-thread pass (the rules that treat rows alone); the compiled pass
-    releases the GIL.  Returns whether any group overflowed.
+    compact copies of them on cache lines of their own (threads writing to
+    nearby addresses would fight over cache lines), so every row sees
+    exactly the arithmetic of a one-thread pass (the rules that treat rows
+    alone); the compiled pass releases the GIL.  The threads are the
+    package's pool (:mod:`sklearn_perceptrons._threads`), started once.
+    Returns whether any group overflowed.
     """
     n_active = int(np.count_nonzero(active))
     if n_threads <= 1 or n_active <= 1:
@@ -556,25 +571,10 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
     groups = np.array_split(np.flatnonzero(active), min(n_threads, n_active))
     parts = [arrays.take(rows, average, l1) for rows in groups]
     tables = [_sub_table(table, rows, n_rows) for rows in groups]
-    results = [None] * len(groups)
-
-    def work(g):
-        try:
-            results[g] = call(parts[g], np.ones(groups[g].shape[0], np.uint8),
-                              tables[g])
-        except BaseException as error:  # re-raised by the calling thread
-            results[g] = error
-
-    threads = [threading.Thread(target=work, args=(g,))
-               for g in range(1, len(groups))]
-    for thread in threads:
-        thread.start()
-    work(0)
-    for thread in threads:
-        thread.join()
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
+    results = run_tasks(
+        call, [(part, np.ones(rows.shape[0], np.uint8), sub_table)
+               for rows, part, sub_table in zip(groups, parts, tables)],
+        n_threads)
     for rows, part in zip(groups, parts):
         arrays.put(rows, part, average, l1)
     return any(results)
@@ -628,8 +628,8 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
                 rows.l1_applied, state.average, rows.coef_sum,
                 rows.intercept_sum, rows.visits, rows.updates,
                 # Scratch of the pass: the scale of every row, and the sum
-                # of its scales over the visits.
-                np.ones(mask.shape[0]), rows.visits.copy(),
+                # of its scales over the visits (written at every visit).
+                _own_lines(np.ones(mask.shape[0])), _own_lines(rows.visits),
             )
         # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
         scores = np.empty(max(mask.shape[0], 2) if rule.code >= RULE_CS_MAX

@@ -3,6 +3,7 @@
 """Perceptron as a drop-in for scikit-learn's: penalty, alpha, l1_ratio and
 n_jobs (API.md §8.1)."""
 
+import os
 import threading
 import warnings
 
@@ -396,6 +397,36 @@ def test_one_vs_all_fast_path_keeps_the_penalty(penalty):
                     atol=1e-12)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_n_jobs_in_a_forked_child():
+    # The pool's threads do not survive a fork: the child makes its own
+    # pool (with the parent's, its tasks would wait forever).
+    import pickle
+    import select
+    X, y = gaussian(n=120, d=4, n_classes=3)
+    parent = Perceptron(n_jobs=2).fit(X, y).coef_  # the parent's pool exists
+    read, write = os.pipe()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork + threads
+        pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            os.write(write, pickle.dumps(Perceptron(n_jobs=2).fit(X, y).coef_))
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        ready, _, _ = select.select([read], [], [], 120)
+        if not ready:
+            os.kill(pid, 9)
+        assert ready, "the fit hung in the forked child"
+        with os.fdopen(read, "rb") as pipe:
+            child = pickle.loads(pipe.read())
+    finally:
+        os.waitpid(pid, 0)
+    assert_array_equal(child, parent)
+
+
 def test_n_jobs_none_follows_joblib_context():
     from joblib import parallel_config
     X, y = gaussian(n=120, d=4, n_classes=3)
@@ -411,11 +442,16 @@ def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
 
     X, y = gaussian(n=60, d=4, n_classes=4)
     calls = []
+    in_worker = threading.Event()
 
     def failing(*args, **kwargs):
         calls.append(threading.current_thread())
         if threading.current_thread() is not threading.main_thread():
+            in_worker.set()
             raise RuntimeError("boom in a worker")
+        # The calling thread keeps its group until a pool thread has taken
+        # the other (else it may run both itself).
+        in_worker.wait(30)
         return False
 
     dtype_key = (X.dtype, False)
@@ -438,3 +474,20 @@ def test_float32_is_kept_with_a_penalty(penalty, sparse):
     double = Perceptron(**params).fit(X, y)
     assert single.coef_.dtype == np.float32
     assert_allclose(single.coef_, double.coef_, rtol=1e-4, atol=1e-5)
+
+
+def test_n_jobs_pool_tasks_in_order_and_nested():
+    # The package's pool: results in task order, and a task that itself
+    # runs tasks on the pool (whose threads are all busy) still completes.
+    from sklearn_perceptrons._threads import run_tasks
+
+    def inner(k):
+        return run_tasks(lambda j: 10 * k + j, [(j,) for j in range(3)], 2)
+
+    result = []
+    caller = threading.Thread(target=lambda: result.append(
+        run_tasks(inner, [(k,) for k in range(4)], 2)), daemon=True)
+    caller.start()
+    caller.join(timeout=60)
+    assert not caller.is_alive(), "a nested call waits forever"
+    assert result == [[[10 * k + j for j in range(3)] for k in range(4)]]

@@ -24,97 +24,86 @@
 #include <immintrin.h>
 #endif
 
-SKP_NOINLINE static double skp_sparse_dot_d_long(const double *w,
-                                                const double *x,
-                                      const int *idx, ptrdiff_t nnz)
-{
-    double s[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    ptrdiff_t j = 0;
+/* The scalar form of the eight partial sums (entry j to s[j % 8]) over the
+   leading multiple of eight entries, and their end: the remaining entries
+   added to s[0], then the fixed combination order.  Shared by both types. */
+#define SKP_EIGHT_PARTIAL_SUMS(s, w, x, idx, nnz, j)                        \
+    for (; (j) + 8 <= (nnz); (j) += 8) {                                   \
+        (s)[0] += (w)[(idx)[(j)]] * (x)[(j)];                              \
+        (s)[1] += (w)[(idx)[(j) + 1]] * (x)[(j) + 1];                      \
+        (s)[2] += (w)[(idx)[(j) + 2]] * (x)[(j) + 2];                      \
+        (s)[3] += (w)[(idx)[(j) + 3]] * (x)[(j) + 3];                      \
+        (s)[4] += (w)[(idx)[(j) + 4]] * (x)[(j) + 4];                      \
+        (s)[5] += (w)[(idx)[(j) + 5]] * (x)[(j) + 5];                      \
+        (s)[6] += (w)[(idx)[(j) + 6]] * (x)[(j) + 6];                      \
+        (s)[7] += (w)[(idx)[(j) + 7]] * (x)[(j) + 7];                      \
+    }
+
+#define SKP_FINISH_PARTIAL_SUMS(s, w, x, idx, nnz, j)                       \
+    for (; (j) < (nnz); (j)++)                                             \
+        (s)[0] += (w)[(idx)[(j)]] * (x)[(j)];                              \
+    return (((s)[0] + (s)[4]) + ((s)[1] + (s)[5]))                         \
+           + (((s)[2] + (s)[6]) + ((s)[3] + (s)[7]))
+
+/* The eight sums of the leading multiple of eight entries.  With AVX2 the
+   weights are fetched by gathers; lane k of the vectors holds s[k]. */
 #if defined(__AVX2__)
-    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
-    for (; j + 8 <= nnz; j += 8) {
-        __m256d w_lo = _mm256_i32gather_pd(
-            w, _mm_loadu_si128((const __m128i *)(idx + j)), 8);
-        __m256d w_hi = _mm256_i32gather_pd(
-            w, _mm_loadu_si128((const __m128i *)(idx + j + 4)), 8);
-        lo = _mm256_add_pd(lo, _mm256_mul_pd(w_lo, _mm256_loadu_pd(x + j)));
-        hi = _mm256_add_pd(hi, _mm256_mul_pd(w_hi, _mm256_loadu_pd(x + j + 4)));
+#define SKP_EIGHT_SUMS_D(s, w, x, idx, nnz, j)                              \
+    {                                                                      \
+        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();       \
+        for (; (j) + 8 <= (nnz); (j) += 8) {                               \
+            __m256d w_lo = _mm256_i32gather_pd(                            \
+                (w), _mm_loadu_si128((const __m128i *)((idx) + (j))), 8);  \
+            __m256d w_hi = _mm256_i32gather_pd(                            \
+                (w), _mm_loadu_si128((const __m128i *)((idx) + (j) + 4)), 8); \
+            lo = _mm256_add_pd(lo, _mm256_mul_pd(                          \
+                w_lo, _mm256_loadu_pd((x) + (j))));                        \
+            hi = _mm256_add_pd(hi, _mm256_mul_pd(                          \
+                w_hi, _mm256_loadu_pd((x) + (j) + 4)));                    \
+        }                                                                  \
+        _mm256_storeu_pd((s), lo);                                         \
+        _mm256_storeu_pd((s) + 4, hi);                                     \
     }
-    _mm256_storeu_pd(s, lo);
-    _mm256_storeu_pd(s + 4, hi);
+#define SKP_EIGHT_SUMS_F(s, w, x, idx, nnz, j)                              \
+    {                                                                      \
+        __m256 acc = _mm256_setzero_ps();                                  \
+        for (; (j) + 8 <= (nnz); (j) += 8)                                 \
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(                        \
+                _mm256_i32gather_ps((w), _mm256_loadu_si256(               \
+                    (const __m256i *)((idx) + (j))), 4),                   \
+                _mm256_loadu_ps((x) + (j))));                              \
+        _mm256_storeu_ps((s), acc);                                        \
+    }
 #else
-    for (; j + 8 <= nnz; j += 8) {
-        s[0] += w[idx[j]] * x[j];
-        s[1] += w[idx[j + 1]] * x[j + 1];
-        s[2] += w[idx[j + 2]] * x[j + 2];
-        s[3] += w[idx[j + 3]] * x[j + 3];
-        s[4] += w[idx[j + 4]] * x[j + 4];
-        s[5] += w[idx[j + 5]] * x[j + 5];
-        s[6] += w[idx[j + 6]] * x[j + 6];
-        s[7] += w[idx[j + 7]] * x[j + 7];
-    }
+#define SKP_EIGHT_SUMS_D SKP_EIGHT_PARTIAL_SUMS
+#define SKP_EIGHT_SUMS_F SKP_EIGHT_PARTIAL_SUMS
 #endif
-    for (; j < nnz; j++)
-        s[0] += w[idx[j]] * x[j];
-    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
-}
 
-SKP_NOINLINE static float skp_sparse_dot_f_long(const float *w,
-                                               const float *x,
-                                     const int *idx, ptrdiff_t nnz)
-{
-    float s[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    ptrdiff_t j = 0;
-#if defined(__AVX2__)
-    __m256 acc = _mm256_setzero_ps();
-    for (; j + 8 <= nnz; j += 8) {
-        __m256 wv = _mm256_i32gather_ps(
-            w, _mm256_loadu_si256((const __m256i *)(idx + j)), 4);
-        acc = _mm256_add_ps(acc, _mm256_mul_ps(wv, _mm256_loadu_ps(x + j)));
+/* A long row (eight entries or more), kept out of line so that its vector
+   registers do not crowd the caller's loop; a short one summed inline, in
+   one sum.  One definition for both types. */
+#define SKP_DEFINE_SPARSE_DOT(name, T, EIGHT_SUMS)                          \
+    SKP_NOINLINE static T name##_long(const T *w, const T *x,              \
+                                      const int *idx, ptrdiff_t nnz)       \
+    {                                                                      \
+        T s[8] = {0};                                                      \
+        ptrdiff_t j = 0;                                                   \
+        EIGHT_SUMS(s, w, x, idx, nnz, j);                                  \
+        SKP_FINISH_PARTIAL_SUMS(s, w, x, idx, nnz, j);                     \
+    }                                                                      \
+    static inline T name(const T *w, const T *x, const int *idx,           \
+                         ptrdiff_t nnz)                                    \
+    {                                                                      \
+        T sum = 0;                                                         \
+        ptrdiff_t j;                                                       \
+        if (nnz >= 8)                                                      \
+            return name##_long(w, x, idx, nnz);                            \
+        for (j = 0; j < nnz; j++)                                          \
+            sum += w[idx[j]] * x[j];                                       \
+        return sum;                                                        \
     }
-    _mm256_storeu_ps(s, acc);
-#else
-    for (; j + 8 <= nnz; j += 8) {
-        s[0] += w[idx[j]] * x[j];
-        s[1] += w[idx[j + 1]] * x[j + 1];
-        s[2] += w[idx[j + 2]] * x[j + 2];
-        s[3] += w[idx[j + 3]] * x[j + 3];
-        s[4] += w[idx[j + 4]] * x[j + 4];
-        s[5] += w[idx[j + 5]] * x[j + 5];
-        s[6] += w[idx[j + 6]] * x[j + 6];
-        s[7] += w[idx[j + 7]] * x[j + 7];
-    }
-#endif
-    for (; j < nnz; j++)
-        s[0] += w[idx[j]] * x[j];
-    return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
-}
 
-/* The entry points: a short row summed inline, in one sum; a long one by the
-   functions above, kept out of line so that their vector registers do not
-   crowd the caller's loop. */
-static inline double skp_sparse_dot_d(const double *w, const double *x,
-                                      const int *idx, ptrdiff_t nnz)
-{
-    double s = 0.0;
-    ptrdiff_t j;
-    if (nnz >= 8)
-        return skp_sparse_dot_d_long(w, x, idx, nnz);
-    for (j = 0; j < nnz; j++)
-        s += w[idx[j]] * x[j];
-    return s;
-}
-
-static inline float skp_sparse_dot_f(const float *w, const float *x,
-                                     const int *idx, ptrdiff_t nnz)
-{
-    float s = 0.0f;
-    ptrdiff_t j;
-    if (nnz >= 8)
-        return skp_sparse_dot_f_long(w, x, idx, nnz);
-    for (j = 0; j < nnz; j++)
-        s += w[idx[j]] * x[j];
-    return s;
-}
+SKP_DEFINE_SPARSE_DOT(skp_sparse_dot_d, double, SKP_EIGHT_SUMS_D)
+SKP_DEFINE_SPARSE_DOT(skp_sparse_dot_f, float, SKP_EIGHT_SUMS_F)
 
 #endif

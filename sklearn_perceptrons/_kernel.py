@@ -57,9 +57,8 @@ _CALLABLE = 7
 # The exponential kernels: a fit keeps their kernel values in float32 cache
 # lines, computed in single precision (see ``_kernel_fast``).
 _SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
-# The projection strategies reach this walk with a budget that cannot bind
-# (see ``_kernel_budget.applies``), or with a "precomputed" or callable
-# kernel, whose budget removes as the Forgetron does (documented).
+# The projection strategies reach this walk only with a budget that cannot
+# bind (see ``_kernel_budget.applies``).
 # Update rules of the walk (mirrors of ``_kernel_core.pxi``), by
 # ``(multi_class, update)``; "ovr" is the one-vs-all table.
 _RULE_CODES = {("crammer_singer", "max"): 1, ("crammer_singer", "uniform"): 2}
@@ -811,15 +810,13 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
         kernel values per epoch (about 5x the walk on a thousand rows, 1%
         on a million).  A budget at least the number of training rows
-        changes nothing.  "precomputed" and callable kernels keep the
-        unbudgeted walk (the budgeted one computes kernel values from the
-        support vectors' features in compiled code: a callable would be
-        called from Python at every visit, and a precomputed Gram matrix
-        already holds n_samples**2 values, beside which the unbudgeted
-        walk's O(n_samples) per update is small); there the removals are
-        those of "forgetron", "random" or "oldest" (the projection
-        strategies act as "forgetron"), and the average loses a removed
-        vector's share.
+        changes nothing.  "precomputed" and callable kernels take the same
+        walk, with every strategy: a visit reads B entries of the Gram
+        matrix (at the support vectors' training rows) instead of
+        computing kernels; a callable is called once per block of 1,024
+        visits (at least B) on the support vectors and the block's rows,
+        about 4 * B kernel values per visit and (B + 1024)**2 doubles of
+        memory.
 
     budget_strategy : {"local_projection", "projection", "forgetron", \
 "random", "oldest"}, default="local_projection"

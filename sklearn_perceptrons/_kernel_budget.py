@@ -9,9 +9,12 @@ is kept: ``fit`` on a million rows is a few passes over X.  The compiled
 walk (``_kernel_budget_fast``) owns the visits and the removals; this module
 owns the state between calls, its conversion to and from the estimator's
 :class:`~sklearn_perceptrons._kernel._DualState`, the epochs, the stopping
-rule and the progress messages.  It serves the built-in kernels computed
-from features ("linear", "poly", "rbf", "sigmoid", "laplacian", "cosine");
-"precomputed" and callable kernels keep the walk of ``_kernel_fast``.
+rule and the progress messages.  It serves every kernel: the built-in ones
+are computed from the support vectors' features; with "precomputed" the
+walk reads the kernel value of a visited row and a support vector from the
+Gram matrix (the entry of the support vector's training row); a callable
+kernel is called on blocks of rows (the support vectors and the next rows
+to visit) and the walk reads the block's Gram matrix as a precomputed one.
 """
 
 from time import perf_counter
@@ -59,6 +62,14 @@ CHECK_ROWS = 2000
 # CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch.
 CHECKS_PER_EPOCH = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
+# The walk's code of a kernel read from a Gram matrix (``KERNEL_PRECOMPUTED``,
+# the code of "precomputed" in ``_kernel._KERNEL_CODES``
+# of the compiled walk, also used for a callable's blocks).
+_PAIRWISE = 6
+# Rows visited per block of a callable kernel (at least the budget): the
+# callable computes the (B + block)**2 kernel values among the support
+# vectors and the block, at most (B + block)**2 / block <= 4 B per visit.
+PAIRWISE_BLOCK = 1024
 
 
 def neighbours(strategy):
@@ -70,15 +81,33 @@ def neighbours(strategy):
 
 def applies(estimator, kernel, n_possible=None):
     """Whether a fit or ``partial_fit`` call takes the budgeted walk: a
-    budget, a kernel computed here (not "precomputed" nor a callable, which
-    keep the walk of ``_kernel_fast``), and (``fit``) more rows than the budget
-    (a budget that cannot bind changes nothing, and the unbudgeted walk is
-    faster)."""
+    budget and (``fit``) more rows than the budget (a budget that cannot
+    bind changes nothing, and the unbudgeted walk is faster)."""
     if estimator.budget is None:
         return False
-    if kernel.code > _k._KERNEL_CODES["cosine"]:
-        return False
     return n_possible is None or n_possible > estimator.budget
+
+
+class _Pairwise:
+    """Kernel values of a "precomputed" or callable kernel between rows of
+    Z (the Gram matrix itself, or the rows the callable is called on), with
+    ``add`` (the intercept's constant) as the walk adds it."""
+
+    def __init__(self, kernel, Z, add):
+        self.kernel, self.Z, self.add = kernel, Z, float(add)
+        self.precomputed = kernel.code == _PAIRWISE
+
+    def raw(self, a, b):
+        """K(Z_a, Z_b) without ``add``, float64, C-ordered."""
+        if self.precomputed:
+            return np.ascontiguousarray(self.Z[np.ix_(a, b)], dtype=np.float64)
+        A = _k._take_rows(self.Z, a)
+        # One array for both sides when they are the same rows, as k(X, X).
+        return np.ascontiguousarray(self.kernel.call(
+            A, A if b is a else _k._take_rows(self.Z, b)))
+
+    def pairs(self, a, b):
+        return self.raw(a, b) + self.add
 
 
 class _BudgetState:
@@ -94,13 +123,21 @@ class _BudgetState:
     """
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
-                 step_by_class=False):
+                 step_by_class=False, pairwise=None):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
         self.strategy = STRATEGY_CODES[estimator.budget_strategy]
         self.average = bool(estimator.average)
+        # ``pairwise``: the kernel values come from a Gram matrix (``sv_row``
+        # are rows of ``pairwise.Z``); no features are kept.
+        self.pairwise = pairwise
+        if pairwise is not None:
+            if not pairwise.precomputed:
+                dtype = np.float64
+            n_features = pairwise.Z.shape[0] if pairwise.precomputed else 0
         self.iparams = np.array([
-            kernel.code, int(kernel.degree), self.strategy, B, int(self.average),
+            _PAIRWISE if pairwise is not None else kernel.code,
+            int(kernel.degree), self.strategy, B, int(self.average),
             n_rows, n_features, neighbours(self.strategy), int(step_by_class),
         ], dtype=np.int64)
         self.dparams = np.array([
@@ -108,8 +145,9 @@ class _BudgetState:
             float(estimator.threshold), RIDGE,
         ])
         # Feature-major: the compiled loops run over support vectors.
-        self.sv = np.zeros((max(n_features, 1), B), dtype=dtype)
-        self.col = np.zeros(max(n_features, 1), dtype=dtype)
+        n_kept = 1 if pairwise is not None else max(n_features, 1)
+        self.sv = np.zeros((n_kept, B), dtype=dtype)
+        self.col = np.zeros(n_kept, dtype=dtype)
         self.kv_buffer = np.zeros(B)
         self.sv_norm = np.zeros(B)
         self.sv_self = np.zeros(B)
@@ -147,8 +185,9 @@ class _BudgetState:
                 f"{self.B}; lower them with a fresh fit."
             )
         slots = np.asarray(state.sv_order, dtype=np.intp)
-        sv = state.sv.toarray() if sp.issparse(state.sv) else state.sv
-        self.sv[: sv.shape[1], slots] = sv.T
+        if self.pairwise is None:
+            sv = state.sv.toarray() if sp.issparse(state.sv) else state.sv
+            self.sv[: sv.shape[1], slots] = sv.T
         self.alpha[slots] = state.alpha
         if self.average and keep_average:
             self.asum[slots] = state.alpha_sum
@@ -159,11 +198,17 @@ class _BudgetState:
         self.sv_entry[slots] = np.arange(m) - m
         self.counters[0] = m
         self.counters[2] = m
+        if self.pairwise is not None:
+            self.sv_self[:m] = np.diagonal(self.gram()).copy()
+            return
         _kernel_budget_fast.stats(self.sv, m, self.iparams, self.dparams,
                                   self.sv_norm, self.sv_self)
 
     def gram(self):
         n = self.n_sv
+        if self.pairwise is not None:
+            rows = self.sv_row[:n]
+            return self.pairwise.pairs(rows, rows)
         out = np.zeros((max(n, 1), max(n, 1)))
         _kernel_budget_fast.gram(self.sv, n, self.iparams, self.dparams,
                                  self.sv_norm, out)
@@ -206,15 +251,12 @@ class _BudgetState:
                 stops.pop(0)
                 checkpoint()
             end = min(stops[0], t + _CHUNK)
-            status, t = _kernel_budget_fast.walk(
-                values, indices, indptr, sparse, self.sv, self.col, order, t,
-                end,
-                y_class, step, *table, self.iparams, self.dparams,
-                self.sv_norm, self.sv_self, self.sv_row, self.sv_class,
-                self.sv_time, self.sv_entry, self.alpha, self.asum, self.P,
-                self.visits, self.forget, self.counters, self.rng, updates,
-                self.work, self.iwork,
-            )
+            if self.pairwise is not None and not self.pairwise.precomputed:
+                status, t = self._walk_blocks(order, t, end, y_class, step,
+                                              table, updates)
+            else:
+                status, t = self._walk(values, indices, indptr, sparse, order,
+                                       t, end, y_class, step, table, updates)
             if status != _STATUS_DONE:
                 raise ValueError(
                     "The scores of the training samples became non-finite "
@@ -225,6 +267,45 @@ class _BudgetState:
                 progress(t, updates)
         return updates
 
+    def _walk(self, values, indices, indptr, sparse, order, t, end, y_class,
+              step, table, updates):
+        return _kernel_budget_fast.walk(
+            values, indices, indptr, sparse, self.sv, self.col, order, t, end,
+            y_class, step, *table, self.iparams, self.dparams,
+            self.sv_norm, self.sv_self, self.sv_row, self.sv_class,
+            self.sv_time, self.sv_entry, self.alpha, self.asum, self.P,
+            self.visits, self.forget, self.counters, self.rng, updates,
+            self.work, self.iwork,
+        )
+
+    def _walk_blocks(self, order, t, end, y_class, step, table, updates):
+        """Visit ``order[t:end]`` with a callable kernel, in blocks: the
+        callable gives the Gram matrix of the support vectors and the
+        block's rows, which the walk reads as a precomputed one, its
+        support vectors renamed to their rows in the block (and back)."""
+        block = max(PAIRWISE_BLOCK, self.B)
+        by_class = bool(self.iparams[8])
+        while t < end:
+            stop = min(end, t + block)
+            n = self.n_sv
+            rows, local = np.unique(
+                np.concatenate([self.sv_row[:n], order[t:stop]]),
+                return_inverse=True)
+            G = self.pairwise.raw(rows, rows)
+            self.sv_row[:n] = local[:n]
+            self.iparams[6] = rows.shape[0]
+            status, reached = self._walk(
+                G.reshape(-1), _DUMMY_INT, _DUMMY_INT, False,
+                np.ascontiguousarray(local[n:], dtype=np.int32), 0, stop - t,
+                np.ascontiguousarray(y_class[rows]),
+                step if by_class else np.ascontiguousarray(step[rows]),
+                table, updates)
+            self.sv_row[: self.n_sv] = rows[self.sv_row[: self.n_sv]]
+            t += reached
+            if status != _STATUS_DONE:
+                return status, t
+        return _STATUS_DONE, t
+
     def snapshot(self):
         return {name: getattr(self, name).copy() for name in _SNAPSHOT}
 
@@ -232,21 +313,27 @@ class _BudgetState:
         for name, value in snapshot.items():
             getattr(self, name)[...] = value
 
-    def result(self, X, *, by_row):
+    def result(self, X, *, by_row, n_ext=0):
         """The iterate as a :class:`_DualState`, its support vectors sorted by
         training row (``by_row``: ``fit``) or by entry (``partial_fit``, where
-        they are appended)."""
+        they are appended).  With a Gram matrix, ``sv_row`` are rows of
+        ``pairwise.Z``, the training rows from ``n_ext`` on."""
         n = self.n_sv
         if by_row:
             slots = np.lexsort((self.sv_entry[:n], self.sv_row[:n]))
         else:
             slots = np.argsort(self.sv_entry[:n], kind="stable")
-        V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
-        sv = _k._prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
+        if self.pairwise is not None:
+            rows = self.sv_row[slots].astype(np.intp)
+            sv = _k._take_rows(self.pairwise.Z, rows)
+            sv_index = np.where(rows >= n_ext, rows - n_ext, -1)
+        else:
+            V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
+            sv = _k._prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
+            sv_index = self.sv_row[slots].astype(np.intp)
         return _k._DualState(
             sv=sv, sv_class=self.sv_class[slots].copy(),
-            sv_index=self.sv_row[slots].astype(np.intp) if by_row
-            else np.full(n, -1, dtype=np.intp),
+            sv_index=sv_index if by_row else np.full(n, -1, dtype=np.intp),
             alpha=self.alpha[slots].copy(),
             alpha_sum=self.asum[slots].copy(),
             visits=self.visits.copy(), sv_time=self.sv_time[slots].copy(),
@@ -295,16 +382,21 @@ class _ModelCheck:
     (all of them when there are at most ``CHECK_ROWS``), drawn from the
     fit's seed so that a fit stays deterministic."""
 
-    def __init__(self, X, y_class, n_classes, kernel, estimator):
-        n = X.shape[0]
+    def __init__(self, X, y_class, n_classes, kernel, estimator, n_ext=0):
+        n = X.shape[0] - n_ext
+        rows = np.arange(n_ext, n_ext + n)
         if n > CHECK_ROWS:
             seed = estimator.random_state if isinstance(
                 estimator.random_state, (int, np.integer)) else 0
-            rows = _sample_rows(n, CHECK_ROWS, seed)
-            self.X = _k._take_rows(X, rows)
-            self.y = y_class[rows]
+            rows = _sample_rows(n, CHECK_ROWS, seed) + n_ext
+        # A Gram matrix is read where it is (rows of Z); features are copied.
+        self.rows = rows
+        if kernel.code >= _PAIRWISE:
+            self.X = None
         else:
-            self.X, self.y = X, y_class
+            self.X = X if rows.shape[0] == X.shape[0] else _k._take_rows(X,
+                                                                          rows)
+        self.y = y_class[rows]
         self.binary = n_classes == 2
         self.average = estimator.average
 
@@ -316,7 +408,20 @@ class _ModelCheck:
         alpha = walk.alpha[:n]
         coef = (alpha - walk.asum[:n] / np.maximum(walk.visits, 1.0)
                 if average else alpha)
-        coef = np.ascontiguousarray(coef.T)
+        if walk.pairwise is not None:
+            scores = walk.pairwise.pairs(self.rows, walk.sv_row[:n]) @ coef
+            if n == 0:
+                scores = np.zeros((self.rows.shape[0], walk.K))
+        else:
+            scores = self._scores(walk, np.ascontiguousarray(coef.T))
+        if self.binary:
+            predicted = (scores[:, 0] > 0).astype(np.intp)
+        else:
+            predicted = scores.argmax(axis=1)
+        return float(np.mean(predicted == self.y))
+
+    def _scores(self, walk, coef):
+        n = walk.n_sv
         if n == 0:
             coef = np.zeros((walk.K, 1))
         values, indices, indptr, sparse = _k._parts(self.X)
@@ -329,11 +434,7 @@ class _ModelCheck:
             values, indices, indptr, sparse, self.X.shape[0], walk.sv, n,
             walk.iparams, walk.dparams, walk.sv_norm, coef, walk.kv_buffer,
             scores)
-        if self.binary:
-            predicted = (scores[:, 0] > 0).astype(np.intp)
-        else:
-            predicted = scores.argmax(axis=1)
-        return float(np.mean(predicted == self.y))
+        return scores
 
 
 class _BudgetTrainer:
@@ -421,21 +522,36 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     step = np.ascontiguousarray(
         class_step if by_class else sample_weight * class_step[y_class],
         dtype=np.float64)
+    pairwise, Z, n_ext = None, X, 0
+    if kernel.code >= _PAIRWISE:
+        if state is not None and matched is None:
+            # A callable's support vectors from other data: rows of Z in
+            # front of X, never visited.
+            n_ext = state.sv.shape[0]
+            Z = _k._stack_rows(state.sv, X.astype(
+                np.result_type(X.dtype, state.sv.dtype), copy=False))
+            y_class = np.concatenate([state.sv_class, y_class]).astype(
+                np.int32)
+            if not by_class:
+                step = np.concatenate([np.zeros(n_ext), step])
+            matched = np.arange(n_ext)
+        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
     walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
-                        step_by_class=by_class)
+                        step_by_class=by_class, pairwise=pairwise)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)
         walk.load(state, rows, keep_average=False)
     walk.rng[0] = np.uint64(estimator._random_seed(rng))
-    check = _ModelCheck(X, y_class, n_classes, kernel, estimator) if (
+    check = _ModelCheck(Z, y_class, n_classes, kernel, estimator, n_ext) if (
         estimator.tol is not None) else None
-    trainer = _BudgetTrainer(walk, X, y_class, step,
+    trainer = _BudgetTrainer(walk, Z, y_class, step,
                              one_vs_all_table(n_classes), estimator, check)
     stopper = StoppingRule(1, tol=estimator.tol,
                            n_iter_no_change=estimator.n_iter_no_change,
                            n_samples=n, early_stopping=False)
-    record = train(trainer, train_idx=np.arange(n, dtype=np.int32), rng=rng,
+    record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
+                                                dtype=np.int32), rng=rng,
                    shuffle=estimator.shuffle, max_iter=estimator.max_iter,
                    stopper=stopper, verbose=estimator.verbose)
     # The largest support set of the whole fit, not of the model kept.
@@ -443,7 +559,7 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     trainer.keep_best()
     set_fit_results(estimator, record)
 
-    new_state = walk.result(X, by_row=True)
+    new_state = walk.result(X, by_row=True, n_ext=n_ext)
     estimator._set_model(new_state, classes)
     estimator.__dict__.pop("_budget_inverse", None)
     estimator.gamma_ = kernel.gamma
@@ -457,13 +573,23 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
     iterate ``state`` (its average continues)."""
     n_classes = classes.shape[0]
     n_rows = 1 if n_classes == 2 else n_classes
-    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype)
-    walk.load(state, np.full(state.sv.shape[0], -1), keep_average=True)
+    m = state.sv.shape[0]
+    pairwise, Z, n_ext, sv_rows = None, X, 0, np.full(m, -1)
+    if kernel.code >= _PAIRWISE:
+        # A callable: the support vectors are the first rows of Z, the batch
+        # the next ones (only those are visited).
+        n_ext, sv_rows = m, np.arange(m)
+        Z = _k._stack_rows(state.sv, X)
+        y_class = np.concatenate([state.sv_class, y_class])
+        step = np.concatenate([np.zeros(m), step])
+        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
+    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
+                        pairwise=pairwise)
+    walk.load(state, sv_rows, keep_average=True)
     # The inverse Gram matrix left by the previous call (in the order of the
     # support vectors), when it is that of this support set: a call on one
     # row then costs O(B^2), not an O(B^3) inversion.
     inverse = getattr(estimator, "_budget_inverse", None)
-    m = state.sv.shape[0]
     if (walk.strategy == _PROJECTION and inverse is not None
             and inverse.shape == (m, m) and m > 0):
         slots = np.asarray(state.sv_order, dtype=np.intp)
@@ -471,7 +597,7 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
     else:
         walk.refresh_inverse()
     updates = walk.run(
-        X, np.arange(X.shape[0], dtype=np.int32),
+        Z, np.arange(n_ext, Z.shape[0], dtype=np.int32),
         np.ascontiguousarray(y_class, dtype=np.int32),
         np.ascontiguousarray(step, dtype=np.float64),
         one_vs_all_table(n_classes),

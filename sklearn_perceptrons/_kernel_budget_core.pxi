@@ -73,6 +73,9 @@ cdef enum:
     KERNEL_SIGMOID = 3
     KERNEL_LAPLACIAN = 4
     KERNEL_COSINE = 5
+    # The rows are those of a Gram matrix (a precomputed one, or one
+    # computed by a callable): K(x_i, sv_j) is entry ``sv_row[j]`` of row i.
+    KERNEL_PRECOMPUTED = 6
 
 cdef enum:
     STRATEGY_FORGETRON = 0
@@ -306,6 +309,10 @@ cdef double _kernels(
     cdef int mode = 0 if kind == KERNEL_RBF else (
         1 if kind == KERNEL_LAPLACIAN else 2)
     cdef bint folded = not sparse and mode < 2 and d > 0 and s.gamma != 0.0
+    if kind == KERNEL_PRECOMPUTED:
+        for j in range(n_sv):
+            out[j] = xv[s.sv_row[j]] + s.add
+        return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
     if not sparse:
         _dense_reductions(mode, sv, B, n_sv, d, xv, out,
                           -s.gamma if folded else 0.0)
@@ -467,9 +474,12 @@ cdef void _forgetron_shrink(State* s, Py_ssize_t r, Py_ssize_t n_sv,
 cdef double _pair(
     State* s, const floating* sv, Py_ssize_t a, Py_ssize_t b,
 ) noexcept nogil:
-    """K'(sv_a, sv_b) for two support vectors."""
+    """K'(sv_a, sv_b) for two support vectors (with a Gram matrix, ``sv``
+    is that matrix, rows of ``s.d`` entries)."""
     cdef Py_ssize_t f, B = s.B
     cdef double acc = 0.0, x, y
+    if s.kind == KERNEL_PRECOMPUTED:
+        return sv[s.sv_row[a] * s.d + s.sv_row[b]] + s.add
     for f in range(s.d):
         x = sv[f * B + a]
         y = sv[f * B + b]
@@ -652,13 +662,16 @@ cdef void _insert_inverse(State* s, Py_ssize_t t, Py_ssize_t n_slots) noexcept n
 cdef void _update(
     State* s, floating* sv, floating* col, const floating* xv, const int* xi,
     Py_ssize_t nnz, bint sparse, double x_sq, double x_l1, Py_ssize_t i,
-    Py_ssize_t n_up,
+    Py_ssize_t n_up, const floating* gram,
 ) noexcept nogil:
     """The update of visited sample i in the ``n_up`` rows of ``upd_rows``
-    (kernel values with the support vectors in ``kv``)."""
+    (kernel values with the support vectors in ``kv``; ``gram`` the rows of
+    a Gram matrix, read by ``KERNEL_PRECOMPUTED`` instead of ``sv``)."""
     cdef Py_ssize_t j, k, u, f, p, r, t, K = s.K, d = s.d
     cdef Py_ssize_t n_sv = s.counters[C_N_SV]
     cdef double delta
+    cdef bint pairwise = s.kind == KERNEL_PRECOMPUTED
+    cdef const floating* pairs_of = gram if pairwise else <const floating*> sv
     # A sample that is already a support vector keeps its slot.
     for j in range(n_sv):
         if s.sv_row[j] == i:
@@ -691,18 +704,26 @@ cdef void _update(
         r = _pick_removal(s, n_sv)
         if s.strategy == STRATEGY_FORGETRON or s.strategy == STRATEGY_LOCAL or (
                 s.average and s.strategy != STRATEGY_PROJECTION):
-            _kernels_of_sv(s, sv, col, r, n_sv, s.kr)
+            if pairwise:
+                for j in range(n_sv):
+                    s.kr[j] = _pair(s, gram, r, j)
+            else:
+                _kernels_of_sv(s, sv, col, r, n_sv, s.kr)
         if s.strategy == STRATEGY_FORGETRON:
             _forgetron_shrink(s, r, n_sv, s.kv[r])
         if s.strategy == STRATEGY_PROJECTION:
             _project_out(s, r, n_sv)
         elif s.strategy == STRATEGY_LOCAL:
-            _carry_local(s, sv, r, n_sv, True)
+            _carry_local(s, pairs_of, r, n_sv, True)
         elif s.average:
-            _carry_local(s, sv, r, n_sv, False)
+            _carry_local(s, pairs_of, r, n_sv, False)
         # The new vector takes the slot of the removed one.
         t = r
-    if sparse:
+    if pairwise:
+        # The diagonal of the Gram matrix; no features to keep.
+        s.sv_norm[t] = 0.0
+        s.sv_self[t] = xv[i] + s.add
+    elif sparse:
         for f in range(d):
             sv[f * s.B + t] = 0
         for p in range(nnz):
@@ -710,8 +731,9 @@ cdef void _update(
     else:
         for f in range(d):
             sv[f * s.B + t] = xv[f]
-    s.sv_norm[t] = _norm_stat(s, x_sq, x_l1)
-    s.sv_self[t] = _self_kernel(s, x_sq, x_l1)
+    if not pairwise:
+        s.sv_norm[t] = _norm_stat(s, x_sq, x_l1)
+        s.sv_self[t] = _self_kernel(s, x_sq, x_l1)
     s.sv_row[t] = i
     s.sv_class[t] = s.y_class[i]
     s.sv_time[t] = s.counters[C_CLOCK]
@@ -773,9 +795,10 @@ cdef int _walk(
                 s.upd_delta[n_up] = step_i * s.signs[p]
                 n_up += 1
         if n_up > 0:
-            if not need_stats:
+            if not need_stats and s.kind != KERNEL_PRECOMPUTED:
                 _row_stats(xv, nnz, &x_sq, &x_l1)
-            _update(s, sv, col, xv, xi, nnz, sparse, x_sq, x_l1, i, n_up)
+            _update(s, sv, col, xv, xi, nnz, sparse, x_sq, x_l1, i, n_up,
+                    values)
         for p in range(s.rows_ptr[c], s.rows_ptr[c + 1]):
             s.visits[s.rows[p]] += 1.0
         if s.counters[C_N_SV] > s.counters[C_MAX_SV]:

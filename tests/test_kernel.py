@@ -428,8 +428,8 @@ def test_callable_kernel_equals_builtin(cache_size):
     # the kernel with different roundings.  "poly": a kernel whose values
     # in a fit are double, as a callable's are.)
     X, y = multiclass_data(60)
-    # (No budget: a budget with a built-in kernel takes the walk of
-    # _kernel_budget, a callable's stays here.)
+    # (No budget: with a budget every kernel takes the walk of
+    # _kernel_budget.)
     params = dict(shuffle=True, max_iter=8, average=True)
     builtin = KernelPerceptron(kernel="poly", gamma=0.05, degree=3, coef0=1.0,
                                **params).fit(X, y)
@@ -532,9 +532,8 @@ def test_matches_numpy_reference(multiclass, average, budget, strategy):
 @pytest.mark.parametrize("multiclass", [False, True])
 @pytest.mark.parametrize("strategy", ["forgetron", "random", "oldest"])
 def test_precomputed_budget_matches_numpy_reference(multiclass, strategy):
-    # A precomputed Gram matrix keeps the walk of _kernel_fast with a budget
-    # (its rows are kernel values, not features the budgeted walk could
-    # compute kernels from): the same budgeted perceptron, exactly.
+    # A precomputed Gram matrix with a budget takes the budgeted walk of
+    # _kernel_budget, which reads its entries: the same budgeted perceptron.
     X, y = multiclass_data(50) if multiclass else binary_data(50)
     classes, y_class = np.unique(y, return_inverse=True)
     gram = padded_gram(X, 0.2, add=0.0)

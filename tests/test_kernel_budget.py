@@ -231,15 +231,114 @@ def test_budget_at_least_the_data_keeps_the_unbudgeted_walk():
     assert_array_equal(roomy.dual_coef_, free.dual_coef_)
 
 
-def test_projection_strategies_on_precomputed_kernels_fall_back():
-    X, y = binary_data(60)
+def exact_rbf(gamma):
+    """An rbf kernel whose value for a pair does not depend on the other
+    rows of the call (no BLAS blocking): blocks and one Gram matrix agree
+    bit for bit."""
+    def kernel(A, B):
+        return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+    return kernel
+
+
+@pytest.mark.parametrize("strategy", PROJECTIONS)
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_precomputed_budget_matches_numpy_projection(strategy, average,
+                                                     multiclass):
+    # A precomputed Gram matrix takes the budgeted walk: the entry of the
+    # visited row and a support vector's training row is their kernel value.
+    X, y = multiclass_data(60) if multiclass else binary_data(60)
+    classes, y_class = np.unique(y, return_inverse=True)
+    step = np.random.RandomState(0).uniform(0.5, 1.5, size=X.shape[0])
+    gram, budget = pairwise_kernels(X, metric="rbf", gamma=0.3), 12
+    clf = KernelPerceptron(kernel="precomputed", budget=budget,
+                           budget_strategy=strategy, average=average,
+                           threshold=0.2, shuffle=False, tol=None, max_iter=3)
+    clf.fit(gram, y, sample_weight=step)
+    expected = reference_budgeted(
+        gram + 1.0, y_class, len(classes), [np.arange(X.shape[0])] * 3,
+        budget=budget, strategy=strategy, step=step, threshold=0.2,
+        average=average)
+    assert clf.n_mistakes_ > 3 * budget
+    assert clf._max_support_seen == budget
+    assert_allclose(dense_coef(clf, X.shape[0]), expected, rtol=1e-7,
+                    atol=1e-9)
+    assert_array_equal(clf.support_vectors_, gram[clf.support_])
+
+
+@pytest.mark.parametrize("strategy", ALL_STRATEGIES)
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_precomputed_and_callable_budgets_equal_the_builtin_kernel(
+        strategy, average, multiclass, monkeypatch):
+    # The same kernel values, three ways in: the same budgeted perceptron
+    # (with the default stopping rule, its checks and shuffling).  Blocks of
+    # 16 rows make the callable's walk cross many blocks per epoch.
+    monkeypatch.setattr(_kernel_budget, "PAIRWISE_BLOCK", 16)
+    X, y = multiclass_data(120) if multiclass else binary_data(120)
+    params = dict(budget=9, budget_strategy=strategy, average=average,
+                  max_iter=4, random_state=3)
+    builtin = KernelPerceptron(gamma=0.3, **params).fit(X, y)
     gram = pairwise_kernels(X, metric="rbf", gamma=0.3)
-    a = KernelPerceptron(kernel="precomputed", budget=10,
-                         budget_strategy="local_projection").fit(gram, y)
-    b = KernelPerceptron(kernel="precomputed", budget=10,
-                         budget_strategy="forgetron").fit(gram, y)
-    assert_array_equal(a.dual_coef_, b.dual_coef_)
-    assert a.dual_coef_.shape[1] <= 10
+    pre = KernelPerceptron(kernel="precomputed", **params).fit(gram, y)
+    call = KernelPerceptron(kernel=exact_rbf(0.3), **params).fit(X, y)
+    for other in (pre, call):
+        assert other._max_support_seen == 9
+        assert_array_equal(other.support_, builtin.support_)
+        assert_allclose(other.dual_coef_, builtin.dual_coef_, rtol=1e-9,
+                        atol=1e-12)
+        assert other.n_iter_ == builtin.n_iter_
+    assert_array_equal(call.support_vectors_, X[builtin.support_])
+    assert_allclose(pre.decision_function(gram), builtin.decision_function(X),
+                    rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "forgetron"])
+def test_callable_blocks_equal_one_gram_matrix(strategy, monkeypatch):
+    # Blocks of a callable read the same values as one precomputed Gram
+    # matrix of the same callable: the same model, bit for bit.
+    X, y = multiclass_data(90)
+    kernel = exact_rbf(0.5)
+    params = dict(budget=8, budget_strategy=strategy, average=True,
+                  max_iter=3, shuffle=False, tol=None)
+    pre = KernelPerceptron(kernel="precomputed", **params).fit(kernel(X, X), y)
+    for block in (5, 40, 1024):
+        monkeypatch.setattr(_kernel_budget, "PAIRWISE_BLOCK", block)
+        call = KernelPerceptron(kernel=kernel, **params).fit(X, y)
+        assert_array_equal(call.support_, pre.support_)
+        assert_array_equal(call.dual_coef_, pre.dual_coef_)
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "projection",
+                                      "random"])
+def test_callable_partial_fit_equals_the_builtin_kernel(strategy):
+    X, y = multiclass_data(70)
+    params = dict(average=True, budget=9, budget_strategy=strategy,
+                  threshold=0.2, random_state=0)
+    builtin = KernelPerceptron(gamma=0.3, **params)
+    call = KernelPerceptron(kernel=exact_rbf(0.3), **params)
+    for start in range(0, X.shape[0], 7):
+        for clf in (builtin, call):
+            clf.partial_fit(X[start : start + 7], y[start : start + 7],
+                            classes=np.unique(y))
+        assert call.support_vectors_.shape[0] <= 9
+    assert call._max_support_seen == 9
+    assert_array_equal(call.support_vectors_, builtin.support_vectors_)
+    assert_allclose(call.dual_coef_, builtin.dual_coef_, rtol=1e-9,
+                    atol=1e-12)
+
+
+def test_callable_warm_start_from_other_data():
+    # Support vectors that are not rows of the new X join Z in front of it.
+    X, y = binary_data(120)
+    params = dict(budget=10, max_iter=3, warm_start=True, random_state=0)
+    builtin = KernelPerceptron(gamma=0.3, **params).fit(X[:60], y[:60])
+    call = KernelPerceptron(kernel=exact_rbf(0.3), **params).fit(X[:60], y[:60])
+    builtin.fit(X[60:], y[60:])
+    call.fit(X[60:], y[60:])
+    assert call._max_support_seen == 10
+    assert_array_equal(call.support_, builtin.support_)
+    assert_allclose(call.dual_coef_, builtin.dual_coef_, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.parametrize("strategy", ["local_projection", "oldest"])
@@ -377,23 +476,6 @@ def test_balanced_class_weight_is_scikit_learns():
     y_class = np.searchsorted(classes, y).astype(np.int32)
     assert_array_equal(clf._class_weights(classes, y_class),
                        compute_class_weight("balanced", classes=classes, y=y))
-
-
-def test_callable_kernels_keep_the_unbudgeted_walk():
-    # A callable kernel is called from Python, once per column: the
-    # budgeted walk, which computes kernel values in compiled code at every
-    # visit, cannot call it; the projection strategies act as "forgetron".
-    X, y = binary_data(60)
-
-    def rbf(A, B):
-        return pairwise_kernels(A, B, metric="rbf", gamma=0.3)
-
-    a = KernelPerceptron(kernel=rbf, budget=10,
-                         budget_strategy="local_projection").fit(X, y)
-    b = KernelPerceptron(kernel=rbf, budget=10,
-                         budget_strategy="forgetron").fit(X, y)
-    assert_array_equal(a.dual_coef_, b.dual_coef_)
-    assert a.dual_coef_.shape[1] <= 10
 
 
 def test_projection_partial_fit_reuses_its_inverse():

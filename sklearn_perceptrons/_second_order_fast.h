@@ -5,8 +5,7 @@
    (_second_order_core.pxi): one pass over the inverse M = A^-1 that applies
    the rank-one downdate M -= u u^T held back from the previous mistake and
    computes z = M x with the downdated M, reading and writing every stored
-   entry once; and the CSR dot product of a float32 row with the float64
-   weights (that of _sparse_dot.h for float64 rows).
+   entry once.
 
    M is symmetric, pp x pp, pp a multiple of 4 (the padding rows and
    columns are zero and stay zero).  It is cut into 4 x 4 blocks; the blocks
@@ -26,51 +25,6 @@
 
 #include <stddef.h>
 #include <string.h>
-
-#include "_sparse_dot.h"
-
-/* w . x for a CSR row of float32 values against the float64 weights: the
-   eight partial sums of _sparse_dot.h, in float64 (each value widened
-   exactly), so that both builds return the same bits. */
-#if defined(__AVX2__)
-#define SKP_SO_EIGHT_SUMS_DF(s, w, x, idx, nnz, j)                          \
-    {                                                                      \
-        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();       \
-        for (; (j) + 8 <= (nnz); (j) += 8) {                               \
-            __m256d w_lo = _mm256_i32gather_pd(                            \
-                (w), _mm_loadu_si128((const __m128i *)((idx) + (j))), 8);  \
-            __m256d w_hi = _mm256_i32gather_pd(                            \
-                (w), _mm_loadu_si128((const __m128i *)((idx) + (j) + 4)), 8); \
-            lo = _mm256_add_pd(lo, _mm256_mul_pd(                          \
-                w_lo, _mm256_cvtps_pd(_mm_loadu_ps((x) + (j)))));          \
-            hi = _mm256_add_pd(hi, _mm256_mul_pd(                          \
-                w_hi, _mm256_cvtps_pd(_mm_loadu_ps((x) + (j) + 4))));      \
-        }                                                                  \
-        _mm256_storeu_pd((s), lo);                                         \
-        _mm256_storeu_pd((s) + 4, hi);                                     \
-    }
-#else
-#define SKP_SO_EIGHT_SUMS_DF SKP_EIGHT_PARTIAL_SUMS
-#endif
-
-SKP_NOINLINE static double skp_so_sparse_dot_df_long(
-        const double *w, const float *x, const int *idx, ptrdiff_t nnz) {
-    double s[8] = {0};
-    ptrdiff_t j = 0;
-    SKP_SO_EIGHT_SUMS_DF(s, w, x, idx, nnz, j);
-    SKP_FINISH_PARTIAL_SUMS(s, w, x, idx, nnz, j);
-}
-
-static inline double skp_so_sparse_dot_df(const double *w, const float *x,
-                                          const int *idx, ptrdiff_t nnz) {
-    double sum = 0;
-    ptrdiff_t j;
-    if (nnz >= 8)
-        return skp_so_sparse_dot_df_long(w, x, idx, nnz);
-    for (j = 0; j < nnz; j++)
-        sum += w[idx[j]] * x[j];
-    return sum;
-}
 
 #if defined(__GNUC__) || defined(__clang__)
 /* The vectors never cross a function boundary (every helper is inlined);

@@ -70,14 +70,13 @@ cdef extern from "_prefetch.h":
     void SKP_SO_PREFETCH_L2 "SKP_PREFETCH_L2"(const void* addr) noexcept nogil
 
 
-cdef inline void _prefetch_visit(
+cdef inline void _prefetch_row(
     const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features, Py_ssize_t i,
-    const int* y_class, const double* step, bint to_l2,
+    bint sparse, Py_ssize_t n_features, Py_ssize_t i, bint to_l2,
 ) noexcept nogil:
     """Ask for row ``i`` of X (its first KiB of values, and its column
-    indices) into the first-level cache, or with its class and step into
-    the second (``to_l2``)."""
+    indices if CSR) into the first-level cache, or (``to_l2``, dense rows)
+    its values into the second."""
     cdef Py_ssize_t start, length, off = 0
     cdef Py_ssize_t per_line = 64 // sizeof(floating)
     if sparse:
@@ -86,14 +85,9 @@ cdef inline void _prefetch_visit(
     else:
         start = i * n_features
         length = min(n_features, 16 * per_line)
-    if to_l2:
-        SKP_SO_PREFETCH_L2(y_class + i)
-        SKP_SO_PREFETCH_L2(step + i)
     while off < length:
         if to_l2:
             SKP_SO_PREFETCH_L2(X_values + start + off)
-            if sparse:
-                SKP_SO_PREFETCH_L2(X_indices + start + off)
         else:
             SKP_SO_PREFETCH(X_values + start + off)
             if sparse:
@@ -279,10 +273,12 @@ cdef bint _epoch(
     cdef const int* x_indices = NULL
     cdef double raw, s, c
     # Rows visited out of order (shuffle) are prefetched in two stages, which
-    # keep more random rows in flight than one: the row ``ahead`` visits
-    # later into the first-level cache, and the row ``4 * ahead`` later, with
-    # its class and step (random reads too), into the second; ``ahead``
-    # covers about 8 KiB of rows.
+    # keep more random reads in flight than one: the row ``ahead`` visits
+    # later into the first-level cache, and for the row ``4 * ahead`` later
+    # its class, step and (dense) values, or (CSR) the entry of X_indptr
+    # that locates it, into the second; ``ahead`` covers about 8 KiB of rows.
+    # Reading X_indptr that early stalled the walk, and CSR rows asked for
+    # that early crowded out those needed sooner.
     cdef Py_ssize_t ahead = (
         (X_indptr[order[0] + 1] - X_indptr[order[0]] if sparse else n_features)
         * sizeof(floating) + 1)
@@ -292,13 +288,18 @@ cdef bint _epoch(
         if t + ahead < n_visits:
             later = order[t + ahead]
             if later != i + ahead:
-                _prefetch_visit(X_values, X_indices, X_indptr, sparse,
-                                n_features, later, y_class, step, False)
+                _prefetch_row(X_values, X_indices, X_indptr, sparse,
+                              n_features, later, False)
         if t + 4 * ahead < n_visits:
             later = order[t + 4 * ahead]
             if later != i + 4 * ahead:
-                _prefetch_visit(X_values, X_indices, X_indptr, sparse,
-                                n_features, later, y_class, step, True)
+                SKP_SO_PREFETCH_L2(y_class + later)
+                SKP_SO_PREFETCH_L2(step + later)
+                if sparse:
+                    SKP_SO_PREFETCH_L2(X_indptr + later)
+                else:
+                    _prefetch_row(X_values, X_indices, X_indptr, sparse,
+                                  n_features, later, True)
         if sparse:
             x_values = X_values + X_indptr[i]
             x_indices = X_indices + X_indptr[i]

@@ -266,6 +266,25 @@ def test_precomputed_budget_matches_numpy_projection(strategy, average,
     assert_array_equal(clf.support_vectors_, gram[clf.support_])
 
 
+def test_precomputed_float32_gram_is_read_in_place():
+    # A float32 Gram matrix is walked as it is (no float64 copy of it).
+    X, y = make_moons(300, noise=0.2, random_state=0)
+    gram = pairwise_kernels(X, metric="rbf", gamma=1.0)
+    gram32 = gram.astype(np.float32)
+    params = dict(kernel="precomputed", budget=20, max_iter=4, random_state=0)
+    ref = KernelPerceptron(**params).fit(gram, y)
+    tracemalloc.start()
+    f32 = KernelPerceptron(**params).fit(gram32, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < gram32.nbytes / 2
+    assert f32.support_vectors_.dtype == np.float32
+    assert f32._max_support_seen == 20
+    assert_array_equal(f32.support_, ref.support_)
+    assert_allclose(f32.decision_function(gram32), ref.decision_function(gram),
+                    rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("strategy", ALL_STRATEGIES)
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("multiclass", [False, True])

@@ -386,6 +386,8 @@ cdef bint _epoch_rows(
     cdef bint not_a_number = False
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
+    for p in range(SCORE_BLOCK):
+        block[p] = 0.0
 
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
@@ -430,7 +432,6 @@ cdef bint _epoch_rows(
                 if fit_intercept:
                     raw += intercept[k]
                 m = class_signs[p] * raw
-                not_a_number |= m != m
                 update = _rule_says_update(rule, m, k, threshold, kappa, norm)
                 block[p - first] = raw
                 hits[n_hits] = p
@@ -438,6 +439,11 @@ cdef bint _epoch_rows(
                 # The update weighs its change by the visits before this one.
                 seen[p - first] = visits[k]
                 visits[k] = seen[p - first] + 1.0
+            # A score that is not a number is looked for once per block, off
+            # the path of the dot products (the entries of frozen rows are 0
+            # or earlier scores, already looked at).
+            for p in range(last - first):
+                not_a_number |= block[p] != block[p]
             if step_i == 0.0:
                 n_hits = 0
             for h in range(n_hits):

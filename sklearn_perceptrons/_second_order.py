@@ -87,7 +87,7 @@ class SecondOrderState:
     of 4, of which the 4 x 4 blocks on and below the diagonal are stored
     packed, shape ``(n_rows, packed_size(pp))`` (:meth:`inverse_matrix` gives
     the full ``p x p`` matrices).  Diagonal
-    mode: ``precision`` holds ``diag(A)`` and ``v``, shape ``(n_rows, 2, p)``.
+    mode: ``precision`` holds the pairs ``(A_jj, v_j)``, shape ``(n_rows, p, 2)``.
     With averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the
     mean of the iterates over all visits as ``coef - coef_sum / visits``
     (Daume's trick).
@@ -103,9 +103,9 @@ class SecondOrderState:
         self.fit_intercept = bool(fit_intercept)
         if diagonal:
             self.inverse = None
-            # diag(A) and v, side by side for every row.
-            self.precision = np.zeros((n_rows, 2, p))
-            self.precision[:, 0] = float(a)
+            # The pairs (A_jj, v_j): one cache line serves both.
+            self.precision = np.zeros((n_rows, p, 2))
+            self.precision[:, :, 0] = float(a)
         else:
             pp = _second_order_fast.padded_size(p)
             rows, cols = _packed_positions(pp)

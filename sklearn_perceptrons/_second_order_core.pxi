@@ -23,7 +23,8 @@ diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes
   product ``M x~`` it joins: one pass over the stored half of ``M`` per
   mistake, each entry read and written once (``_second_order_fast.h``);
 * diagonal: for every stored coordinate ``j`` of ``x~``, ``A_jj += c x_j^2``,
-  ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz).
+  ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz);
+  ``A_jj`` and ``v_j`` are stored side by side.
 
 Dense and CSR rows go through the same source: a row is a pointer to its
 values, a pointer to its column indices (unused for dense rows) and a length.
@@ -36,7 +37,6 @@ allocates nothing and runs without the GIL.
 from cython cimport floating
 from libc.math cimport isfinite, isnan, sqrt
 
-from ._rowops cimport dense_dot
 
 cdef extern from "_second_order_fast.h":
     Py_ssize_t skp_so_padded(Py_ssize_t p) noexcept nogil
@@ -44,6 +44,12 @@ cdef extern from "_second_order_fast.h":
     void skp_so_downdate_product(double* M, Py_ssize_t pp, const double* u,
                                  const double* x, double* z) noexcept nogil
     void skp_so_downdate(double* M, Py_ssize_t pp, const double* u) noexcept nogil
+
+cdef extern from "_sparse_dot.h":
+    double skp_sparse_dot_d(const double* w, const double* x, const int* idx,
+                            Py_ssize_t nnz) noexcept nogil
+    double skp_sparse_dot_df(const double* w, const float* x, const int* idx,
+                             Py_ssize_t nnz) noexcept nogil
 
 
 def padded_size(Py_ssize_t p):
@@ -58,23 +64,80 @@ def packed_size(Py_ssize_t pp):
     return skp_so_packed_size(pp)
 
 
-# The package's one prefetch, under the name this module uses.
+# The package's prefetches, under the names this module uses.
 cdef extern from "_prefetch.h":
     void SKP_SO_PREFETCH "SKP_PREFETCH"(const void* addr) noexcept nogil
+    void SKP_SO_PREFETCH_L2 "SKP_PREFETCH_L2"(const void* addr) noexcept nogil
+
+
+cdef inline void _prefetch_visit(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features, Py_ssize_t i,
+    const int* y_class, const double* step, bint to_l2,
+) noexcept nogil:
+    """Ask for row ``i`` of X (its first KiB of values, and its column
+    indices) into the first-level cache, or with its class and step into
+    the second (``to_l2``)."""
+    cdef Py_ssize_t start, length, off = 0
+    cdef Py_ssize_t per_line = 64 // sizeof(floating)
+    if sparse:
+        start = X_indptr[i]
+        length = min(X_indptr[i + 1] - start, 16 * per_line)
+    else:
+        start = i * n_features
+        length = min(n_features, 16 * per_line)
+    if to_l2:
+        SKP_SO_PREFETCH_L2(y_class + i)
+        SKP_SO_PREFETCH_L2(step + i)
+    while off < length:
+        if to_l2:
+            SKP_SO_PREFETCH_L2(X_values + start + off)
+            if sparse:
+                SKP_SO_PREFETCH_L2(X_indices + start + off)
+        else:
+            SKP_SO_PREFETCH(X_values + start + off)
+            if sparse:
+                SKP_SO_PREFETCH(X_indices + start + off)
+        off += per_line
+
+
+cdef inline double _dense_dot(const double* w, const floating* x,
+                              Py_ssize_t n) noexcept nogil:
+    """``w . x`` over n contiguous entries in the eight partial sums of
+    ``_sparse_dot.h``: a dense row and the same row in CSR form give the
+    same bits, and eight sums (two AVX2 vectors) halve the dependency chain
+    of four."""
+    cdef Py_ssize_t j = 0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
+    while j + 8 <= n:
+        s0 += w[j] * x[j]
+        s1 += w[j + 1] * x[j + 1]
+        s2 += w[j + 2] * x[j + 2]
+        s3 += w[j + 3] * x[j + 3]
+        s4 += w[j + 4] * x[j + 4]
+        s5 += w[j + 5] * x[j + 5]
+        s6 += w[j + 6] * x[j + 6]
+        s7 += w[j + 7] * x[j + 7]
+        j += 8
+    while j < n:
+        s0 += w[j] * x[j]
+        j += 1
+    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
 
 
 cdef inline double _dot(
     const double* w, const floating* x_values, const int* x_indices,
     Py_ssize_t nnz, bint sparse,
 ) noexcept nogil:
-    """``w . x`` for a dense row (``sparse=False``) or a CSR row."""
-    cdef Py_ssize_t j
-    cdef double s = 0.0
+    """``w . x`` for a dense row (``sparse=False``) or a CSR row (eight
+    partial sums, the weights gathered: see ``_sparse_dot.h``)."""
     if not sparse:
-        return dense_dot(x_values, nnz, w)
-    for j in range(nnz):
-        s += w[x_indices[j]] * x_values[j]
-    return s
+        return _dense_dot(w, x_values, nnz)
+    if floating is double:
+        return skp_sparse_dot_d(w, x_values, x_indices, nnz)
+    else:
+        return skp_sparse_dot_df(w, x_values, x_indices, nnz)
 
 
 cdef inline void _axpy(double* y, double alpha, const double* x,
@@ -120,7 +183,7 @@ cdef bint _full_update(
     if fit_intercept:
         x[n_features] = 1.0
     skp_so_downdate_product(M, pp, u, x, z)
-    q = dense_dot(x, p, z)
+    q = _dense_dot(x, z, p)
     if not isfinite(q):
         for j in range(pp):
             u[j] = 0.0
@@ -148,34 +211,40 @@ cdef bint _full_update(
 
 
 cdef bint _diagonal_update(
-    double* w, double* b, double* D, double* v, Py_ssize_t n_features,
+    double* w, double* b, double* Dv, Py_ssize_t n_features,
     bint fit_intercept, double c, double s,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
     bint average, double* w_sum, double* b_sum, double visits,
 ) noexcept nogil:
     """The diagonal step of one row on a mistake: ``A_jj += c x_j^2``,
     ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` on the coordinates of x~.
-    Returns True when ``A_jj`` or ``v_j`` overflowed (``w_j`` would silently
-    become 0 or NaN)."""
+    ``Dv`` holds the pairs ``(A_jj, v_j)``, so that one cache line serves
+    both.  Returns True when ``A_jj`` or ``v_j`` overflowed (``w_j`` would
+    silently become 0 or NaN)."""
     cdef Py_ssize_t j, col
-    cdef double x, w_new
+    cdef double x, d, v, w_new
+    cdef double cs = c * s
     for j in range(nnz):
         col = x_indices[j] if sparse else j
         x = x_values[j]
-        D[col] += c * x * x
-        v[col] += c * s * x
-        if not (isfinite(D[col]) and isfinite(v[col])):
+        d = Dv[2 * col] + c * x * x
+        v = Dv[2 * col + 1] + cs * x
+        if not (isfinite(d) and isfinite(v)):
             return True
-        w_new = v[col] / D[col]
+        Dv[2 * col] = d
+        Dv[2 * col + 1] = v
+        w_new = v / d
         if average:
             w_sum[col] += visits * (w_new - w[col])
         w[col] = w_new
     if fit_intercept:
-        D[n_features] += c
-        v[n_features] += c * s
-        if not (isfinite(D[n_features]) and isfinite(v[n_features])):
+        d = Dv[2 * n_features] + c
+        v = Dv[2 * n_features + 1] + cs
+        if not (isfinite(d) and isfinite(v)):
             return True
-        w_new = v[n_features] / D[n_features]
+        Dv[2 * n_features] = d
+        Dv[2 * n_features + 1] = v
+        w_new = v / d
         if average:
             b_sum[0] += visits * (w_new - b[0])
         b[0] = w_new
@@ -205,24 +274,31 @@ cdef bint _epoch(
     cdef Py_ssize_t pp = skp_so_padded(p)
     cdef Py_ssize_t packed = skp_so_packed_size(pp)
     cdef bint overflow = False
-    cdef Py_ssize_t t, i, q, k, nnz, off, ahead_i
+    cdef Py_ssize_t t, i, q, k, nnz, later
     cdef const floating* x_values
     cdef const int* x_indices = NULL
     cdef double raw, s, c
-    # Rows visited out of order (shuffle) are prefetched a few visits ahead.
-    cdef Py_ssize_t ahead = 4
+    # Rows visited out of order (shuffle) are prefetched in two stages, which
+    # keep more random rows in flight than one: the row ``ahead`` visits
+    # later into the first-level cache, and the row ``4 * ahead`` later, with
+    # its class and step (random reads too), into the second; ``ahead``
+    # covers about 8 KiB of rows.
+    cdef Py_ssize_t ahead = (
+        (X_indptr[order[0] + 1] - X_indptr[order[0]] if sparse else n_features)
+        * sizeof(floating) + 1)
+    ahead = max(2, min(32, 8192 // ahead))
     for t in range(n_visits):
         i = order[t]
-        if t + ahead < n_visits and order[t + ahead] != i + ahead:
-            ahead_i = order[t + ahead]
-            if sparse:
-                SKP_SO_PREFETCH(X_values + X_indptr[ahead_i])
-                SKP_SO_PREFETCH(X_indices + X_indptr[ahead_i])
-            else:
-                off = 0
-                while off < n_features and off < 256:
-                    SKP_SO_PREFETCH(X_values + ahead_i * n_features + off)
-                    off += 64 // sizeof(floating)
+        if t + ahead < n_visits:
+            later = order[t + ahead]
+            if later != i + ahead:
+                _prefetch_visit(X_values, X_indices, X_indptr, sparse,
+                                n_features, later, y_class, step, False)
+        if t + 4 * ahead < n_visits:
+            later = order[t + 4 * ahead]
+            if later != i + 4 * ahead:
+                _prefetch_visit(X_values, X_indices, X_indptr, sparse,
+                                n_features, later, y_class, step, True)
         if sparse:
             x_values = X_values + X_indptr[i]
             x_indices = X_indices + X_indptr[i]
@@ -248,7 +324,7 @@ cdef bint _epoch(
                 if diagonal:
                     overflow = _diagonal_update(
                         coef + k * n_features, intercept + k,
-                        precision + 2 * k * p, precision + (2 * k + 1) * p,
+                        precision + 2 * k * p,
                         n_features, fit_intercept, c, s,
                         x_values, x_indices, nnz, sparse,
                         average, coef_sum + k * n_features, intercept_sum + k,
@@ -339,8 +415,9 @@ def epoch(
         ``pp = padded_size(p)`` rows and columns: its 4 x 4 blocks on and
         below the diagonal, block row after block row, each block row-major
         (unused if diagonal).
-    precision : ndarray of float64 of shape (n_rows * 2 * p,)
-        ``diag(A)`` then ``v`` of every row (unused unless diagonal).
+    precision : ndarray of float64 of shape (n_rows * p * 2,)
+        The pairs ``(A_jj, v_j)`` of every row, ``j < p`` (unused unless
+        diagonal).
     work : ndarray of float64 of shape (2 * pp,)
         Scratch space for ``x~`` and ``z = A^-1 x~`` (unused if diagonal).
     pending : ndarray of float64 of shape (n_rows * pp,)

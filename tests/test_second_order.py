@@ -161,6 +161,69 @@ def test_full_mode_matches_the_reference_at_every_size(seed, n_features,
     assert_allclose(clf._state.inverse_matrix()[0] @ A, np.eye(p), atol=1e-9)
 
 
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10**6), n_features=st.integers(1, 30),
+       fit_intercept=st.booleans())
+def test_diagonal_mode_matches_the_reference_at_every_row_length(
+        seed, n_features, fit_intercept):
+    # CSR rows of every density: shorter and longer than the eight partial
+    # sums of the sparse dot product, with and without a remainder.
+    X, y = correlated_data(seed, n_samples=40, n_features=n_features)
+    rng = np.random.RandomState(seed)
+    X[:, 1:][rng.rand(40, n_features - 1) < rng.rand(40, 1)] = 0.0
+    clf = cyclic(diagonal=True, fit_intercept=fit_intercept, max_iter=2)
+    clf.fit(sp.csr_matrix(X), y)
+    iterates, mistakes = second_order_reference(
+        X, np.where(y == 1, 1.0, -1.0), [np.arange(X.shape[0])] * 2,
+        fit_intercept=fit_intercept, diagonal=True)
+    coef, intercept = split_weights(iterates[-1], fit_intercept)
+    assert_allclose(clf.coef_[0], coef, rtol=1e-9, atol=1e-12)
+    assert_allclose(clf.intercept_[0], intercept, rtol=1e-9, atol=1e-12)
+    assert clf.mistakes_per_epoch_ == mistakes
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_diagonal_mode_avx2_build_equals_baseline_build(dtype, sparse,
+                                                        monkeypatch):
+    # The diagonal mode fuses nothing: its sparse dot product gathers the
+    # weights in the AVX2 build and loads them one by one in the other, in
+    # the same eight partial sums, so both builds give the same bits.
+    import importlib
+
+    from sklearn_perceptrons import _second_order
+    from sklearn_perceptrons._cpu import _cpu_has_avx2
+
+    if not _cpu_has_avx2():
+        pytest.skip("this CPU has no AVX2")
+    try:
+        avx2 = importlib.import_module(
+            "sklearn_perceptrons._second_order_fast_avx2")
+    except ImportError:
+        pytest.skip("the AVX2 build is not available on this platform")
+    baseline = importlib.import_module("sklearn_perceptrons._second_order_fast")
+    rng = np.random.RandomState(5)
+    X, y = correlated_data(5, n_samples=200, n_features=37, n_classes=3,
+                           noise=0.2)
+    X[rng.rand(*X.shape) < rng.rand(X.shape[0], 1)] = 0.0
+    X = X.astype(dtype)
+    if sparse:
+        X = sp.csr_matrix(X)
+    fits = []
+    for module in (avx2, baseline):
+        monkeypatch.setattr(_second_order, "_EPOCH", {
+            np.dtype(np.float64): module.epoch["double"],
+            np.dtype(np.float32): module.epoch["float"],
+        })
+        clf = SecondOrderPerceptron(diagonal=True, max_iter=3, tol=None,
+                                    average=True).fit(X, y)
+        fits.append(clf)
+    assert fits[0].n_mistakes_ == fits[1].n_mistakes_ > 50
+    for name in ("coef", "intercept", "precision", "coef_sum"):
+        assert_array_equal(getattr(fits[0]._state, name),
+                           getattr(fits[1]._state, name))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_avx2_build_agrees_with_baseline_build(dtype, sparse, monkeypatch):
@@ -254,7 +317,9 @@ def test_dense_csr_float32_agree(diagonal):
     dense = cyclic(diagonal=diagonal).fit(X, y)
     csr = cyclic(diagonal=diagonal).fit(sp.csr_matrix(X), y)
     single = cyclic(diagonal=diagonal).fit(X.astype(np.float32), y)
-    assert_allclose(csr.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    # Every entry stored: the CSR dot product sums in the dense one's order.
+    assert_array_equal(csr.coef_, dense.coef_)
+    assert_array_equal(csr.intercept_, dense.intercept_)
     assert single.coef_.dtype == single.intercept_.dtype == np.float32
     assert dense.coef_.dtype == np.float64
     assert_allclose(single.coef_, dense.coef_, rtol=1e-3, atol=1e-4)

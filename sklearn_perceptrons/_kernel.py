@@ -972,12 +972,14 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     in single precision (relative error below 1.2e-7), as SVC's kernel cache
     stores them; ``decision_function`` uses double precision.
 
-    With a budget and a kernel computed from the features, ``fit`` and
-    ``partial_fit`` take another walk (``_kernel_budget``): the scores of a
-    visited sample are computed from the support vectors themselves, the
-    kernel values in double precision, and the support vectors are kept in
-    a dense buffer of B rows (CSR input: the fitted ``support_vectors_``
-    are CSR again).  A removal's carried coefficients keep the intercept
+    With a budget, ``fit`` and ``partial_fit`` take another walk
+    (``_kernel_budget``): the scores of a visited sample are computed from
+    the support vectors themselves, the kernel values in double precision,
+    and the support vectors are kept in a dense buffer of B rows (CSR
+    input: the fitted ``support_vectors_`` are CSR again); with
+    "precomputed" the walk reads the Gram matrix's entries at the support
+    vectors' training rows instead, and a callable's blocks of rows are
+    read as precomputed Gram matrices.  A removal's carried coefficients keep the intercept
     consistent: the projections are taken with the padded kernel ``K + 1``
     when ``fit_intercept``.
 

@@ -59,6 +59,8 @@ cdef enum:
     RULE_MARGIN = 1
     RULE_CS_MAX = 2
     RULE_CS_UNIFORM = 3
+    # Rows of a sample scored before the rule is applied to them.
+    SCORE_BLOCK = 32
 
 
 cdef extern from "_prefetch.h":
@@ -305,6 +307,49 @@ cdef inline Py_ssize_t _locate_row(
     return n_features
 
 
+cdef inline bint _rule_says_update(
+    int rule, double m, Py_ssize_t k, const double* threshold,
+    const double* kappa, const double* norm,
+) noexcept nogil:
+    """Whether row ``k`` updates on a sample of signed margin ``m`` (no
+    branch on the margin, so that it can sit between dot products)."""
+    if rule == RULE_THRESHOLD:
+        return m <= threshold[k]
+    return (norm[k] == 0.0) | (m < kappa[k] * norm[k])
+
+
+cdef inline bint _update_row(
+    Py_ssize_t k, double scale, double before, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    bint sparse, Py_ssize_t n_features, floating* coef, floating* intercept,
+    bint fit_intercept, int rule, double* norm, bint average,
+    double* coef_sum, double* intercept_sum, long long* updates,
+) noexcept nogil:
+    """Move row ``k`` by ``scale * x`` after ``before`` visits (its score
+    on x was ``raw``); returns True when the margin rule's norm overflows."""
+    cdef double sq_norm_x, new_sq_norm
+    updates[k] += 1
+    # Daume's trick: the sum of the iterates over all visits is
+    # T * w_T - sum over updates of (visits before it) * delta.
+    _row_add(
+        coef + k * n_features, coef_sum + k * n_features,
+        scale, scale * before, average, x_values, x_indices, nnz, sparse,
+    )
+    if fit_intercept:
+        intercept[k] += <floating>scale
+        if average:
+            intercept_sum[k] += scale * before
+    if rule == RULE_MARGIN:
+        # ||w~ + a x~||^2 = ||w~||^2 + 2 a (w~.x~) + a^2 ||x~||^2
+        sq_norm_x = _row_sq_norm(x_values, nnz) + fit_intercept
+        new_sq_norm = (norm[k] * norm[k] + 2.0 * scale * raw
+                       + scale * scale * sq_norm_x)
+        if not isfinite(new_sq_norm):
+            return True
+        norm[k] = sqrt(new_sq_norm) if new_sq_norm > 0.0 else 0.0
+    return False
+
+
 cdef bint _epoch_rows(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
@@ -319,13 +364,21 @@ cdef bint _epoch_rows(
     long long* updates,
 ) noexcept nogil:
     """The pass of the rules that treat each row alone (``RULE_THRESHOLD``,
-    ``RULE_MARGIN``); returns True on a margin that is not a number."""
-    cdef Py_ssize_t t, i, p, k, nnz
+    ``RULE_MARGIN``); returns True on a margin that is not a number.
+
+    A sample with several rows first scores a block of them and decides
+    which update, with no branch on a score, then applies the updates: the
+    rows of a class are distinct, so each row sees the arithmetic of a
+    row-by-row visit, and a mispredicted update no longer discards the dot
+    products computed after it."""
+    cdef Py_ssize_t t, i, p, k, nnz, first, last, stop, h, n_hits
     cdef const floating* x_values
     cdef const int* x_indices = NULL
-    cdef const floating* w
     cdef int c
-    cdef double raw, m, scale, sq_norm_x, new_sq_norm
+    cdef double raw, m, step_i
+    cdef double block[SCORE_BLOCK]
+    cdef double seen[SCORE_BLOCK]
+    cdef Py_ssize_t hits[SCORE_BLOCK]
     cdef bint update, prefetch_sequential
     # A NaN margin (w . x overflowed: inf - inf) compares as "no mistake";
     # it is recorded without a branch and reported at the end of the pass,
@@ -333,6 +386,8 @@ cdef bint _epoch_rows(
     cdef bint not_a_number = False
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
+    for p in range(SCORE_BLOCK):
+        block[p] = 0.0
 
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
@@ -341,44 +396,66 @@ cdef bint _epoch_rows(
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]
-        for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
-            k = class_rows[p]
-            if not active[k]:
-                continue
-            w = coef + k * n_features
-            raw = _row_dot(w, x_values, x_indices, nnz, sparse)
-            if fit_intercept:
-                raw += intercept[k]
-            m = class_signs[p] * raw
-            not_a_number |= m != m
-            if rule == RULE_THRESHOLD:
-                update = m <= threshold[k]
-            else:
-                update = norm[k] == 0.0 or m < kappa[k] * norm[k]
-            scale = step[i] * class_signs[p]
-            # A sample of weight zero never updates, so it is no mistake either.
-            if update and scale != 0.0:
-                updates[k] += 1
-                # Daume's trick: the sum of the iterates over all visits is
-                # T * w_T - sum over updates of (visits before it) * delta.
-                _row_add(
-                    coef + k * n_features, coef_sum + k * n_features,
-                    scale, scale * visits[k], average,
-                    x_values, x_indices, nnz, sparse,
-                )
+        # A sample of weight zero never updates, so it is no mistake either.
+        step_i = step[i]
+        first, stop = class_rows_ptr[c], class_rows_ptr[c + 1]
+        if stop - first == 1:
+            # One row (binary problems): nothing to overlap, no block.
+            k = class_rows[first]
+            if active[k]:
+                raw = _row_dot(coef + k * n_features, x_values, x_indices,
+                               nnz, sparse)
                 if fit_intercept:
-                    intercept[k] += <floating>scale
-                    if average:
-                        intercept_sum[k] += scale * visits[k]
-                if rule == RULE_MARGIN:
-                    # ||w~ + a x~||^2 = ||w~||^2 + 2 a (w~.x~) + a^2 ||x~||^2
-                    sq_norm_x = _row_sq_norm(x_values, nnz) + fit_intercept
-                    new_sq_norm = (norm[k] * norm[k] + 2.0 * scale * raw
-                                   + scale * scale * sq_norm_x)
-                    if not isfinite(new_sq_norm):
+                    raw += intercept[k]
+                m = class_signs[first] * raw
+                not_a_number |= m != m
+                if (_rule_says_update(rule, m, k, threshold, kappa, norm)
+                        and step_i != 0.0):
+                    if _update_row(
+                        k, step_i * class_signs[first], visits[k], raw,
+                        x_values, x_indices, nnz, sparse, n_features, coef,
+                        intercept, fit_intercept, rule, norm, average,
+                        coef_sum, intercept_sum, updates,
+                    ):
                         return True
-                    norm[k] = sqrt(new_sq_norm) if new_sq_norm > 0.0 else 0.0
-            visits[k] += 1.0
+                visits[k] += 1.0
+            continue
+        while first < stop:
+            last = min(first + SCORE_BLOCK, stop)
+            n_hits = 0
+            for p in range(first, last):
+                k = class_rows[p]
+                if not active[k]:
+                    continue
+                raw = _row_dot(coef + k * n_features, x_values, x_indices,
+                               nnz, sparse)
+                if fit_intercept:
+                    raw += intercept[k]
+                m = class_signs[p] * raw
+                update = _rule_says_update(rule, m, k, threshold, kappa, norm)
+                block[p - first] = raw
+                hits[n_hits] = p
+                n_hits += update
+                # The update weighs its change by the visits before this one.
+                seen[p - first] = visits[k]
+                visits[k] = seen[p - first] + 1.0
+            # A score that is not a number is looked for once per block, off
+            # the path of the dot products (the entries of frozen rows are 0
+            # or earlier scores, already looked at).
+            for p in range(last - first):
+                not_a_number |= block[p] != block[p]
+            if step_i == 0.0:
+                n_hits = 0
+            for h in range(n_hits):
+                p = hits[h]
+                if _update_row(
+                    class_rows[p], step_i * class_signs[p], seen[p - first],
+                    block[p - first], x_values, x_indices, nnz, sparse,
+                    n_features, coef, intercept, fit_intercept, rule, norm,
+                    average, coef_sum, intercept_sum, updates,
+                ):
+                    return True
+            first = last
     return not_a_number
 
 

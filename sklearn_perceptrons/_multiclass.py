@@ -217,6 +217,29 @@ def _partial_fit_binary(estimator, X, y, params):
     return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
 
 
+# Parameter values that copies of an estimator may share (nothing can change
+# them in place).
+_IMMUTABLE = (type(None), bool, int, float, complex, str, bytes, np.number)
+
+
+def _unfitted_copies(template, n):
+    """``n`` independent copies of the unfitted estimator ``template``, as
+    ``copy.deepcopy`` makes them but sharing immutable parameter values
+    (a deep copy of each of the K(K-1)/2 binary estimators of a one-vs-one
+    model would cost as much as a short epoch)."""
+    shared = {name: value for name, value in template.__dict__.items()
+              if isinstance(value, _IMMUTABLE)}
+    others = {name: value for name, value in template.__dict__.items()
+              if name not in shared}
+    copies = []
+    for _ in range(n):
+        estimator = template.__class__.__new__(template.__class__)
+        estimator.__dict__.update(shared)
+        estimator.__dict__.update(copy.deepcopy(others))
+        copies.append(estimator)
+    return copies
+
+
 def _is_fitted(estimator):
     if hasattr(estimator, "classes_"):  # fitted classifiers (cheap check)
         return True
@@ -819,11 +842,11 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         state, record = _shared_fit(clone(base), X, y_class, sample_weight,
                                     self._table(n_classes), row_counts,
                                     self.n_jobs)
-        template = clone(base)
         estimators = []
+        copies = _unfitted_copies(clone(base), len(rows))
         for k, (i, j) in enumerate(rows):
             est = _linear.set_binary_fit(
-                copy.deepcopy(template), state.row(k), X.shape[1], X,
+                copies[k], state.row(k), X.shape[1], X,
                 lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
             # The diagnostics (and warning) of the binary estimator's own fit.
@@ -837,10 +860,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
         if first_call:
-            template = clone(self._base_estimator())
-            estimators = [
-                copy.deepcopy(template) for _ in self._rows(classes.shape[0])
-            ]
+            estimators = _unfitted_copies(clone(self._base_estimator()),
+                                          len(self._rows(classes.shape[0])))
         else:
             estimators = list(self.estimators_)
         shared = (

@@ -552,7 +552,27 @@ def _sub_table(table, rows, n_rows):
     return kept[rows_ptr], position[table_rows[keep]], signs[keep]
 
 
-def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
+def _thread_groups(active, table, n_threads, cache):
+    """The groups of active rows of a threaded pass: for each, its rows, its
+    table and its (all set) active flags.  ``cache`` (a dict or None) keeps
+    them from pass to pass while the active rows stay the same."""
+    key = (active.tobytes(), n_threads)
+    if cache is not None and cache.get("key") == key:
+        return cache["groups"]
+    n_active = int(np.count_nonzero(active))
+    groups = [
+        (rows, _sub_table(table, rows, active.shape[0]),
+         np.ones(rows.shape[0], np.uint8))
+        for rows in np.array_split(np.flatnonzero(active),
+                                   min(n_threads, n_active))
+    ]
+    if cache is not None:
+        cache.update(key=key, groups=groups)
+    return groups
+
+
+def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
+                    cache=None):
     """``call(arrays, active, table)``, or with ``n_threads > 1`` the same on
     groups of the active rows, one thread per group.
 
@@ -562,26 +582,24 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1):
     exactly the arithmetic of a one-thread pass (the rules that treat rows
     alone); the compiled pass releases the GIL.  The threads are the
     package's pool (:mod:`sklearn_perceptrons._threads`), started once.
-    Returns whether any group overflowed.
+    ``cache``: see :func:`_thread_groups`.  Returns whether any group
+    overflowed.
     """
-    n_active = int(np.count_nonzero(active))
-    if n_threads <= 1 or n_active <= 1:
+    if n_threads <= 1 or np.count_nonzero(active) <= 1:
         return call(arrays, active, table)
-    n_rows = active.shape[0]
-    groups = np.array_split(np.flatnonzero(active), min(n_threads, n_active))
-    parts = [arrays.take(rows, average, l1) for rows in groups]
-    tables = [_sub_table(table, rows, n_rows) for rows in groups]
+    groups = _thread_groups(active, table, n_threads, cache)
+    parts = [arrays.take(rows, average, l1) for rows, _, _ in groups]
     results = run_tasks(
-        call, [(part, np.ones(rows.shape[0], np.uint8), sub_table)
-               for rows, part, sub_table in zip(groups, parts, tables)],
+        call, [(part, mask, sub_table)
+               for (_, sub_table, mask), part in zip(groups, parts)],
         n_threads)
-    for rows, part in zip(groups, parts):
+    for (rows, _, _), part in zip(groups, parts):
         arrays.put(rows, part, average, l1)
     return any(results)
 
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
-              rule, penalty_sums=None, n_threads=1):
+              rule, penalty_sums=None, n_threads=1, thread_cache=None):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
@@ -590,7 +608,8 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     the cumulative l1 penalty from pass to pass (None: a fresh one for this
     pass).  ``n_threads > 1`` trains groups of rows in parallel threads with
     results identical to one thread (not for the Crammer-Singer rules,
-    whose rows are coupled).
+    whose rows are coupled); ``thread_cache``, a dict kept by the caller
+    from pass to pass over the same ``table``, saves re-making the groups.
     Raises ValueError when a margin overflows (inf - inf is no number, and
     would silently count as "no mistake"); the state is then left mid-pass,
     for the caller to discard.
@@ -643,7 +662,7 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
 
     overflow = _run_in_threads(
         call, arrays, active, table, n_threads, average=state.average,
-        l1=penalty is not None and penalty.l1_step != 0,
+        l1=penalty is not None and penalty.l1_step != 0, cache=thread_cache,
     )
     updates = arrays.updates
     if overflow:
@@ -734,6 +753,7 @@ class LinearTrainer(StateTrainer):
         self.n_threads = n_threads
         # The cumulative l1 penalty runs over all the epochs of the fit.
         self.penalty_sums = None
+        self.thread_cache = {}
 
     def run_epoch(self, order, active):
         if self.rule.penalty is not None and self.penalty_sums is None:
@@ -743,6 +763,7 @@ class LinearTrainer(StateTrainer):
             self.X, self.state, order, self.y_class, self.step, self.table,
             fit_intercept=self.fit_intercept, active=active, rule=self.rule,
             penalty_sums=self.penalty_sums, n_threads=self.n_threads,
+            thread_cache=self.thread_cache,
         )
         check_finite_weights(self.state)
         return updates

@@ -266,22 +266,45 @@ def test_precomputed_budget_matches_numpy_projection(strategy, average,
     assert_array_equal(clf.support_vectors_, gram[clf.support_])
 
 
+def test_precomputed_float32_gram_is_read_in_place():
+    # A float32 Gram matrix is walked as it is (no float64 copy of it).
+    X, y = make_moons(300, noise=0.2, random_state=0)
+    gram = pairwise_kernels(X, metric="rbf", gamma=1.0)
+    gram32 = gram.astype(np.float32)
+    params = dict(kernel="precomputed", budget=20, max_iter=4, random_state=0)
+    ref = KernelPerceptron(**params).fit(gram, y)
+    tracemalloc.start()
+    f32 = KernelPerceptron(**params).fit(gram32, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < gram32.nbytes / 2
+    assert f32.support_vectors_.dtype == np.float32
+    assert f32._max_support_seen == 20
+    assert_array_equal(f32.support_, ref.support_)
+    assert_allclose(f32.decision_function(gram32), ref.decision_function(gram),
+                    rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("strategy", ALL_STRATEGIES)
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
 def test_precomputed_and_callable_budgets_equal_the_builtin_kernel(
-        strategy, average, multiclass, monkeypatch):
+        strategy, average, multiclass, weighted, monkeypatch):
     # The same kernel values, three ways in: the same budgeted perceptron
     # (with the default stopping rule, its checks and shuffling).  Blocks of
     # 16 rows make the callable's walk cross many blocks per epoch.
     monkeypatch.setattr(_kernel_budget, "PAIRWISE_BLOCK", 16)
     X, y = multiclass_data(120) if multiclass else binary_data(120)
+    weights = (np.random.RandomState(1).uniform(0.5, 2.0, X.shape[0])
+               if weighted else None)
     params = dict(budget=9, budget_strategy=strategy, average=average,
-                  max_iter=4, random_state=3)
-    builtin = KernelPerceptron(gamma=0.3, **params).fit(X, y)
+                  max_iter=4, random_state=3,
+                  class_weight="balanced" if weighted else None)
+    builtin = KernelPerceptron(gamma=0.3, **params).fit(X, y, weights)
     gram = pairwise_kernels(X, metric="rbf", gamma=0.3)
-    pre = KernelPerceptron(kernel="precomputed", **params).fit(gram, y)
-    call = KernelPerceptron(kernel=exact_rbf(0.3), **params).fit(X, y)
+    pre = KernelPerceptron(kernel="precomputed", **params).fit(gram, y, weights)
+    call = KernelPerceptron(kernel=exact_rbf(0.3), **params).fit(X, y, weights)
     for other in (pre, call):
         assert other._max_support_seen == 9
         assert_array_equal(other.support_, builtin.support_)

@@ -375,6 +375,29 @@ def test_fast_estimators_are_usable_on_their_own(Meta):
         assert a.n_mistakes_ == b.n_mistakes_
 
 
+
+@pytest.mark.parametrize("Meta", META)
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_binary_estimators_share_no_mutable_parameter(Meta, method):
+    # The binary estimators are copies of the base: a mutable parameter
+    # value (a dict, a RandomState) is each one's own, as after a deep copy.
+    X, y = blobs(3)
+    base = Perceptron(class_weight={0: 1.0, 1: 2.0},
+                      random_state=np.random.RandomState(0))
+    meta = Meta(base)
+    if method == "fit":
+        fit_quiet(meta, X, y)
+    else:
+        meta.partial_fit(X, y, classes=np.unique(y))
+    first, second = meta.estimators_[:2]
+    for name in ("class_weight", "random_state"):
+        assert getattr(first, name) is not getattr(second, name)
+        assert getattr(first, name) is not getattr(base, name)
+    assert first.class_weight == second.class_weight == base.class_weight
+    first.class_weight[1] = 5.0
+    assert second.class_weight[1] == 2.0 and base.class_weight[1] == 2.0
+    assert first.get_params().keys() == base.get_params().keys()
+
 def test_convergence_warning_per_unconverged_row():
     X, y = blobs(3, std=5.0)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):

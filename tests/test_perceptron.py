@@ -276,6 +276,40 @@ def test_multiclass_row_equals_binary_run(iris, params):
     assert multi.n_iter_ == max(n_iters)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("estimator", [Perceptron(average=True),
+                                       MarginPerceptron(margin=0.5)])
+def test_many_class_rows_equal_binary_runs(estimator, sparse):
+    # More classes than the compiled visit scores in one block (32): each
+    # row must still see exactly its binary run, zero-weight samples too.
+    n_classes = 37
+    X, y = make_blobs(n_samples=8 * n_classes, centers=n_classes,
+                      n_features=9, random_state=0)
+    sample_weight = np.random.RandomState(1).uniform(0.5, 1.5, size=len(y))
+    sample_weight[::7] = 0.0
+    X = sp.csr_matrix(X) if sparse else X
+    params = dict(shuffle=False, tol=None, max_iter=3)
+    multi = fit_quiet(clone(estimator).set_params(**params), X, y,
+                      sample_weight=sample_weight)
+    for k in range(n_classes):
+        binary = fit_quiet(clone(estimator).set_params(**params), X,
+                           (y == k).astype(int), sample_weight=sample_weight)
+        np.testing.assert_array_equal(multi.coef_[k], binary.coef_[0])
+        np.testing.assert_array_equal(multi.intercept_[k], binary.intercept_[0])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_overflowing_multiclass_margin_raises(sparse):
+    # A score w_k . x = inf - inf in any row of a multiclass visit stops
+    # the fit, as in the binary case.
+    X = np.array([[1, 1], [1, -3], [-1, -1], [-1, 3], [3, 1]]) * 1e155
+    X = sp.csr_matrix(X) if sparse else X
+    clf = Perceptron(shuffle=False)
+    with pytest.raises(ValueError, match="margin w . x overflowed"):
+        clf.fit(X, [0, 1, 2, 2, 1])
+    assert not hasattr(clf, "coef_")
+
+
 def test_multiclass_predict_is_argmax(iris):
     X, y = iris
     clf = fit_quiet(fast_perceptron(), X, y)

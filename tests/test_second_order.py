@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tests of SecondOrderPerceptron: the paper's rule, its bound, the contract."""
 
+import importlib
 import pickle
 import warnings
 
@@ -17,6 +18,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
+from sklearn_perceptrons import _second_order as second_order
+from sklearn_perceptrons._cpu import _cpu_has_avx2
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
 
 # Most fits here run a fixed number of epochs on purpose.
@@ -102,6 +105,21 @@ def one_by_one(clf, X, y, classes, epochs=1):
 # ---------------------------------------------------------------------------
 
 
+def two_cycles_equal_reference(clf, X, y, fit_intercept, **options):
+    """Assert that ``clf``, fitted by two cycles over X in order, has the
+    weights and mistakes of the NumPy reference; returns the reference's
+    result."""
+    result = second_order_reference(
+        X, np.where(y == 1, 1.0, -1.0), [np.arange(X.shape[0])] * 2,
+        fit_intercept=fit_intercept, **options)
+    iterates, mistakes = result[:2]
+    coef, intercept = split_weights(iterates[-1], fit_intercept)
+    assert_allclose(clf.coef_[0], coef, rtol=1e-9, atol=1e-12)
+    assert_allclose(clf.intercept_[0], intercept, rtol=1e-9, atol=1e-12)
+    assert clf.mistakes_per_epoch_ == mistakes
+    return result
+
+
 @pytest.mark.parametrize("diagonal", [False, True])
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("fit_intercept", [True, False])
@@ -142,13 +160,7 @@ def test_full_mode_matches_the_reference_at_every_size(seed, n_features,
     X[:, 1:][np.abs(X[:, 1:]) < 0.3 * np.abs(X).mean()] = 0.0
     clf = cyclic(fit_intercept=fit_intercept, max_iter=2)
     clf.fit(sp.csr_matrix(X) if sparse else X, y)
-    iterates, mistakes, A = second_order_reference(
-        X, np.where(y == 1, 1.0, -1.0), [np.arange(X.shape[0])] * 2,
-        fit_intercept=fit_intercept, matrix=True)
-    coef, intercept = split_weights(iterates[-1], fit_intercept)
-    assert_allclose(clf.coef_[0], coef, rtol=1e-9, atol=1e-12)
-    assert_allclose(clf.intercept_[0], intercept, rtol=1e-9, atol=1e-12)
-    assert clf.mistakes_per_epoch_ == mistakes
+    A = two_cycles_equal_reference(clf, X, y, fit_intercept, matrix=True)[2]
     from sklearn_perceptrons._second_order import _packed_positions
 
     p = n_features + fit_intercept
@@ -173,13 +185,33 @@ def test_diagonal_mode_matches_the_reference_at_every_row_length(
     X[:, 1:][rng.rand(40, n_features - 1) < rng.rand(40, 1)] = 0.0
     clf = cyclic(diagonal=True, fit_intercept=fit_intercept, max_iter=2)
     clf.fit(sp.csr_matrix(X), y)
-    iterates, mistakes = second_order_reference(
-        X, np.where(y == 1, 1.0, -1.0), [np.arange(X.shape[0])] * 2,
-        fit_intercept=fit_intercept, diagonal=True)
-    coef, intercept = split_weights(iterates[-1], fit_intercept)
-    assert_allclose(clf.coef_[0], coef, rtol=1e-9, atol=1e-12)
-    assert_allclose(clf.intercept_[0], intercept, rtol=1e-9, atol=1e-12)
-    assert clf.mistakes_per_epoch_ == mistakes
+    two_cycles_equal_reference(clf, X, y, fit_intercept, diagonal=True)
+
+
+def _both_builds(*features):
+    """The AVX2 and the baseline build of the compiled epoch (skips when this
+    CPU lacks AVX2 or ``features``, or the platform has no AVX2 build)."""
+    if not _cpu_has_avx2(*features):
+        pytest.skip(f"this CPU lacks AVX2 {' '.join(features)}")
+    try:
+        avx2 = importlib.import_module(
+            "sklearn_perceptrons._second_order_fast_avx2")
+    except ImportError:
+        pytest.skip("the AVX2 build is not available on this platform")
+    return avx2, importlib.import_module("sklearn_perceptrons._second_order_fast")
+
+
+def fits_of_both_builds(estimator, X, y, monkeypatch, *features):
+    """``estimator`` fitted on X, y by the AVX2 build and by the baseline
+    build of the compiled epoch (a fresh clone for each)."""
+    fits = []
+    for module in _both_builds(*features):
+        monkeypatch.setattr(second_order, "_EPOCH", {
+            np.dtype(np.float64): module.epoch["double"],
+            np.dtype(np.float32): module.epoch["float"],
+        })
+        fits.append(clone(estimator).fit(X, y))
+    return fits
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -189,19 +221,6 @@ def test_diagonal_mode_avx2_build_equals_baseline_build(dtype, sparse,
     # The diagonal mode fuses nothing: its sparse dot product gathers the
     # weights in the AVX2 build and loads them one by one in the other, in
     # the same eight partial sums, so both builds give the same bits.
-    import importlib
-
-    from sklearn_perceptrons import _second_order
-    from sklearn_perceptrons._cpu import _cpu_has_avx2
-
-    if not _cpu_has_avx2():
-        pytest.skip("this CPU has no AVX2")
-    try:
-        avx2 = importlib.import_module(
-            "sklearn_perceptrons._second_order_fast_avx2")
-    except ImportError:
-        pytest.skip("the AVX2 build is not available on this platform")
-    baseline = importlib.import_module("sklearn_perceptrons._second_order_fast")
     rng = np.random.RandomState(5)
     X, y = correlated_data(5, n_samples=200, n_features=37, n_classes=3,
                            noise=0.2)
@@ -209,15 +228,9 @@ def test_diagonal_mode_avx2_build_equals_baseline_build(dtype, sparse,
     X = X.astype(dtype)
     if sparse:
         X = sp.csr_matrix(X)
-    fits = []
-    for module in (avx2, baseline):
-        monkeypatch.setattr(_second_order, "_EPOCH", {
-            np.dtype(np.float64): module.epoch["double"],
-            np.dtype(np.float32): module.epoch["float"],
-        })
-        clf = SecondOrderPerceptron(diagonal=True, max_iter=3, tol=None,
-                                    average=True).fit(X, y)
-        fits.append(clf)
+    fits = fits_of_both_builds(
+        SecondOrderPerceptron(diagonal=True, max_iter=3, tol=None, average=True),
+        X, y, monkeypatch)
     assert fits[0].n_mistakes_ == fits[1].n_mistakes_ > 50
     for name in ("coef", "intercept", "precision", "coef_sum"):
         assert_array_equal(getattr(fits[0]._state, name),
@@ -231,33 +244,16 @@ def test_avx2_build_agrees_with_baseline_build(dtype, sparse, monkeypatch):
     # the same order; the AVX2 one fuses its multiply-adds (one rounding in
     # place of two, about 1e-16 relative per operation): the same mistakes,
     # and weights and inverse that agree far below any effect on them.
-    import importlib
-
-    from sklearn_perceptrons import _second_order
-    from sklearn_perceptrons._cpu import _cpu_has_avx2
-
-    if not _cpu_has_avx2("FMA3"):
-        pytest.skip("this CPU has no AVX2 and FMA3")
-    try:
-        avx2 = importlib.import_module(
-            "sklearn_perceptrons._second_order_fast_avx2")
-    except ImportError:
-        pytest.skip("the AVX2 build is not available on this platform")
-    baseline = importlib.import_module("sklearn_perceptrons._second_order_fast")
     X, y = correlated_data(17, n_samples=150, n_features=13, n_classes=3, noise=0.2)
     X = X.astype(dtype)
     if sparse:
         X[np.abs(X) < 0.2 * np.abs(X).mean()] = 0.0
         X = sp.csr_matrix(X)
-    fits = []
-    for module in (avx2, baseline):
-        monkeypatch.setattr(_second_order, "_EPOCH", {
-            np.dtype(np.float64): module.epoch["double"],
-            np.dtype(np.float32): module.epoch["float"],
-        })
-        clf = SecondOrderPerceptron(max_iter=3, tol=None, average=True).fit(X, y)
-        fits.append((clf._state.coef, clf._state.intercept, clf._state.inverse,
-                     clf.n_mistakes_))
+    fits = [(clf._state.coef, clf._state.intercept, clf._state.inverse,
+             clf.n_mistakes_)
+            for clf in fits_of_both_builds(
+                SecondOrderPerceptron(max_iter=3, tol=None, average=True),
+                X, y, monkeypatch, "FMA3")]
     assert fits[0][3] == fits[1][3] > 50
     for a, b in zip(fits[0][:3], fits[1][:3]):
         assert_allclose(a, b, rtol=1e-10, atol=1e-13)

@@ -102,25 +102,32 @@ def dense_coef(est, n):
 @pytest.mark.parametrize("strategy", PROJECTIONS)
 @pytest.mark.parametrize("average", [False, True])
 @pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
 def test_carried_coefficients_match_numpy_projection(strategy, average,
-                                                     multiclass):
+                                                     multiclass, kernel):
+    # A precomputed Gram matrix takes the same budgeted walk: the entry of
+    # the visited row and a support vector's training row is their kernel
+    # value.
     X, y = multiclass_data(60) if multiclass else binary_data(60)
     classes, y_class = np.unique(y, return_inverse=True)
     step = np.random.RandomState(0).uniform(0.5, 1.5, size=X.shape[0])
     gamma, budget = 0.3, 12
-    clf = KernelPerceptron(gamma=gamma, budget=budget, budget_strategy=strategy,
-                           average=average, threshold=0.2, shuffle=False,
-                           tol=None, max_iter=3)
-    clf.fit(X, y, sample_weight=step)
-    gram = pairwise_kernels(X, metric="rbf", gamma=gamma) + 1.0
+    gram = pairwise_kernels(X, metric="rbf", gamma=gamma)
+    clf = KernelPerceptron(kernel=kernel, gamma=gamma, budget=budget,
+                           budget_strategy=strategy, average=average,
+                           threshold=0.2, shuffle=False, tol=None, max_iter=3)
+    clf.fit(gram if kernel == "precomputed" else X, y, sample_weight=step)
     expected = reference_budgeted(
-        gram, y_class, len(classes), [np.arange(X.shape[0])] * 3,
+        gram + 1.0, y_class, len(classes), [np.arange(X.shape[0])] * 3,
         budget=budget, strategy=strategy, step=step, threshold=0.2,
         average=average)
     # The case matters: removals happened and carried something.
     assert clf.n_mistakes_ > 3 * budget
+    assert clf._max_support_seen == budget
     assert_allclose(dense_coef(clf, X.shape[0]), expected, rtol=1e-7,
                     atol=1e-9)
+    if kernel == "precomputed":
+        assert_array_equal(clf.support_vectors_, gram[clf.support_])
 
 
 @pytest.mark.parametrize("strategy", ALL_STRATEGIES)
@@ -238,32 +245,6 @@ def exact_rbf(gamma):
     def kernel(A, B):
         return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
     return kernel
-
-
-@pytest.mark.parametrize("strategy", PROJECTIONS)
-@pytest.mark.parametrize("average", [False, True])
-@pytest.mark.parametrize("multiclass", [False, True])
-def test_precomputed_budget_matches_numpy_projection(strategy, average,
-                                                     multiclass):
-    # A precomputed Gram matrix takes the budgeted walk: the entry of the
-    # visited row and a support vector's training row is their kernel value.
-    X, y = multiclass_data(60) if multiclass else binary_data(60)
-    classes, y_class = np.unique(y, return_inverse=True)
-    step = np.random.RandomState(0).uniform(0.5, 1.5, size=X.shape[0])
-    gram, budget = pairwise_kernels(X, metric="rbf", gamma=0.3), 12
-    clf = KernelPerceptron(kernel="precomputed", budget=budget,
-                           budget_strategy=strategy, average=average,
-                           threshold=0.2, shuffle=False, tol=None, max_iter=3)
-    clf.fit(gram, y, sample_weight=step)
-    expected = reference_budgeted(
-        gram + 1.0, y_class, len(classes), [np.arange(X.shape[0])] * 3,
-        budget=budget, strategy=strategy, step=step, threshold=0.2,
-        average=average)
-    assert clf.n_mistakes_ > 3 * budget
-    assert clf._max_support_seen == budget
-    assert_allclose(dense_coef(clf, X.shape[0]), expected, rtol=1e-7,
-                    atol=1e-9)
-    assert_array_equal(clf.support_vectors_, gram[clf.support_])
 
 
 def test_precomputed_float32_gram_is_read_in_place():

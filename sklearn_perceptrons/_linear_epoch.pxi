@@ -67,6 +67,12 @@ cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
     void SKP_PREFETCH_L2(const void* addr) noexcept nogil
 
+cdef extern from "_dense_dots.h":
+    void skp_dense_dots_d(const double* const* w, Py_ssize_t count,
+                          const double* x, Py_ssize_t n, double* out) noexcept nogil
+    void skp_dense_dots_f(const float* const* w, Py_ssize_t count,
+                          const float* x, Py_ssize_t n, float* out) noexcept nogil
+
 cdef extern from "_sparse_dot.h":
     double skp_sparse_dot_d(const double* w, const double* x, const int* idx,
                             Py_ssize_t nnz) noexcept nogil
@@ -379,6 +385,10 @@ cdef bint _epoch_rows(
     cdef double block[SCORE_BLOCK]
     cdef double seen[SCORE_BLOCK]
     cdef Py_ssize_t hits[SCORE_BLOCK]
+    cdef Py_ssize_t scored[SCORE_BLOCK]
+    cdef const floating* row_ptrs[SCORE_BLOCK]
+    cdef floating dots[SCORE_BLOCK]
+    cdef Py_ssize_t n_scored
     cdef bint update, prefetch_sequential
     # A NaN margin (w . x overflowed: inf - inf) compares as "no mistake";
     # it is recorded without a branch and reported at the end of the pass,
@@ -423,12 +433,26 @@ cdef bint _epoch_rows(
         while first < stop:
             last = min(first + SCORE_BLOCK, stop)
             n_hits = 0
+            n_scored = 0
             for p in range(first, last):
                 k = class_rows[p]
-                if not active[k]:
-                    continue
-                raw = _row_dot(coef + k * n_features, x_values, x_indices,
-                               nnz, sparse)
+                scored[n_scored] = p
+                row_ptrs[n_scored] = coef + k * n_features
+                n_scored += active[k] != 0
+            # Dense rows are scored together (one read of x for several
+            # rows); each score is summed as _row_dot sums it.
+            if sparse:
+                for h in range(n_scored):
+                    dots[h] = _row_dot(row_ptrs[h], x_values, x_indices, nnz,
+                                       sparse)
+            elif floating is double:
+                skp_dense_dots_d(row_ptrs, n_scored, x_values, nnz, dots)
+            else:
+                skp_dense_dots_f(row_ptrs, n_scored, x_values, nnz, dots)
+            for h in range(n_scored):
+                p = scored[h]
+                k = class_rows[p]
+                raw = dots[h]
                 if fit_intercept:
                     raw += intercept[k]
                 m = class_signs[p] * raw

@@ -276,6 +276,34 @@ def test_multiclass_row_equals_binary_run(iris, params):
     assert multi.n_iter_ == max(n_iters)
 
 
+@settings(deadline=None, max_examples=60)
+@given(
+    n_classes=st.integers(3, 13),
+    n_features=st.integers(1, 27),
+    single=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_dense_rows_scored_together_equal_binary_runs(n_classes, n_features,
+                                                      single, seed):
+    # A dense sample's rows are scored up to five at a time (one read of x
+    # for all of them); each row must keep the bits of its binary run, whose
+    # one row is scored alone, for any count of rows, any n_features % 8
+    # entries past the vectors and either precision.  Tenths are inexact in
+    # binary: many exact margins are 0, and the sign of the computed one
+    # depends on the order of the sums, so another order shows as another
+    # update.
+    rng = np.random.RandomState(seed)
+    X = rng.randint(-3, 4, size=(20 * n_classes, n_features)) * 0.1
+    X = X.astype(np.float32 if single else np.float64)
+    y = np.arange(X.shape[0]) % n_classes
+    params = dict(shuffle=False, tol=None, max_iter=5)
+    multi = fit_quiet(Perceptron(**params), X, y)
+    for k in range(n_classes):
+        binary = fit_quiet(Perceptron(**params), X, (y == k).astype(int))
+        np.testing.assert_array_equal(multi.coef_[k], binary.coef_[0])
+        np.testing.assert_array_equal(multi.intercept_[k], binary.intercept_[0])
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("estimator", [Perceptron(average=True),
                                        MarginPerceptron(margin=0.5)])

@@ -979,9 +979,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     input: the fitted ``support_vectors_`` are CSR again); with
     "precomputed" the walk reads the Gram matrix's entries at the support
     vectors' training rows instead, and a callable's blocks of rows are
-    read as precomputed Gram matrices.  A removal's carried coefficients keep the intercept
-    consistent: the projections are taken with the padded kernel ``K + 1``
-    when ``fit_intercept``.
+    read as precomputed Gram matrices.  A removal's carried coefficients
+    keep the intercept consistent: the projections are taken with the
+    padded kernel ``K + 1`` when ``fit_intercept``.
 
     References
     ----------

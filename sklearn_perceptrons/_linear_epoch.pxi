@@ -434,6 +434,8 @@ cdef bint _epoch_rows(
             last = min(first + SCORE_BLOCK, stop)
             n_hits = 0
             n_scored = 0
+            # The active rows, without a branch: a frozen row's entry is
+            # written, then overwritten by the next row's.
             for p in range(first, last):
                 k = class_rows[p]
                 scored[n_scored] = p

@@ -73,6 +73,8 @@ _C_N_SV = 0
 _C_CLOCK = 1
 _C_MAX_SV = 2
 _C_LINES_USED = 4
+# Lines of the walk's cache after the LRU lines (mirror of ``SCRATCH_LINES``).
+_SCRATCH_LINES = 4
 
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
 _DUMMY_DOUBLE = np.zeros(1)
@@ -481,11 +483,11 @@ class _DualWalk:
             if self.kernel.code == _CALLABLE:
                 # A visit may need two columns at once, both from the LRU lines.
                 capacity = max(capacity, 2)
-        # ``capacity`` LRU lines, then two scratch lines; in single precision,
-        # one double line where a column's exponent arguments are computed.
-        shape = (capacity + 2, max(n_track, 1))
+        # ``capacity`` LRU lines, then scratch lines; in single precision,
+        # double lines where the exponent arguments of columns are computed.
+        shape = (capacity + _SCRATCH_LINES, max(n_track, 1))
         cache = SimpleNamespace(
-            lines=np.empty((1, shape[1]) if self.single else shape),
+            lines=np.empty((_SCRATCH_LINES, shape[1]) if self.single else shape),
             lines32=np.empty(shape, dtype=np.float32) if self.single else None,
             line_of_row=np.full(n_z, -1, dtype=np.int32),
             row_of_line=np.full(max(capacity, 1), -1, dtype=np.int32),
@@ -723,7 +725,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     **Cost.**  ``fit`` keeps every training sample's score up to date: an
     epoch costs one look-up per sample plus, per mistake, one kernel column
-    (O(n_samples * n_features)).  Columns are cached (``cache_size``); the
+    (O(n_samples * n_features); on dense X, new columns are computed four
+    per read of X).  Columns are cached (``cache_size``); the
     whole n x n Gram matrix is formed only when it fits there.  ``predict``
     costs O(n_support * n_features) per sample, in bounded memory.
 

@@ -31,8 +31,10 @@ then stops at the visit that needs a missing column, reports the row, and
 Python stores the column (:func:`cache_store`) and resumes the walk at the
 same visit (no state has changed for it yet).
 
-Columns live in an LRU cache of ``capacity`` lines (then two scratch lines
-for columns not admitted to it), holding kernel values without ``add``.  The
+Columns live in an LRU cache of ``capacity`` lines (then ``SCRATCH_LINES``
+lines for columns not admitted to it), holding kernel values without ``add``.
+On dense rows of more than two features, new columns are computed four per
+pass over Z (see "updates in batches" below).  The
 exponential kernels ("rbf", "laplacian") keep their lines in float32, their
 exponentials computed in single precision as LIBSVM's kernel cache does: half
 the memory traffic, twice the throughput of the exponential.  Every kernel
@@ -59,6 +61,17 @@ cdef extern from "_kernel_fast.h":
                           Py_ssize_t start, Py_ssize_t stop, const double* x,
                           const double* zsq, double xsq, double gamma,
                           double* out) noexcept nogil
+    enum: SKP_PROBES
+    void skp_dense_pass4_d(int mode, const double* values, Py_ssize_t d,
+                           Py_ssize_t start, Py_ssize_t stop,
+                           const double* const* x, const double* zsq,
+                           const double* xsq, double gamma,
+                           double* const* out) noexcept nogil
+    void skp_dense_pass4_f(int mode, const float* values, Py_ssize_t d,
+                           Py_ssize_t start, Py_ssize_t stop,
+                           const double* const* x, const double* zsq,
+                           const double* xsq, double gamma,
+                           double* const* out) noexcept nogil
     double skp_variance_d(const double* x, Py_ssize_t n) noexcept nogil
     double skp_variance_f(const float* x, Py_ssize_t n) noexcept nogil
     void skp_exp_line(double* buf, Py_ssize_t n) noexcept nogil
@@ -101,6 +114,11 @@ cdef enum:
     STATUS_NEED_COLUMN = 1
     STATUS_NONFINITE_KERNEL = 2
     STATUS_NONFINITE_SCORE = 3
+
+# Lines after the LRU lines of the cache, for columns not admitted to it
+# (mirrored in ``_kernel.py``): one per column of a batch (see Pending).
+cdef enum:
+    SCRATCH_LINES = 4
 
 # Indices of the int64 counters shared with Python.
 cdef enum:
@@ -167,9 +185,9 @@ cdef struct Dual:
 
 
 cdef struct Cache:
-    # ``capacity`` LRU lines then two scratch lines of ``n_track`` values,
+    # ``capacity`` LRU lines then SCRATCH_LINES lines of ``n_track`` values,
     # in ``lines`` or, with ``single``, in ``lines32``; ``lines`` then holds
-    # the one line where a column's exponent arguments are computed.
+    # the SCRATCH_LINES lines where the exponent arguments are computed.
     double* lines
     float* lines32
     bint single
@@ -186,6 +204,25 @@ cdef struct Scratch:
     int* upd_rows           # the sub-problems a visit updates
     double* upd_delta       # and the sizes of their updates
     long long* updates      # updates per sub-problem of this run
+    double* cur             # the scores of a visited sample's table entries
+
+
+cdef struct Pending:
+    # Updates whose columns are added to the scores later, SKP_PROBES new
+    # columns in one pass over Z (see _defer_update); meanwhile a visit adds
+    # their terms to its own scores, in the same order.  ``batch`` 1: none.
+    Py_ssize_t batch
+    Py_ssize_t count
+    Py_ssize_t evals        # kernel values computed for visits since a flush
+    Py_ssize_t max_evals    # a flush comes at the latest after this many
+    int* row                # (batch,) the updated sample
+    Py_ssize_t* line        # (batch,) its cache line, -1 until computed
+    int* n_up               # (batch,) and the sub-problems it updates,
+    int* upd_rows           # (batch, n_rows)
+    double* upd_delta       # (batch, n_rows) with the sizes of the updates
+    double* xd              # (batch, n_features) the probes of new columns
+    double* stats           # (batch, 3) their stats (see _load_probe)
+    double* xsq             # (batch,) their squared norms, summed as _reduce
 
 
 cdef struct Walk:
@@ -195,6 +232,7 @@ cdef struct Walk:
     Dual d
     Cache c
     Scratch tmp
+    Pending p
 
 
 # -- kernel columns ------------------------------------------------------------
@@ -506,22 +544,28 @@ cdef void _remove_support(Walk* w, Py_ssize_t r, Py_ssize_t l) noexcept nogil:
 
 cdef inline Py_ssize_t _find_multiclass_mistake(Walk* w, Py_ssize_t i) noexcept nogil:
     """The Crammer-Singer rule for visited sample ``i`` of class c (row c
-    is class c): a mistake when some other row r scores ``f_c - f_r <=
-    threshold``; then row c moves by +step and the highest such row (ties:
-    the lowest index) by -step ("max"), or every such row by -step / their
-    number ("uniform").  Row c comes first in ``upd_rows``.  Returns the
-    number of rows updated; -1 if a score is not finite."""
+    is class c), on its scores in ``cur`` (see :func:`_visit_scores`): a
+    mistake when some other row r scores ``f_c - f_r <= threshold``; then
+    row c moves by +step and the highest such row (ties: the lowest index)
+    by -step ("max"), or every such row by -step / their number
+    ("uniform").  Row c comes first in ``upd_rows``.  Returns the number of
+    rows updated; -1 if a score is not finite."""
     cdef Py_ssize_t p, k, best = -1, n_up = 1, n_viol = 0
     cdef int c = w.s.y_class[i]
+    cdef Py_ssize_t start = w.s.rows_ptr[c], stop = w.s.rows_ptr[c + 1]
     cdef double value, best_value = 0.0, step = w.s.step[i]
     cdef double own = w.d.scores[c * w.z.n_z + i]
+    cdef const double* cur = w.tmp.cur - start
+    for p in range(start, stop):
+        if w.s.rows[p] == c:
+            own = cur[p]
     if own - own != 0.0:
         return -1
-    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+    for p in range(start, stop):
         k = w.s.rows[p]
         if k == c:
             continue
-        value = w.d.scores[k * w.z.n_z + i]
+        value = cur[p]
         if value - value != 0.0:
             return -1
         if own - value <= w.s.threshold:
@@ -537,9 +581,9 @@ cdef inline Py_ssize_t _find_multiclass_mistake(Walk* w, Py_ssize_t i) noexcept 
         w.tmp.upd_rows[1] = <int> best
         w.tmp.upd_delta[1] = -step
         return 2
-    for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
+    for p in range(start, stop):
         k = w.s.rows[p]
-        if k != c and own - w.d.scores[k * w.z.n_z + i] <= w.s.threshold:
+        if k != c and own - cur[p] <= w.s.threshold:
             w.tmp.upd_rows[n_up] = <int> k
             w.tmp.upd_delta[n_up] = -step / n_viol
             n_up += 1
@@ -548,16 +592,18 @@ cdef inline Py_ssize_t _find_multiclass_mistake(Walk* w, Py_ssize_t i) noexcept 
 
 cdef inline Py_ssize_t _find_mistakes(Walk* w, Py_ssize_t i) noexcept nogil:
     """Write the active sub-problems in which visited sample ``i`` is a
-    mistake to ``upd_rows``, with their update sizes to ``upd_delta``, and
-    return how many; -1 if a score is not finite."""
+    mistake (its scores in ``cur``) to ``upd_rows``, with their update
+    sizes to ``upd_delta``, and return how many; -1 if a score is not
+    finite."""
     cdef Py_ssize_t p, k, n_up = 0
     cdef int c = w.s.y_class[i]
     cdef double value, step = w.s.step[i]
+    cdef const double* cur = w.tmp.cur - w.s.rows_ptr[c]
     if w.s.rule != RULE_TABLE:
         return _find_multiclass_mistake(w, i)
     for p in range(w.s.rows_ptr[c], w.s.rows_ptr[c + 1]):
         k = w.s.rows[p]
-        value = w.d.scores[k * w.z.n_z + i]
+        value = cur[p]
         if value - value != 0.0:
             return -1
         # A sample of weight zero never updates, so it is no mistake either.
@@ -603,24 +649,226 @@ cdef inline void _end_visit(Walk* w, Py_ssize_t i) noexcept nogil:
         w.d.visits[w.s.rows[p]] += 1.0
 
 
+# -- updates in batches ---------------------------------------------------------
+#
+# A new column costs a pass over every row of Z, which for rows of more than
+# a few features is bound by reading Z.  So an update that needs a new column
+# waits: its coefficients change at once, its column is computed later with
+# up to SKP_PROBES - 1 others in one pass (skp_dense_pass4), and in between
+# each visit adds the waiting terms to its own scores, in the order of the
+# updates, from one kernel value per waiting column.  The scores, and so
+# every decision, are those of updating at once, bit for bit.
+
+cdef inline double _pending_value(
+    const floating* values, Walk* w, Py_ssize_t e, Py_ssize_t row, int* bad,
+) noexcept nogil:
+    """K(z_row, x_e) + 0 as the cache line of waiting update ``e`` holds
+    (or will hold) it; ``bad`` is set if it is not finite."""
+    cdef Pending* p = &w.p
+    cdef Py_ssize_t l = p.line[e], j = row - w.z.track_from
+    cdef int mode = 1 if w.kern.kind == KERNEL_RBF else (
+        2 if w.kern.kind == KERNEL_LAPLACIAN else 0)
+    cdef double value
+    cdef float single
+    if l >= 0:
+        if w.c.single:
+            return w.c.lines32[l * w.z.n_track + j]
+        return w.c.lines[l * w.z.n_track + j]
+    p.evals += 1
+    if floating is double:
+        skp_dense_pass_d(mode, values, w.z.n_features, row, row + 1,
+                         p.xd + e * w.z.n_features, w.z.znorm, p.xsq[e],
+                         w.kern.gamma, &value)
+    else:
+        skp_dense_pass_f(mode, values, w.z.n_features, row, row + 1,
+                         p.xd + e * w.z.n_features, w.z.znorm, p.xsq[e],
+                         w.kern.gamma, &value)
+    if w.c.single:
+        skp_exp_line_single(&value, 1, &single)
+        return single
+    bad[0] |= _transform(&w.kern, w.z.znorm + row, p.stats[3 * e + 2],
+                         &value, 1)
+    return value
+
+
+cdef inline int _visit_scores(
+    const floating* values, Walk* w, Py_ssize_t i, Py_ssize_t* need_row,
+) noexcept nogil:
+    """``cur[p - start]``: the score of sample ``i`` in table entry ``p`` of
+    its class, with the terms of the waiting updates.  Returns
+    ``STATUS_NONFINITE_KERNEL`` (``need_row``: the waiting row) if a kernel
+    value is not finite, else ``STATUS_DONE``."""
+    cdef Pending* p = &w.p
+    cdef int c = w.s.y_class[i], bad = 0
+    cdef Py_ssize_t start = w.s.rows_ptr[c], stop = w.s.rows_ptr[c + 1]
+    cdef Py_ssize_t q, e, u, k, K = w.s.n_rows
+    cdef double value
+    for q in range(start, stop):
+        w.tmp.cur[q - start] = w.d.scores[w.s.rows[q] * w.z.n_z + i]
+    for e in range(p.count):
+        value = _pending_value(values, w, e, i, &bad) + w.s.add
+        if bad:
+            need_row[0] = p.row[e]
+            return STATUS_NONFINITE_KERNEL
+        for u in range(p.n_up[e]):
+            k = p.upd_rows[e * K + u]
+            for q in range(start, stop):
+                if w.s.rows[q] == k:
+                    w.tmp.cur[q - start] += p.upd_delta[e * K + u] * value
+    return STATUS_DONE
+
+
+cdef int _flush(const floating* values, Walk* w, Py_ssize_t* need_row) noexcept nogil:
+    """Compute the columns of the waiting updates (several per pass over Z)
+    and add them to the scores, in the order of the updates.  Returns
+    ``STATUS_NONFINITE_KERNEL`` (``need_row``: the row) if a kernel value is
+    not finite, else ``STATUS_DONE``."""
+    cdef Pending* p = &w.p
+    cdef Cache* c = &w.c
+    cdef Py_ssize_t e, u, q, l, row, n = w.z.n_track, n_new = 0
+    cdef Py_ssize_t nf = w.z.n_features
+    cdef Py_ssize_t new_entry[SKP_PROBES]
+    cdef double xsq[SKP_PROBES]
+    cdef const double* probes[SKP_PROBES]
+    cdef double* outs[SKP_PROBES]
+    cdef bint admit
+    cdef int mode = 1 if w.kern.kind == KERNEL_RBF else (
+        2 if w.kern.kind == KERNEL_LAPLACIAN else 0)
+    for e in range(p.count):
+        if p.line[e] >= 0:
+            continue
+        # A line as _line takes one (stamped now: a later line of this
+        # flush must not evict it).
+        row = p.row[e]
+        admit = c.capacity > 0 and (c.admit_first or c.seen[row])
+        c.seen[row] = 1
+        if admit:
+            l = _free_line(c, w.d.counters, -1)
+            w.d.counters[C_CACHE_CLOCK] += 1
+            c.line_used[l] = w.d.counters[C_CACHE_CLOCK]
+            c.row_of_line[l] = <int> row
+            c.line_of_row[row] = <int> l
+        else:
+            l = c.capacity + n_new
+        p.line[e] = l
+        new_entry[n_new] = e
+        probes[n_new] = p.xd + e * nf
+        # Single precision: the arguments in a work line first.
+        outs[n_new] = c.lines + (n_new if c.single else l) * n
+        n_new += 1
+    if n_new == SKP_PROBES:
+        for q in range(n_new):
+            xsq[q] = p.xsq[new_entry[q]]
+        if floating is double:
+            skp_dense_pass4_d(mode, values, nf, w.z.track_from, w.z.n_z,
+                              probes, w.z.znorm, xsq, w.kern.gamma, outs)
+        else:
+            skp_dense_pass4_f(mode, values, nf, w.z.track_from, w.z.n_z,
+                              probes, w.z.znorm, xsq, w.kern.gamma, outs)
+    else:
+        for q in range(n_new):
+            if floating is double:
+                skp_dense_pass_d(mode, values, nf, w.z.track_from, w.z.n_z,
+                                 probes[q], w.z.znorm, p.xsq[new_entry[q]],
+                                 w.kern.gamma, outs[q])
+            else:
+                skp_dense_pass_f(mode, values, nf, w.z.track_from, w.z.n_z,
+                                 probes[q], w.z.znorm, p.xsq[new_entry[q]],
+                                 w.kern.gamma, outs[q])
+    for q in range(n_new):
+        e = new_entry[q]
+        if c.single:
+            skp_exp_line_single(outs[q], n, c.lines32 + p.line[e] * n)
+        elif _transform(&w.kern, w.z.znorm + w.z.track_from, p.stats[3 * e + 2],
+                        outs[q], n):
+            need_row[0] = p.row[e]
+            return STATUS_NONFINITE_KERNEL
+    for e in range(p.count):
+        for u in range(p.n_up[e]):
+            _axpy_line(w, p.upd_rows[e * w.s.n_rows + u], p.line[e],
+                       p.upd_delta[e * w.s.n_rows + u])
+    p.count = 0
+    p.evals = 0
+    return STATUS_DONE
+
+
+cdef int _defer_update(
+    const floating* values, Walk* w, Py_ssize_t i, Py_ssize_t n_up,
+    Py_ssize_t* need_row,
+) noexcept nogil:
+    """The update of sample ``i`` in the ``n_up`` sub-problems of
+    ``upd_rows``: its dual side now, its column added now if cached and
+    nothing waits, else when the batch is full.  Returns a status (see
+    :func:`_flush`)."""
+    cdef Pending* p = &w.p
+    cdef Py_ssize_t e, u, K = w.s.n_rows, nf = w.z.n_features
+    cdef Py_ssize_t l
+    cdef int status
+    cdef double* xd
+    for e in range(p.count):
+        if p.row[e] == i:
+            # Its column is not computed yet: compute it first.
+            status = _flush(values, w, need_row)
+            if status != STATUS_DONE:
+                return status
+            break
+    l = w.c.line_of_row[i]
+    if l >= 0:
+        w.d.counters[C_CACHE_CLOCK] += 1
+        w.c.line_used[l] = w.d.counters[C_CACHE_CLOCK]
+        if p.count == 0:
+            for u in range(n_up):
+                _axpy_line(w, w.tmp.upd_rows[u], l, w.tmp.upd_delta[u])
+            _record_update(w, i, n_up)
+            return STATUS_DONE
+    e = p.count
+    p.row[e] = <int> i
+    p.line[e] = l
+    p.n_up[e] = <int> n_up
+    for u in range(n_up):
+        p.upd_rows[e * K + u] = w.tmp.upd_rows[u]
+        p.upd_delta[e * K + u] = w.tmp.upd_delta[u]
+    if l < 0:
+        xd = p.xd + e * nf
+        _load_probe(values, &w.z, i, xd, p.stats + 3 * e)
+        if _probe_overflows(&w.kern, p.stats + 3 * e):
+            need_row[0] = i
+            return STATUS_NONFINITE_KERNEL
+        p.xsq[e] = skp_dot_d(xd, xd, nf) if w.kern.kind == KERNEL_RBF else 0.0
+    p.count += 1
+    _record_update(w, i, n_up)
+    if p.count == p.batch:
+        return _flush(values, w, need_row)
+    return STATUS_DONE
+
+
 cdef int _walk(
     const floating* values, Walk* w, const int* order, Py_ssize_t n_visits,
     Py_ssize_t* t_io, Py_ssize_t* need_row,
 ) noexcept nogil:
     """Visit the rows ``order[t_io[0]:n_visits]``; on a status other than
     ``STATUS_DONE``, ``t_io`` is the visit stopped at and ``need_row`` the
-    row involved."""
+    row involved.  No update waits when it returns."""
     cdef Py_ssize_t t, i, u, n_up, r, li, lr
     cdef int status = STATUS_DONE
     cdef uint64_t rng_next
     for t in range(t_io[0], n_visits):
         i = order[t]
+        status = _visit_scores(values, w, i, need_row)
+        if status != STATUS_DONE:
+            t_io[0] = t
+            return status
         n_up = _find_mistakes(w, i)
         if n_up < 0:
             t_io[0] = t
             need_row[0] = i
             return STATUS_NONFINITE_SCORE
-        if n_up:
+        if n_up and w.p.batch > 1:
+            status = _defer_update(values, w, i, n_up, need_row)
+            if status != STATUS_DONE:
+                t_io[0] = t
+                return status
+        elif n_up:
             r = lr = -1
             rng_next = w.d.rng[0]
             if (not w.d.in_support[i] and w.d.budget >= 0
@@ -648,8 +896,14 @@ cdef int _walk(
                     _forgetron_shrink(w, r)
                 _remove_support(w, r, lr)
         _end_visit(w, i)
+        if w.p.evals >= w.p.max_evals:
+            # The waiting columns have cost a good part of a pass already.
+            status = _flush(values, w, need_row)
+            if status != STATUS_DONE:
+                t_io[0] = t
+                return status
     t_io[0] = n_visits
-    return STATUS_DONE
+    return _flush(values, w, need_row)
 
 
 def _check_shapes(z, samples, dual, cache):
@@ -669,8 +923,8 @@ def _check_shapes(z, samples, dual, cache):
                    dual.sv_pos, dual.last_time, cache.line_of_row, cache.seen):
         expected.append((length.shape[0], n_z))
     expected += [(cache.lines.shape[1], n_track),
-                 (cache.row_of_line.shape[0], max(n_lines - 2, 1)),
-                 (cache.line_used.shape[0], max(n_lines - 2, 1))]
+                 (cache.row_of_line.shape[0], max(n_lines - SCRATCH_LINES, 1)),
+                 (cache.line_used.shape[0], max(n_lines - SCRATCH_LINES, 1))]
     n_classes = samples.rows_ptr.shape[0] - 1
     if n_z and not 0 <= samples.y_class.min() <= samples.y_class.max() < n_classes:
         raise ValueError("y_class must index the classes of the table.")
@@ -713,8 +967,9 @@ cdef class Walker:
         (-1: none), ``strategy``, ``forget`` (2, n_rows) and ``rng``
         (uint64, 1).
     cache : object
-        ``lines`` (capacity + 2, n_track) float64 or, with ``lines32``
-        (float32, same shape) for "rbf" and "laplacian", (1, n_track);
+        ``lines`` (capacity + SCRATCH_LINES, n_track) float64 or, with
+        ``lines32`` (float32, same shape) for "rbf" and "laplacian",
+        (SCRATCH_LINES, n_track);
         ``line_of_row``, ``row_of_line``, ``line_used``, ``seen`` and
         ``admit_first``.
     """
@@ -728,6 +983,16 @@ cdef class Walker:
     cdef double[::1] xd
     cdef int[::1] upd_rows
     cdef double[::1] upd_delta
+    cdef double[::1] cur
+    # The waiting updates (see Pending).
+    cdef int[::1] pend_row
+    cdef Py_ssize_t[::1] pend_line
+    cdef int[::1] pend_n_up
+    cdef int[::1] pend_rows
+    cdef double[::1] pend_delta
+    cdef double[::1] pend_xd
+    cdef double[::1] pend_stats
+    cdef double[::1] pend_xsq
     # The table of every class, and the one of a pass (active rows only).
     cdef const int[::1] table_ptr
     cdef const int[::1] table_rows
@@ -751,9 +1016,48 @@ cdef class Walker:
         self.xd = np.zeros(max(self.w.z.n_features, 1))
         self.upd_rows = np.zeros(n_rows, dtype=np.int32)
         self.upd_delta = np.zeros(n_rows)
+        self.cur = np.zeros(n_rows)
         self.w.tmp.xd = &self.xd[0]
         self.w.tmp.upd_rows = &self.upd_rows[0]
         self.w.tmp.upd_delta = &self.upd_delta[0]
+        self.w.tmp.cur = &self.cur[0]
+        self._init_pending(dual)
+
+    cdef _init_pending(self, dual):
+        # Batches of new columns pay for dense rows of several features,
+        # with columns computed here (not by a callable, nor read from a
+        # Gram matrix), lines to spare in the cache, and no budget (whose
+        # removals need the scores up to date).
+        cdef Walk* w = &self.w
+        cdef Py_ssize_t batch = SKP_PROBES, n_rows = w.s.n_rows
+        cdef Py_ssize_t n_features = max(w.z.n_features, 1)
+        if (w.z.sparse or w.z.n_features <= 2 or dual.budget >= 0
+                or w.kern.kind == KERNEL_CALLABLE
+                or w.kern.kind == KERNEL_PRECOMPUTED
+                or w.c.capacity < 2 * SKP_PROBES + 2):
+            batch = 1
+        self.pend_row = np.zeros(batch, dtype=np.int32)
+        self.pend_line = np.zeros(batch, dtype=np.intp)
+        self.pend_n_up = np.zeros(batch, dtype=np.int32)
+        self.pend_rows = np.zeros(batch * n_rows, dtype=np.int32)
+        self.pend_delta = np.zeros(batch * n_rows)
+        self.pend_xd = np.zeros(batch * n_features if batch > 1 else 1)
+        self.pend_stats = np.zeros(3 * batch)
+        self.pend_xsq = np.zeros(batch)
+        w.p.batch = batch
+        w.p.count = 0
+        w.p.evals = 0
+        # Waiting columns stop being worth it once the visits have computed
+        # about a quarter of a column for them.
+        w.p.max_evals = max(w.z.n_track // 4, 1)
+        w.p.row = &self.pend_row[0]
+        w.p.line = &self.pend_line[0]
+        w.p.n_up = &self.pend_n_up[0]
+        w.p.upd_rows = &self.pend_rows[0]
+        w.p.upd_delta = &self.pend_delta[0]
+        w.p.xd = &self.pend_xd[0]
+        w.p.stats = &self.pend_stats[0]
+        w.p.xsq = &self.pend_xsq[0]
 
     cdef _init_rows(self, z):
         cdef const int[::1] indices = z.indices
@@ -839,7 +1143,7 @@ cdef class Walker:
                 raise ValueError("lines32 and lines need lines of one length.")
             self.w.c.lines32 = &lines32[0, 0]
             n_lines = lines32.shape[0]
-        self.w.c.capacity = n_lines - 2
+        self.w.c.capacity = n_lines - SCRATCH_LINES
         self.w.c.admit_first = cache.admit_first
         self.w.c.seen = &seen[0]
         self.w.c.line_of_row = &line_of_row[0]
@@ -909,7 +1213,7 @@ def cache_store(const double[::1] column, Py_ssize_t row, cache,
     cdef long long[::1] line_used = cache.line_used
     cdef Cache c
     cdef Py_ssize_t l
-    c.capacity = lines.shape[0] - 2
+    c.capacity = lines.shape[0] - SCRATCH_LINES
     c.line_of_row = &line_of_row[0]
     c.row_of_line = &row_of_line[0]
     c.line_used = &line_used[0]

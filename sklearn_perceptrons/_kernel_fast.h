@@ -131,6 +131,8 @@ static inline void skp_quad_madd(skp_quad *acc, const skp_quad *a,
    zsq[j] = z_j . z_j and xsq = x . x when d != 2) or of the laplacian one
    (mode 2: -gamma |z_j - x|_1).  Two features take a loop of their own,
    which vectorizes over rows. */
+/* Probes of skp_dense_pass4. */
+#define SKP_PROBES 4
 #define SKP_ROWS(SUF, T)                                                      \
 static inline double skp_dot_##SUF(const T *z, const double *x,              \
                                    Py_ssize_t d) {                           \
@@ -166,6 +168,15 @@ static inline void skp_dotr_##SUF(const T *z, const double *x, Py_ssize_t d, \
         for (g = f; g < d; g++) s0 += z[r * d + g] * x[g];                   \
         out[r] = (s0 + SKP_LANE(a[r], 1)) + (SKP_LANE(a[r], 2) + SKP_LANE(a[r], 3)); \
     }                                                                        \
+}                                                                            \
+/* The end of a dot product whose features f = i (mod 4) before `f` were  \
+   summed in lane i of *a: the rest to s0, then (s0 + s1) + (s2 + s3). */   \
+static inline double skp_finish_##SUF(const skp_quad *a, const T *z,         \
+                                      const double *x, Py_ssize_t f,         \
+                                      Py_ssize_t d) {                        \
+    double s0 = SKP_LANE(*a, 0);                                             \
+    for (; f < d; f++) s0 += z[f] * x[f];                                    \
+    return (s0 + SKP_LANE(*a, 1)) + (SKP_LANE(*a, 2) + SKP_LANE(*a, 3));     \
 }                                                                            \
 static inline double skp_l1_##SUF(const T *z, const double *x,               \
                                   Py_ssize_t d) {                            \
@@ -219,6 +230,57 @@ SKP_HELPER void skp_dense_pass_##SUF(int mode, const T *values, Py_ssize_t d, \
             double s = (zsq[j] + xsq) - 2.0 * o[j];                          \
             o[j] = skp_clamp_log(-gamma * (s > 0.0 ? s : 0.0));              \
         }                                                                    \
+    }                                                                        \
+}                                                                            \
+/* skp_dense_pass for SKP_PROBES probes x[0..3] at once (xsq[b], out[b]:  \
+   those of probe b): each row of Z is read once for all of them, and each  \
+   value is summed as skp_dot sums it, so the columns are those of four     \
+   single passes.  Laplacian and two-feature rows take the single passes.   \
+   (The linear and rbf passes read Z from the second-level cache or         \
+   beyond: sharing the reads is what makes them faster.) */                 \
+SKP_HELPER void skp_dense_pass4_##SUF(int mode, const T *values,             \
+                                  Py_ssize_t d, Py_ssize_t start,            \
+                                  Py_ssize_t stop, const double *const *x,   \
+                                  const double *zsq, const double *xsq,      \
+                                  double gamma, double *const *out) {        \
+    Py_ssize_t j, f;                                                         \
+    int b;                                                                   \
+    if (d == 2 || mode == 2) {                                               \
+        for (b = 0; b < SKP_PROBES; b++)                                     \
+            skp_dense_pass_##SUF(mode, values, d, start, stop, x[b], zsq,    \
+                                 xsq[b], gamma, out[b]);                     \
+        return;                                                              \
+    }                                                                        \
+    const double *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];             \
+    double *o0 = out[0] - start, *o1 = out[1] - start, *o2 = out[2] - start, \
+           *o3 = out[3] - start;                                             \
+    for (j = start; j < stop; j++) {                                         \
+        const T *z = values + j * d;                                         \
+        skp_quad a0, a1, a2, a3, v, p;                                       \
+        memset(&a0, 0, sizeof a0);                                           \
+        a1 = a2 = a3 = a0;                                                   \
+        for (f = 0; f + 4 <= d; f += 4) {                                    \
+            skp_quad_load_##SUF(&v, z + f);                                  \
+            skp_quad_load_d(&p, x0 + f);                                     \
+            skp_quad_madd(&a0, &v, &p);                                      \
+            skp_quad_load_d(&p, x1 + f);                                     \
+            skp_quad_madd(&a1, &v, &p);                                      \
+            skp_quad_load_d(&p, x2 + f);                                     \
+            skp_quad_madd(&a2, &v, &p);                                      \
+            skp_quad_load_d(&p, x3 + f);                                     \
+            skp_quad_madd(&a3, &v, &p);                                      \
+        }                                                                    \
+        o0[j] = skp_finish_##SUF(&a0, z, x0, f, d);                          \
+        o1[j] = skp_finish_##SUF(&a1, z, x1, f, d);                          \
+        o2[j] = skp_finish_##SUF(&a2, z, x2, f, d);                          \
+        o3[j] = skp_finish_##SUF(&a3, z, x3, f, d);                          \
+    }                                                                        \
+    if (mode == 1) {                                                         \
+        for (b = 0; b < SKP_PROBES; b++)                                     \
+            for (j = start; j < stop; j++) {                                 \
+                double s = (zsq[j] + xsq[b]) - 2.0 * out[b][j - start];      \
+                out[b][j - start] = skp_clamp_log(-gamma * (s > 0.0 ? s : 0.0)); \
+            }                                                                \
     }                                                                        \
 }                                                                            \
 /* The variance of x[0..n), n > 0: the mean, then the centered squares. */   \

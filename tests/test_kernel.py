@@ -481,6 +481,49 @@ def test_cache_size_does_not_change_the_result(kernel, n_features, budget,
                            fits[0]._state["sv_scores"])
 
 
+@settings(deadline=None, max_examples=30)
+@given(
+    seed=st.integers(0, 10_000),
+    n_features=st.integers(3, 40),
+    n_classes=st.integers(2, 4),
+    kernel=st.sampled_from(["rbf", "linear", "poly", "cosine", "laplacian"]),
+    multi_class=st.sampled_from(["ovr", "crammer_singer"]),
+    average=st.booleans(),
+    max_iter=st.sampled_from([1, 2, 7]),
+    float32=st.booleans(),
+)
+def test_batched_columns_equal_updates_one_by_one(
+        seed, n_features, n_classes, kernel, multi_class, average, max_iter,
+        float32):
+    # With lines to spare, the walk computes the new columns of dense rows
+    # several per pass over X and, until then, adds their terms to each
+    # visited score; a cache of a few lines updates one column at a time.
+    # Every score, so every decision, and the fit must agree bit for bit,
+    # on continuous data, in single passes (columns in scratch lines) and
+    # over epochs whose few mistakes leave columns waiting for long.
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(150, n_features))
+    y = rng.randint(n_classes, size=150)
+    y[:n_classes] = np.arange(n_classes)
+    X[np.arange(150), y % n_features] += 1.5
+    if float32:
+        X = X.astype(np.float32)
+    params = dict(kernel=kernel, degree=2, multi_class=multi_class,
+                  average=average, max_iter=max_iter, tol=None, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        # 150 float32 or float64 values a line: 1e-3 MB holds at most 6 lines.
+        one_by_one = KernelPerceptron(cache_size=1e-3, **params).fit(X, y)
+        batched = KernelPerceptron(cache_size=200, **params).fit(X, y)
+    assert_array_equal(batched.support_, one_by_one.support_)
+    assert_array_equal(batched.dual_coef_, one_by_one.dual_coef_)
+    assert batched.n_mistakes_ == one_by_one.n_mistakes_
+    assert_array_equal(batched._state["sv_scores"],
+                       one_by_one._state["sv_scores"])
+    assert_array_equal(batched.decision_function(X),
+                       one_by_one.decision_function(X))
+
+
 def test_dense_sparse_and_float32_agree():
     X, y = multiclass_data(80)
     ref = KernelPerceptron(max_iter=10, average=True).fit(X, y)

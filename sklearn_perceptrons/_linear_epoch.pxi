@@ -61,6 +61,9 @@ cdef enum:
     RULE_CS_UNIFORM = 3
     # Rows of a sample scored before the rule is applied to them.
     SCORE_BLOCK = 32
+    # Entries of the row table whose row pointers a pass keeps (see
+    # _epoch_rows).
+    TABLE_KEPT = 256
 
 
 cdef extern from "_prefetch.h":
@@ -389,6 +392,14 @@ cdef bint _epoch_rows(
     cdef const floating* row_ptrs[SCORE_BLOCK]
     cdef floating dots[SCORE_BLOCK]
     cdef Py_ssize_t n_scored
+    # The scored entries and their rows, gathered or kept.
+    cdef const Py_ssize_t* scored_entries
+    cdef const floating* const* scored_rows
+    # A block of table entries whose rows are all active is gathered once
+    # per pass (the active flags do not change during it), then read here.
+    cdef const floating* kept_rows[TABLE_KEPT]
+    cdef Py_ssize_t kept_entries[TABLE_KEPT]
+    cdef unsigned char kept[TABLE_KEPT]
     cdef bint update, prefetch_sequential
     # A NaN margin (w . x overflowed: inf - inf) compares as "no mistake";
     # it is recorded without a branch and reported at the end of the pass,
@@ -398,6 +409,8 @@ cdef bint _epoch_rows(
                                                n_visits, &prefetch_sequential)
     for p in range(SCORE_BLOCK):
         block[p] = 0.0
+    for p in range(TABLE_KEPT):
+        kept[p] = 0
 
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
@@ -434,25 +447,37 @@ cdef bint _epoch_rows(
             last = min(first + SCORE_BLOCK, stop)
             n_hits = 0
             n_scored = 0
-            # The active rows, without a branch: a frozen row's entry is
-            # written, then overwritten by the next row's.
-            for p in range(first, last):
-                k = class_rows[p]
-                scored[n_scored] = p
-                row_ptrs[n_scored] = coef + k * n_features
-                n_scored += active[k] != 0
+            if last <= TABLE_KEPT and kept[first]:
+                scored_entries = kept_entries + first
+                scored_rows = kept_rows + first
+                n_scored = last - first
+            else:
+                # The active rows, without a branch: a frozen row's entry
+                # is written, then overwritten by the next row's.
+                for p in range(first, last):
+                    k = class_rows[p]
+                    scored[n_scored] = p
+                    row_ptrs[n_scored] = coef + k * n_features
+                    n_scored += active[k] != 0
+                scored_entries = scored
+                scored_rows = row_ptrs
+                if last <= TABLE_KEPT and n_scored == last - first:
+                    for h in range(n_scored):
+                        kept_entries[first + h] = scored[h]
+                        kept_rows[first + h] = row_ptrs[h]
+                    kept[first] = 1
             # Dense rows are scored together (one read of x for several
             # rows); each score is summed as _row_dot sums it.
             if sparse:
                 for h in range(n_scored):
-                    dots[h] = _row_dot(row_ptrs[h], x_values, x_indices, nnz,
-                                       sparse)
+                    dots[h] = _row_dot(scored_rows[h], x_values, x_indices,
+                                       nnz, sparse)
             elif floating is double:
-                skp_dense_dots_d(row_ptrs, n_scored, x_values, nnz, dots)
+                skp_dense_dots_d(scored_rows, n_scored, x_values, nnz, dots)
             else:
-                skp_dense_dots_f(row_ptrs, n_scored, x_values, nnz, dots)
+                skp_dense_dots_f(scored_rows, n_scored, x_values, nnz, dots)
             for h in range(n_scored):
-                p = scored[h]
+                p = scored_entries[h]
                 k = class_rows[p]
                 raw = dots[h]
                 if fit_intercept:

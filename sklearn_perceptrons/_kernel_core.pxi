@@ -283,6 +283,14 @@ cdef inline double _int_power(double base, int n) noexcept nogil:
     return result
 
 
+cdef inline int _pass_mode(const Kernel* kern) noexcept nogil:
+    """The ``mode`` of the dense passes of ``_kernel_fast.h`` for a kernel:
+    1 for "rbf", 2 for "laplacian", 0 (dot products) otherwise."""
+    if kern.kind == KERNEL_RBF:
+        return 1
+    return 2 if kern.kind == KERNEL_LAPLACIAN else 0
+
+
 cdef void _reduce(
     const floating* values, const Rows* z, Py_ssize_t start, Py_ssize_t stop,
     const double* xd, const double* stats, const Kernel* kern, double* out,
@@ -291,8 +299,7 @@ cdef void _reduce(
     product with the probe ``xd`` or, for "rbf" and "laplacian", the clamped
     argument of the exponential, to ``out[j - start]``."""
     cdef Py_ssize_t j, p
-    cdef int mode = 1 if kern.kind == KERNEL_RBF else (
-        2 if kern.kind == KERNEL_LAPLACIAN else 0)
+    cdef int mode = _pass_mode(kern)
     cdef double s, v, x, norm
     if not z.sparse:
         # The probe's squared norm in the order of the rows' (mode 1).
@@ -662,12 +669,12 @@ cdef inline void _end_visit(Walk* w, Py_ssize_t i) noexcept nogil:
 cdef inline double _pending_value(
     const floating* values, Walk* w, Py_ssize_t e, Py_ssize_t row, int* bad,
 ) noexcept nogil:
-    """K(z_row, x_e) + 0 as the cache line of waiting update ``e`` holds
-    (or will hold) it; ``bad`` is set if it is not finite."""
+    """The kernel value of Z row ``row`` and waiting update ``e``'s sample,
+    as its cache line holds (or will hold) it: read from the line if it is
+    computed, else computed here; ``bad`` is set if it is not finite."""
     cdef Pending* p = &w.p
     cdef Py_ssize_t l = p.line[e], j = row - w.z.track_from
-    cdef int mode = 1 if w.kern.kind == KERNEL_RBF else (
-        2 if w.kern.kind == KERNEL_LAPLACIAN else 0)
+    cdef int mode = _pass_mode(&w.kern)
     cdef double value
     cdef float single
     if l >= 0:
@@ -732,8 +739,7 @@ cdef int _flush(const floating* values, Walk* w, Py_ssize_t* need_row) noexcept 
     cdef const double* probes[SKP_PROBES]
     cdef double* outs[SKP_PROBES]
     cdef bint admit
-    cdef int mode = 1 if w.kern.kind == KERNEL_RBF else (
-        2 if w.kern.kind == KERNEL_LAPLACIAN else 0)
+    cdef int mode = _pass_mode(&w.kern)
     for e in range(p.count):
         if p.line[e] >= 0:
             continue

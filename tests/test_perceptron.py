@@ -326,6 +326,40 @@ def test_many_class_rows_equal_binary_runs(estimator, sparse):
         np.testing.assert_array_equal(multi.intercept_[k], binary.intercept_[0])
 
 
+@settings(deadline=None, max_examples=40)
+@given(
+    n_classes=st.integers(3, 40),
+    n_extra=st.integers(0, 150),
+    sparse=st.booleans(),
+    margin=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_blocks_of_visits_equal_binary_runs(n_classes, n_extra, sparse, margin,
+                                           seed):
+    # One-vs-all passes walk the shuffled visits in blocks of 64 and score a
+    # sample's rows in groups of up to 32: for any number of samples (the
+    # last block cut short) and of classes (one group or two), each row must
+    # keep the bits of its binary run, averaged or with the margin rule,
+    # zero-weight samples included.
+    rng = np.random.RandomState(seed)
+    y = np.concatenate([np.arange(n_classes), rng.randint(0, n_classes, n_extra)])
+    X = rng.standard_normal((len(y), 7))
+    X[np.arange(len(y)), y % 7] += 2.0
+    sample_weight = rng.uniform(0.5, 1.5, size=len(y))
+    sample_weight[::5] = 0.0
+    X = sp.csr_matrix(X) if sparse else X
+    # Averaging and the margin rule carry the visit counts of every block.
+    params = dict(shuffle=True, random_state=seed, tol=None, max_iter=3)
+    estimator = (MarginPerceptron(margin=0.5, average=True, **params) if margin
+                 else Perceptron(average=True, **params))
+    multi = fit_quiet(clone(estimator), X, y, sample_weight=sample_weight)
+    for k in range(n_classes):
+        binary = fit_quiet(clone(estimator), X, (y == k).astype(int),
+                           sample_weight=sample_weight)
+        np.testing.assert_array_equal(multi.coef_[k], binary.coef_[0])
+        np.testing.assert_array_equal(multi.intercept_[k], binary.intercept_[0])
+
+
 @pytest.mark.parametrize("sparse", [False, True])
 def test_overflowing_multiclass_margin_raises(sparse):
     # A score w_k . x = inf - inf in any row of a multiclass visit stops

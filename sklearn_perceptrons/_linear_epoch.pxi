@@ -33,8 +33,8 @@ pass, not a copy of it:
 
 The rules that treat rows alone have two walks of the same arithmetic: the
 general one (``_epoch_rows``), and one for tables in which every sample
-touches every row, one-vs-all, which locates the visits in blocks and reads
-the table no more (``_epoch_every_row``).
+touches every row, one-vs-all, which locates the visits in blocks and takes
+the rows in order instead of from the table (``_epoch_every_row``).
 
 Dense and CSR rows go through the same source: a row is a pointer to its values,
 a pointer to its column indices (ignored for dense rows) and a length.  The

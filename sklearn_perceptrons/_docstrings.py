@@ -91,8 +91,11 @@ fragment("reduction_parameters", """
         workers for the generic path; threads for the fast path, each
         training a group of the binary problems in its own compiled pass
         over X, without the GIL, with results equal to ``n_jobs=1`` bit for
-        bit (the base estimator's own ``n_jobs`` is then not used).  ``None`` means 1 unless in a
-        :obj:`joblib.parallel_backend` context; ``-1`` means all processors.
+        bit (the base estimator's own ``n_jobs`` is then not used).  Every
+        thread pays the cost of reading each sample, so the threads gain
+        most when each has many problems, or long rows, to score.  ``None``
+        means 1 unless in a :obj:`joblib.parallel_backend` context; ``-1``
+        means all processors.
 """)
 
 fragment("reduction_classes", """

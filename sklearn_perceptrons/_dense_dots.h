@@ -19,10 +19,6 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 
-/* Always inlined: GCC stops inlining them once a module has two walks
-   that call them, and as calls they cost the walks much of their speed. */
-#define SKP_DOTS_INLINE static inline __attribute__((always_inline))
-
 typedef double skp_v4d __attribute__((vector_size(32)));
 typedef float skp_v8f __attribute__((vector_size(32)));
 /* The same vectors read from any address (unaligned, aliasing the rows). */
@@ -42,7 +38,7 @@ typedef float skp_v8f_in __attribute__((vector_size(32), aligned(4), may_alias))
             s0[r] += w[r][t] * x[t]
 
 #define SKP_DEFINE_DENSE_DOTS_D(G)                                          \
-    SKP_DOTS_INLINE void skp_dense_dots##G##_d(                            \
+    static inline void skp_dense_dots##G##_d(                              \
         const double *const *w, const double *x, ptrdiff_t n, double *out) \
     {                                                                      \
         skp_v4d lo[G], hi[G];                                              \
@@ -66,7 +62,7 @@ typedef float skp_v8f_in __attribute__((vector_size(32), aligned(4), may_alias))
     }
 
 #define SKP_DEFINE_DENSE_DOTS_F(G)                                          \
-    SKP_DOTS_INLINE void skp_dense_dots##G##_f(                            \
+    static inline void skp_dense_dots##G##_f(                              \
         const float *const *w, const float *x, ptrdiff_t n, float *out)    \
     {                                                                      \
         skp_v8f acc[G];                                                    \
@@ -87,10 +83,8 @@ typedef float skp_v8f_in __attribute__((vector_size(32), aligned(4), may_alias))
 
 #else /* other compilers: one row at a time, the same order */
 
-#define SKP_DOTS_INLINE static
-
 #define SKP_DEFINE_DENSE_DOTS_T(G, T, suffix)                               \
-    SKP_DOTS_INLINE void skp_dense_dots##G##_##suffix(                     \
+    static void skp_dense_dots##G##_##suffix(                              \
         const T *const *w, const T *x, ptrdiff_t n, T *out)                \
     {                                                                      \
         ptrdiff_t j, r, k;                                                 \
@@ -123,7 +117,7 @@ SKP_DEFINE_DENSE_DOTS_F(5)
 
 /* Groups of five rows, then one group of the rest. */
 #define SKP_DEFINE_DENSE_DOTS(T, suffix)                                    \
-    SKP_DOTS_INLINE void skp_dense_dots_##suffix(                          \
+    static inline void skp_dense_dots_##suffix(                            \
         const T *const *w, ptrdiff_t count, const T *x, ptrdiff_t n,       \
         T *out)                                                            \
     {                                                                      \

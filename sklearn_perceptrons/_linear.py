@@ -661,10 +661,8 @@ class Perceptron(BaseLinearPerceptron):
         rows (the compiled pass releases the GIL), so the result is identical
         bit for bit to ``n_jobs=1``.  Every thread pays the cost of reading
         each sample, so the threads gain most when each has many rows or
-        long rows to score; with ten classes of 50 features, two threads
-        take about two thirds of the time of one at best.  ``None`` means 1
-        unless in a :obj:`joblib.parallel_config` context; ``-1`` means all
-        processors.  No effect on binary problems (one row) nor with
+        long rows to score.  ``None`` means 1 unless in a
+        :obj:`joblib.parallel_config` context; ``-1`` means all processors.  No effect on binary problems (one row) nor with
         ``multi_class="crammer_singer"``, whose rows are coupled.
 
     Attributes

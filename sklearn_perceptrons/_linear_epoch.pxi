@@ -8,10 +8,9 @@ Python layer imports the latter when the CPU has AVX2.  Both are built with
 ``-ffp-contract=off`` (no fused multiply-add), so they round alike and
 give bit-identical results.
 
-One pass (``_epoch``) walks the given rows of X once and applies the
-perceptron update rule to one or several weight rows.  Everything that
-distinguishes the linear estimators of this package is a parameter of that
-pass, not a copy of it:
+One function walks the given rows of X once and applies the perceptron update
+rule to one or several weight rows.  Everything that distinguishes the linear
+estimators of this package is a parameter of that walk, not a copy of it:
 
 * which weight rows a sample of class ``c`` touches, and with which sign, is a
   table (``class_rows_ptr``, ``class_rows``, ``class_signs``): binary problems
@@ -30,11 +29,6 @@ pass, not a copy of it:
   class_weight[y_i]``, is computed once per call in Python;
 * averaging keeps the running sums of Daume's trick, so the average over every
   visit costs nothing unless an update happens.
-
-The rules that treat rows alone have two walks of the same arithmetic: the
-general one (``_epoch_rows``), and one for tables in which every sample
-touches every row, one-vs-all, which locates the visits in blocks and takes
-the rows in order instead of from the table (``_epoch_every_row``).
 
 Dense and CSR rows go through the same source: a row is a pointer to its values,
 a pointer to its column indices (ignored for dense rows) and a length.  The
@@ -70,11 +64,6 @@ cdef enum:
     # Entries of the row table whose row pointers a pass keeps (see
     # _epoch_rows).
     TABLE_KEPT = 256
-    # Visits located together by the walk of one-vs-all tables, and how far
-    # ahead of its visit a row is asked into the first-level cache (see
-    # _epoch_every_row).
-    VISIT_BLOCK = 64
-    L1_AHEAD = 8
 
 
 cdef extern from "_prefetch.h":
@@ -557,154 +546,13 @@ cdef bint _epoch_multiclass(
     return False
 
 
-cdef bint _every_row_table(const int* class_rows_ptr, const int* class_rows,
-                           Py_ssize_t n_classes, Py_ssize_t n_rows) noexcept nogil:
-    """Whether every class touches every row, in row order: the one-vs-all
-    tables of ``_rows.py`` and the parts of them that threads train."""
-    cdef Py_ssize_t c, j
-    if n_rows > TABLE_KEPT or class_rows_ptr[n_classes] != n_classes * n_rows:
-        return False
-    for c in range(n_classes):
-        if class_rows_ptr[c] != c * n_rows:
-            return False
-        for j in range(n_rows):
-            if class_rows[c * n_rows + j] != j:
-                return False
-    return True
-
-
-cdef bint _epoch_every_row(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features,
-    const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
-    const signed char* class_signs, Py_ssize_t n_rows,
-    floating* coef, floating* intercept, bint fit_intercept,
-    const unsigned char* active,
-    int rule, const double* threshold, const double* kappa, double* norm,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates,
-) noexcept nogil:
-    """The pass of ``_epoch_rows`` for a table in which every sample touches
-    every row (see ``_every_row_table``); returns True on a margin that is
-    not a number.
-
-    The visits go in blocks of ``VISIT_BLOCK``: a block's rows of X, steps
-    and signs are located once, and while the block is walked the next
-    block's rows are asked into the second-level cache.  At each visit the
-    active rows are scored in groups of ``SCORE_BLOCK`` (one read of x for
-    the group), then updated, as ``_epoch_rows`` does; a group's visit
-    counts are kept in locals for the block.  Each row sees the arithmetic
-    of a row-by-row visit, bit for bit."""
-    cdef Py_ssize_t start, n_block, b, i, g, h, k, first, n_group, n_active
-    cdef Py_ssize_t n_hits, later
-    cdef const floating* block_values[VISIT_BLOCK]
-    cdef const int* block_indices[VISIT_BLOCK]
-    cdef Py_ssize_t block_nnz[VISIT_BLOCK]
-    cdef double block_step[VISIT_BLOCK]
-    cdef const signed char* block_signs[VISIT_BLOCK]
-    cdef Py_ssize_t active_rows[TABLE_KEPT]
-    cdef const floating* group_coef[SCORE_BLOCK]
-    cdef Py_ssize_t group_rows[SCORE_BLOCK]
-    cdef double group_seen[SCORE_BLOCK]
-    cdef double group_raw[SCORE_BLOCK]
-    cdef floating dots[SCORE_BLOCK]
-    cdef Py_ssize_t hits[SCORE_BLOCK]
-    cdef const signed char* signs
-    cdef double raw, step_b
-    cdef bint not_a_number = False
-    # The active rows, without a branch (as in _epoch_rows).
-    n_active = 0
-    for k in range(n_rows):
-        active_rows[n_active] = k
-        n_active += active[k] != 0
-    start = 0
-    while start < n_visits:
-        n_block = min(VISIT_BLOCK, n_visits - start)
-        for b in range(n_block):
-            i = order[start + b]
-            if sparse:
-                block_values[b] = X_values + X_indptr[i]
-                block_indices[b] = X_indices + X_indptr[i]
-                block_nnz[b] = X_indptr[i + 1] - X_indptr[i]
-            else:
-                block_values[b] = X_values + i * n_features
-                block_nnz[b] = n_features
-            block_step[b] = step[i]
-            block_signs[b] = class_signs + y_class[i] * n_rows
-        first = 0
-        while first < n_active:
-            n_group = min(SCORE_BLOCK, n_active - first)
-            for g in range(n_group):
-                k = active_rows[first + g]
-                group_rows[g] = k
-                group_coef[g] = coef + k * n_features
-                group_seen[g] = visits[k]
-            for b in range(n_block):
-                # The first group's walk asks for the rows read next.
-                if first == 0 and start + VISIT_BLOCK + b < n_visits:
-                    later = order[start + VISIT_BLOCK + b]
-                    SKP_PREFETCH_L2(y_class + later)
-                    SKP_PREFETCH_L2(step + later)
-                    _prefetch_row(X_values, X_indices, X_indptr, sparse,
-                                  n_features, later, True)
-                    if b + L1_AHEAD < n_block:
-                        _prefetch_row(X_values, X_indices, X_indptr, sparse,
-                                      n_features, order[start + b + L1_AHEAD],
-                                      False)
-                if sparse:
-                    for g in range(n_group):
-                        dots[g] = _row_dot(group_coef[g], block_values[b],
-                                           block_indices[b], block_nnz[b],
-                                           sparse)
-                elif floating is double:
-                    skp_dense_dots_d(group_coef, n_group, block_values[b],
-                                     n_features, dots)
-                else:
-                    skp_dense_dots_f(group_coef, n_group, block_values[b],
-                                     n_features, dots)
-                signs = block_signs[b]
-                n_hits = 0
-                for g in range(n_group):
-                    k = group_rows[g]
-                    raw = dots[g]
-                    if fit_intercept:
-                        raw += intercept[k]
-                    group_raw[g] = raw
-                    hits[n_hits] = g
-                    n_hits += _rule_says_update(rule, signs[k] * raw, k,
-                                                threshold, kappa, norm)
-                    not_a_number |= raw != raw
-                # A sample of weight zero never updates.
-                step_b = block_step[b]
-                if step_b == 0.0:
-                    n_hits = 0
-                for h in range(n_hits):
-                    g = hits[h]
-                    k = group_rows[g]
-                    if _update_row(
-                        k, step_b * signs[k], group_seen[g], group_raw[g],
-                        block_values[b], block_indices[b], block_nnz[b],
-                        sparse, n_features, coef, intercept, fit_intercept,
-                        rule, norm, average, coef_sum, intercept_sum, updates,
-                    ):
-                        return True
-                for g in range(n_group):
-                    group_seen[g] += 1.0
-            for g in range(n_group):
-                visits[group_rows[g]] = group_seen[g]
-            first += n_group
-        start += n_block
-    return not_a_number
-
-
 cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
     const int* y_class, const double* step,
     const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs, Py_ssize_t n_rows, bint every_row,
+    const signed char* class_signs,
     floating* coef, floating* intercept, bint fit_intercept,
     const unsigned char* active,
     int rule, const double* threshold, const double* kappa, double* norm,
@@ -720,15 +568,6 @@ cdef bint _epoch(
             y_class, step, class_rows_ptr, class_rows, class_signs, coef,
             intercept, fit_intercept, active, rule, threshold, average,
             coef_sum, intercept_sum, visits, updates, scores,
-        )
-    # A binary table has every row too, but its one row gains nothing from
-    # blocks, and wide rows are read faster without them.
-    if every_row and n_rows > 1:
-        return _epoch_every_row(
-            X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
-            y_class, step, class_signs, n_rows, coef, intercept, fit_intercept,
-            active, rule, threshold, kappa, norm, average, coef_sum,
-            intercept_sum, visits, updates,
         )
     return _epoch_rows(
         X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
@@ -999,15 +838,11 @@ def epoch_dense(
         mid-pass).
     """
     cdef bint overflow
-    cdef bint every_row = _every_row_table(
-        &class_rows_ptr[0], &class_rows[0], class_rows_ptr.shape[0] - 1,
-        coef.shape[0])
     with nogil:
         overflow = _epoch(
             &X[0, 0], NULL, NULL, False, X.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            coef.shape[0], every_row,
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
@@ -1050,15 +885,11 @@ def epoch_csr(
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
     cdef bint overflow
-    cdef bint every_row = _every_row_table(
-        &class_rows_ptr[0], &class_rows[0], class_rows_ptr.shape[0] - 1,
-        coef.shape[0])
     with nogil:
         overflow = _epoch(
             values, indices, &X_indptr[0], True, coef.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            coef.shape[0], every_row,
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
             rule, &threshold[0], &kappa[0], &norm[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
@@ -1189,7 +1020,7 @@ cdef class DenseStream:
     cdef double* scores
     cdef int* order
     cdef Py_ssize_t n_rows, n_features, n_order
-    cdef bint fit_intercept, average, every_row
+    cdef bint fit_intercept, average
     cdef int rule
     cdef public double bound
     cdef public double limit
@@ -1215,8 +1046,6 @@ cdef class DenseStream:
         cdef double[::1] isum = intercept_sum
         cdef double[::1] vi = visits
         self.n_rows, self.n_features = coef.shape[0], coef.shape[1]
-        self.every_row = _every_row_table(&rp[0], &r[0], rp.shape[0] - 1,
-                                          self.n_rows)
         active = np.ones(self.n_rows, dtype=np.uint8)
         norm = np.zeros(self.n_rows)
         updates = np.zeros(self.n_rows, dtype=np.int64)
@@ -1326,7 +1155,6 @@ cdef class DenseStream:
                 _epoch(
                     p32, indices, indptr, sparse, d, self.order, n,
                     y_class, step, self.rows_ptr, self.rows, self.signs,
-                    self.n_rows, self.every_row,
                     self.coef32, self.intercept32, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,
@@ -1336,7 +1164,6 @@ cdef class DenseStream:
                 _epoch(
                     p64, indices, indptr, sparse, d, self.order, n,
                     y_class, step, self.rows_ptr, self.rows, self.signs,
-                    self.n_rows, self.every_row,
                     self.coef64, self.intercept64, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
                     self.norm, self.average, self.coef_sum, self.intercept_sum,

@@ -334,13 +334,13 @@ def test_many_class_rows_equal_binary_runs(estimator, sparse):
     margin=st.booleans(),
     seed=st.integers(0, 2**16),
 )
-def test_blocks_of_visits_equal_binary_runs(n_classes, n_extra, sparse, margin,
-                                           seed):
-    # One-vs-all passes walk the shuffled visits in blocks of 64 and score a
-    # sample's rows in groups of up to 32: for any number of samples (the
-    # last block cut short) and of classes (one group or two), each row must
-    # keep the bits of its binary run, averaged or with the margin rule,
-    # zero-weight samples included.
+def test_shuffled_rows_equal_binary_runs(n_classes, n_extra, sparse, margin,
+                                        seed):
+    # A one-vs-all pass scores a sample's rows in groups of up to 32, and
+    # keeps the row pointers of the table from visit to visit: for any
+    # number of samples and of classes (one group or two), in shuffled
+    # order, each row must keep the bits of its binary run, averaged or with
+    # the margin rule, zero-weight samples included.
     rng = np.random.RandomState(seed)
     y = np.concatenate([np.arange(n_classes), rng.randint(0, n_classes, n_extra)])
     X = rng.standard_normal((len(y), 7))

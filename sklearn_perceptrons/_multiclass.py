@@ -20,7 +20,6 @@ from the rows.
 import copy
 import inspect
 import numbers
-import operator
 from itertools import combinations
 from operator import attrgetter
 
@@ -58,10 +57,8 @@ from ._core.base import (
     class_indices,
     encode_labels,
     keep_state_on_error,
-    lean_codes,
     partial_fit_classes,
     label_index,
-    param_names,
     partial_fit_context,
     PredictMixin,
     predict_rows,
@@ -71,18 +68,16 @@ from ._core.base import (
 )
 from ._linear.perceptron import Perceptron
 from ._linear.margin import MarginPerceptron
-from ._linear.rows import (
-    LinearState,
-    LinearTrainer,
-    commit_state,
-    dense_stream,
-    row_views,
+from ._linear.rows import LinearState, LinearTrainer, row_views
+from ._linear.stream import (
+    LinearStream,
+    ReductionStream,
+    reduction_search,
 )
 from ._core.tables import one_vs_all_table, one_vs_one_table
 from ._core.training import (
     StoppingRule,
     record_partial_pass,
-    record_partial_passes,
     set_fit_results,
     train,
 )
@@ -252,31 +247,30 @@ def _is_fitted(estimator):
 
 def _linear_scores(estimators, X):
     """The 1-d decisions of fitted binary linear perceptrons on a few rows
-    of a validated dense X, as their own ``decision_function`` computes
-    them (``X @ coef_.T + intercept_``) without validating X again for each
-    (most of a one-row call); for one row, the scalar decisions
-    (``binary_row_decision``).  None when that does not hold for all of
-    them.
+    of a validated dense X, or on validated CSR rows, as their own
+    ``decision_function`` computes them (``X @ coef_.T + intercept_``)
+    without validating X again for each (most of a one-row call); for one
+    row, the scalar decisions (``binary_row_decision``).  None when that
+    does not hold for all of them.
     """
-    if type(X) is not np.ndarray or X.shape[0] > 8:
+    dense = type(X) is np.ndarray
+    if dense and X.shape[0] > 8:
         return None
     base = _linear.BaseLinearPerceptron.decision_function
     n_features = X.shape[1]
     for est in estimators:
-        d = est.__dict__
         if (getattr(type(est), "decision_function", None) is not base
-                or d.get("n_features_in_") != n_features
-                or "feature_names_in_" in d):
+                or getattr(est, "n_features_in_", None) != n_features
+                or hasattr(est, "feature_names_in_")
+                or len(est.classes_) != 2):  # not one binary row
             return None
+    if not dense:
+        if X.shape[0] == 1:
+            return [_linear.sparse_scores(est, X)[0, 0] for est in estimators]
+        return [_linear.sparse_scores(est, X).ravel() for est in estimators]
     if X.shape[0] == 1:
         row = _linear.binary_row_decision
-        out = []
-        for est in estimators:
-            coef = est.coef_
-            if coef.shape[0] != 1:  # not a binary problem's single row
-                return None
-            out.append(row(X, coef, est.intercept_))
-        return out
+        return [row(X, est.coef_, est.intercept_) for est in estimators]
     out = []
     for est in estimators:
         scores = X @ est.coef_.T
@@ -358,170 +352,6 @@ def _shared_partial_fit(reference, state, X, y_class, sample_weight, table,
 _first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
     _shared_partial_fit
 )
-
-
-class _ReductionStream:
-    """The lean ``partial_fit`` of a reduction: one-row calls (up to 256
-    rows) of a float ndarray go straight to the compiled stream of the
-    stacked rows (``DenseStream.run``), whose binary estimators hold views
-    (see :func:`~sklearn_perceptrons._rows.row_views`); for binary
-    ``MarginPerceptron(margin="auto")`` estimators, to the online margin
-    search of every row over that stream (see
-    :func:`~sklearn_perceptrons._margin.reduction_search`).
-
-    Armed by the full path after a shared pass, or after a generic pass of
-    binary margin searches; :meth:`learn` declines, touching nothing,
-    unless the parameters (of the reduction and of every binary estimator),
-    the binary estimators and their states are those it was armed with,
-    and the rows are finite and safe from overflow.
-    """
-
-    @classmethod
-    def arm(cls, owner, cache, estimators, classes):
-        reference = estimators[0]
-        base = _linear.BaseLinearPerceptron
-        # What _finish_row sets after a full pass, a lean call leaves to the
-        # binary estimators' _after_learn (they defer it until read).
-        after = type(reference)._after_learn is not base._after_learn
-        if ("feature_names_in_" in owner.__dict__
-                or (type(reference)._finish_row is not base._finish_row
-                    and not after)
-                or any(e.__dict__.get("_state") is None for e in estimators)):
-            return
-        labels = label_index(classes)
-        if labels is None:
-            return
-        key = cache.get("params")
-        if key is None:  # the first call: the next one arms
-            return
-        table = owner._table(classes.shape[0])
-        rows_ptr, rows = table[0], table[1]
-        touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
-                   for c in range(classes.shape[0])]
-        self = cls()
-        if _margin.searches_margin(reference):
-            # The generic path's binary searches (same parameters, as the
-            # generic path has them), silent and without class weights.
-            if (reference.verbose or reference.class_weight is not None
-                    or not _same_parameters(estimators)):
-                return
-            made = _margin.reduction_search(cache, owner, estimators, table,
-                                            labels, touched)
-            if made is None:
-                return
-            stack, self.search = made
-            self.stream = None
-        else:
-            stack = cache.get("stack")
-            if stack is None:
-                return
-            n_rows = stack.coef.shape[0]
-            rule = _linear.update_rule(reference, None, n_rows)
-            if rule.penalty is not None:  # the stream has no penalty
-                return
-            commit_state(cache, owner, stack, None)
-            self.search = None
-            self.stream = dense_stream(
-                cache, owner, stack, table,
-                fit_intercept=reference.fit_intercept, rule=rule,
-            )
-        self.key = key
-        self.classes = classes
-        self.list = estimators
-        # What a binary estimator may change by hand: the estimator in the
-        # list, its state, its parameters (the reduction's own parameters
-        # are checked by check_params).  Read with getters that loop in C.
-        self.members = list(estimators)
-        self.dicts = [e.__dict__ for e in estimators]
-        self.getter = operator.itemgetter(
-            "_state", *(("_search_state",) if self.search is not None else ()),
-            *param_names(reference))
-        self.values = list(map(self.getter, self.dicts))
-        self.labels = labels
-        self.eta = float(_linear.learning_rate(reference))
-        self.dtype = stack.coef.dtype
-        self.n_features = stack.coef.shape[1]
-        self.average = stack.average
-        self.touched = touched
-        # The classes (negative, positive) of every row: a row's binary
-        # estimator sees the samples of its classes (negative None: all),
-        # labelled 1 for its positive class.
-        self.pairs = owner._rows(classes.shape[0]) if after else None
-        if after:
-            # The estimators and labels of a one-row call, by class.
-            self.after_rows = type(reference)._after_learn_rows
-            self.one_row = [
-                ([estimators[k] for k in self.touched[c]],
-                 [(int(c == self.pairs[k][1]),) for k in self.touched[c]])
-                for c in range(classes.shape[0])
-            ]
-        cache["fast"] = self
-
-    def learn(self, owner, X, y):
-        """Make the call, or return False having changed nothing."""
-        d = owner.__dict__
-        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype != self.dtype
-                or not X.flags.c_contiguous or X.shape[1] != self.n_features
-                or not 0 < X.shape[0] <= 256
-                or d.get("estimators_") is not self.list
-                or d.get("classes_") is not self.classes
-                or check_params(owner) is not self.key):
-            return False
-        if not all(map(operator.is_, self.list, self.members)):
-            return False
-        try:
-            # Tuples compare their items by identity first: equal here
-            # means the same objects, or values that compare equal.
-            if list(map(self.getter, self.dicts)) != self.values:
-                return False
-        except (KeyError, ValueError, TypeError):  # missing, or no truth value
-            return False
-        codes = lean_codes(self.labels, y, X.shape[0])
-        if codes is None:
-            return False
-        if self.search is not None:
-            updates = self.search.run_rows(X, codes)
-        else:
-            updates = self.stream.run(X, np.array(codes, dtype=np.int32),
-                                      np.full(len(codes), self.eta))
-        if updates is None:
-            return False
-        # Nothing can fail from here on.
-        if len(codes) == 1:
-            rows = self.touched[codes[0]]
-        else:
-            rows = sorted(set().union(*(self.touched[c] for c in set(codes))))
-        if self.average:
-            for k in rows:
-                # The average moved: coef_ is computed when read.
-                self.dicts[k].pop("coef_", None)
-                self.dicts[k].pop("intercept_", None)
-        record_partial_passes(self.dicts, rows, updates)
-        if self.pairs is not None:
-            self._after_learn(X, codes, rows)
-        return True
-
-    def _after_learn(self, X, codes, rows):
-        """The binary estimators' ``_after_learn`` of the rows ``rows``, each
-        on its samples of the call (labels 0/1), as ``_finish_row`` of the
-        full way sees them; one copy of X serves every row that sees all."""
-        X = X.copy()
-        if len(codes) == 1:
-            members, labels = self.one_row[codes[0]]
-            self.after_rows(members, [(X, y) for y in labels])
-            return
-        batches = []
-        for k in rows:
-            negative, positive = self.pairs[k]
-            if negative is None:
-                X_k, codes_k = X, codes
-            else:
-                taken = [t for t, c in enumerate(codes)
-                         if c == negative or c == positive]
-                X_k = X if len(taken) == len(codes) else X[taken]
-                codes_k = [codes[t] for t in taken]
-            batches.append((X_k, [int(c == positive) for c in codes_k]))
-        self.after_rows([self.list[k] for k in rows], batches)
 
 
 # ---------------------------------------------------------------------------
@@ -677,10 +507,13 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             The updated estimator.
         """
         if classes is None and sample_weight is None and not partial_fit_params:
-            cache = self.__dict__.get("_stream")
-            fast = None if cache is None else cache.get("fast")
-            if fast is not None and fast.learn(self, X, y):
-                return self
+            cache = getattr(self, "_stream", None)
+            stream = None if cache is None else cache.get("fast")
+            if stream is not None:
+                step = stream.learn(self._lean_key(), X, y)
+                if step is not None:
+                    self._after_lean_call(X, step)
+                    return self
         return self._checked_partial_fit(X, y, classes, sample_weight,
                                          **partial_fit_params)
 
@@ -875,8 +708,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         y_class = class_indices(classes, y)
         params = self._check_metadata(params, X, estimators[0], "partial_fit",
                                       shared)
+        stack = None
         if shared:
-            estimators = self._partial_fit_shared(
+            estimators, stack = self._partial_fit_shared(
                 estimators, classes, X, y_class, params.get("sample_weight")
             )
         else:
@@ -890,8 +724,100 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         cache.pop("fast", None)
         if shared or (_margin.searches_margin(estimators[0])
                       and set(params) <= {"sample_weight"}):
-            _ReductionStream.arm(self, cache, estimators, classes)
+            self._arm_stream(cache, estimators, classes, stack)
         return self
+
+    # -- the lean partial_fit (see _linear/stream.py) ---------------------
+
+    def _lean_key(self):
+        """What a lean call must find unchanged: the binary estimators, the
+        classes, the (valid) parameters, and every binary estimator's own
+        key (its state and parameters)."""
+        return (self.estimators_, self.classes_, check_params(self),
+                list(map(_linear.lean_key, self.estimators_)))
+
+    def _arm_stream(self, cache, estimators, classes, stack):
+        """Let the next calls on a few rows go straight to a stream of the
+        stacked rows of the binary estimators (their states are views of
+        them): ``stack`` of the shared pass, or the binary margin searches
+        stacked (:func:`~._linear.stream.reduction_search`)."""
+        reference = estimators[0]
+        deferred = _linear.defers_row_diagnostics(reference)
+        if ("feature_names_in_" in self.__dict__
+                or (_linear.has_row_diagnostics(reference) and not deferred)
+                or any(_linear.binary_state(e) is None for e in estimators)):
+            return
+        labels = label_index(classes)
+        # The first call validated the parameters in its fit context: the
+        # next one arms, with the parameters' key.
+        if labels is None or cache.get("params") is None:
+            return
+        n_classes = classes.shape[0]
+        table = self._table(n_classes)
+        rows_ptr, rows = table[0], table[1]
+        touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
+                   for c in range(n_classes)]
+        name = type(self).__name__
+        eta = _linear.learning_rate(reference)
+        stream = search = None
+        if _margin.searches_margin(reference):
+            # The generic path's binary searches (same parameters, as the
+            # generic path has them), silent and without class weights.
+            if (reference.verbose or reference.class_weight is not None
+                    or not _same_parameters(estimators)):
+                return
+            made = reduction_search(
+                estimators, [_linear.binary_state(e) for e in estimators],
+                [_margin.search_state(e) for e in estimators], table,
+                fit_intercept=reference.fit_intercept,
+                epsilon=reference.epsilon, eta=eta, labels=labels, key=None,
+                name=name, rows_of_class=touched)
+            if made is None:
+                return
+            search, views = made
+            for est, (state, search_view) in zip(estimators, views):
+                _margin.adopt_search_row(est, state, search_view)
+        else:
+            if stack is None:
+                return
+            rule = _linear.update_rule(reference, None, stack.coef.shape[0])
+            if rule.penalty is not None:  # the stream has no penalty
+                return
+            stream = LinearStream(stack, table, rule,
+                                  fit_intercept=reference.fit_intercept,
+                                  labels=labels, eta=eta, key=None, name=name)
+        # What a lean call computes of the binary estimators' rows, by
+        # class: the rows' classes (negative, positive; negative None for
+        # the rest).
+        self._lean_pairs = self._rows(n_classes) if deferred else None
+        cache["fast"] = ReductionStream(
+            stream=stream, search=search, labels=labels, touched=touched,
+            key=self._lean_key(), name=name)
+
+    def _after_lean_call(self, X, step):
+        """The binary estimators' bookkeeping of a lean call (``step``, a
+        ``ReductionStep``), each as its own lean call on its samples (labels
+        0/1) would do it; one copy of X serves every row."""
+        estimators = self.estimators_
+        pairs = self._lean_pairs
+        if pairs is None:
+            for k in step.rows:
+                _linear.after_lean_pass(estimators[k], int(step.updates[k]))
+            return
+        X = X.copy()
+        codes = step.codes
+        for k in step.rows:
+            negative, positive = pairs[k]
+            if negative is None:
+                X_k, codes_k = X, codes
+            else:
+                taken = [t for t, c in enumerate(codes)
+                         if c == negative or c == positive]
+                X_k = X if len(taken) == len(codes) else X[taken]
+                codes_k = [codes[t] for t in taken]
+            _linear.after_lean_pass(
+                estimators[k], int(step.updates[k]),
+                (X_k, np.array([int(c == positive) for c in codes_k])))
 
     def _partial_fit_shared(self, estimators, classes, X, y_class, sample_weight):
         """The fast path of ``partial_fit``: one pass, every row at once.
@@ -921,17 +847,14 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                       self._table(n_classes), self.n_jobs)
         # Nothing can fail from here on: the estimators are updated in place.
         # Their states are views of the rows of the stacked state, which
-        # the next streaming calls update in place (see _ReductionStream).
+        # the next streaming calls update in place (see _arm_stream).
         views = row_views(state)
         for k, (i, j) in enumerate(rows):
             if row_counts[k] == 0:
                 if states[k] is not None:
                     # The pass did not visit this row: the view holds its
                     # values.
-                    estimators[k]._state = views[k]
-                    if not state.average:
-                        estimators[k].coef_, estimators[k].intercept_ = \
-                            views[k].model(copy=False)
+                    _linear.set_binary_state(estimators[k], views[k])
                 continue
             est = _linear.set_binary_fit(
                 estimators[k], views[k], X.shape[1], X,
@@ -942,8 +865,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 # the stream.
                 est.coef_, est.intercept_ = views[k].model(copy=False)
             record_partial_pass(est, int(updates[k]))
-        stream_cache(self)["stack"] = state
-        return estimators
+        return estimators, state
 
     @staticmethod
     def _row_samples(y_class, i, j):
@@ -1237,7 +1159,7 @@ class OneVsOnePerceptron(_BaseReduction):
         of the general path (the same IEEE sums, without four array
         operations per pair); None when the pairs are not all fitted linear
         perceptrons."""
-        fitted = [est for est in self.estimators_ if "classes_" in est.__dict__]
+        fitted = [est for est in self.estimators_ if hasattr(est, "classes_")]
         scores = _linear_scores(fitted, X)
         if scores is None:
             return None
@@ -1245,7 +1167,7 @@ class OneVsOnePerceptron(_BaseReduction):
         confidence = [0.0] * n_classes
         scores = iter(scores)
         for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
-            if "classes_" not in est.__dict__:
+            if not hasattr(est, "classes_"):
                 continue  # the pair has seen no sample yet
             score = float(next(scores))
             if score > 0:

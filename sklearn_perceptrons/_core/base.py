@@ -175,6 +175,14 @@ def stream_cache(estimator):
     return cache
 
 
+def forget_stream(estimator):
+    """Drop the armed stream of ``estimator`` (when its state was replaced
+    by another module, e.g. a reduction's view of its row)."""
+    cache = estimator.__dict__.get("_stream")
+    if cache:
+        cache.pop("fast", None)
+
+
 def check_params(estimator):
     """Validate the parameters of a fitted streaming estimator unless they
     are the ones validated last (the cost of a one-row call is then one key
@@ -444,35 +452,45 @@ def class_indices(classes, y):
     return y_class.astype(np.int32)
 
 
+# The CSR classes whose arrays a lean call reads as they are.
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
+
 def _is_lean_csr(X):
     """Whether X is a float64 or float32 CSR matrix (or array) with int32
     indices and no duplicate or unsorted entries (what ``validate_rows``
     would return unchanged)."""
+    if type(X) not in _CSR_TYPES and not (sp.issparse(X) and X.format == "csr"):
+        return False
+    data, indices, indptr = X.data, X.indices, X.indptr
     return (
-        sp.issparse(X) and X.format == "csr" and X.ndim == 2
-        and X.dtype in _FLOAT_DTYPES and X.indices.dtype == np.int32
-        and X.indptr.dtype == np.int32 and X.has_canonical_format
+        X.ndim == 2 and data.dtype in _FLOAT_DTYPES
+        and indices.dtype == np.int32 and indptr.dtype == np.int32
+        and X.has_canonical_format
     )
 
 
-def is_lean_input(estimator, X):
-    """Whether X may skip ``validate_data`` for a fitted ``estimator``: a 2-d
-    float C-ordered ndarray or a float CSR matrix of int32 indices in
-    canonical form, and an estimator fitted without feature names (so there
-    are no names to compare)."""
-    return ((_is_float_matrix(X) or _is_lean_csr(X))
-            and "feature_names_in_" not in estimator.__dict__)
+def lean_rows(X, n_features, name):
+    """The one check of the rows of a one-row (or few-row) call of a fitted
+    estimator of ``n_features`` features fitted without feature names (its
+    class name ``name`` for the messages), shared by ``partial_fit``,
+    ``predict`` and the compiled streams.
 
-
-def lean_check(estimator, X, y=None):
-    """The checks of ``validate_data`` that can fail on a float C-ordered
-    ndarray or a lean CSR X (see :func:`is_lean_input`) of a fitted
-    estimator: number of features, at least one sample, finite values (and
-    y: 1-d, as many labels as rows).  Same messages."""
-    if X.shape[1] != estimator.n_features_in_:
+    X is *lean* when it is a 2-d C-ordered float64 or float32 ndarray or a
+    canonical CSR matrix of such values with int32 indices: it is then
+    returned as it is, once checked for what can still fail (the number of
+    features, at least one row, finite values), with the errors
+    scikit-learn's ``validate_data`` raises.  Any other X returns None: the
+    caller then takes the general validation, which converts or refuses it.
+    A finite check costs one dot product of the values with themselves (see
+    :func:`check_finite`), O(nnz).
+    """
+    if not (_is_float_matrix(X) or _is_lean_csr(X)):
+        return None
+    if X.shape[1] != n_features:
         raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} "
-            f"is expecting {estimator.n_features_in_} features as input."
+            f"X has {X.shape[1]} features, but {name} "
+            f"is expecting {n_features} features as input."
         )
     if X.shape[0] == 0:
         raise ValueError(
@@ -480,37 +498,31 @@ def lean_check(estimator, X, y=None):
             "of 1 is required."
         )
     check_finite(X if type(X) is np.ndarray else X.data, "X")
-    if y is None:
-        return None
+    return X
+
+
+def _lean_labels(y, n_samples):
+    """The labels of a lean call as ``validate_data`` checks them: 1-d (a
+    column vector is raveled with a DataConversionWarning), one per row."""
     y = np.asarray(y)
     if y.ndim != 1:
-        # A column vector is raveled with a DataConversionWarning.
         y = column_or_1d(y, warn=True)
-    if y.shape[0] != X.shape[0]:
+    if y.shape[0] != n_samples:
         raise ValueError(
             f"Found input variables with inconsistent numbers of samples: "
-            f"[{X.shape[0]}, {y.shape[0]}]"
+            f"[{n_samples}, {y.shape[0]}]"
         )
     return y
 
 
-_FLOAT_DTYPE_OBJECTS = (np.dtype(np.float64), np.dtype(np.float32))
-
-
 def predict_rows(estimator, X):
-    """``validate_rows(estimator, X, reset=False)`` of a fitted estimator,
-    with the common case of a stream's prediction checked inline: a float
-    C-ordered ndarray of the fitted width, at least one row, finite (one
-    dot product of X with itself, see :func:`check_finite`), and no feature
-    names to compare.  Anything else goes the general way, which says what
-    is wrong."""
-    d = estimator.__dict__
-    if (type(X) is np.ndarray and X.ndim == 2
-            and X.dtype in _FLOAT_DTYPE_OBJECTS and X.flags.c_contiguous
-            and X.shape[1] == d.get("n_features_in_") and X.shape[0]
-            and "feature_names_in_" not in d
-            and math.isfinite(np.vdot(X, X))):
-        return X
+    """``validate_rows(estimator, X, reset=False)`` of a fitted estimator:
+    the lean rows of :func:`lean_rows` as they are, anything else the
+    general way, which says what is wrong."""
+    if "feature_names_in_" not in estimator.__dict__:
+        lean = lean_rows(X, estimator.n_features_in_, type(estimator).__name__)
+        if lean is not None:
+            return lean
     return validate_rows(estimator, X, reset=False)
 
 
@@ -523,16 +535,17 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
     package: when ``reset`` is False and X is already in that form (a float
     C-ordered ndarray or a canonical int32 CSR matrix) for an estimator
     fitted without feature names, only what can fail
-    is checked (:func:`lean_check`), so that a one-row ``partial_fit`` or
+    is checked (:func:`lean_rows`), so that a one-row ``partial_fit`` or
     ``predict`` stays cheap.  Used by every estimator and by the fast path of
     the meta-estimators (any ``estimator`` with ``n_features_in_``).
 
     Returns X, or (X, y) when y is given.
     """
     no_y = isinstance(y, str) and y == "no_validation"
-    if not reset and is_lean_input(estimator, X):
-        y = lean_check(estimator, X, None if no_y else y)
-        return X if no_y else (X, y)
+    if not reset and "feature_names_in_" not in estimator.__dict__:
+        lean = lean_rows(X, estimator.n_features_in_, type(estimator).__name__)
+        if lean is not None:
+            return lean if no_y else (lean, _lean_labels(y, lean.shape[0]))
     out = validate_data(
         estimator, X, y, accept_sparse="csr", dtype=list(_FLOAT_DTYPES),
         order="C", accept_large_sparse=False, reset=reset,

@@ -371,23 +371,6 @@ def record_partial_pass(estimator, total):
     estimator.converged_ = total == 0
 
 
-def record_partial_passes(dicts, rows, updates):
-    """:func:`record_partial_pass` of the binary estimators ``rows`` of a
-    reduction (given by their ``__dict__``), row ``k`` having made
-    ``updates[k]`` updates: the same attributes, written to the dicts."""
-    for k in rows:
-        d = dicts[k]
-        total = int(updates[k])
-        buffer, length = d.get("_mistakes_log", ([], 0))
-        if len(buffer) != length:
-            buffer = buffer[:length]
-        buffer.append(total)
-        d["_mistakes_log"] = (buffer, length + 1)
-        d["n_mistakes_"] = d.get("n_mistakes_", 0) + total
-        d["n_iter_"] = d.get("n_iter_", 0) + 1
-        d["converged_"] = total == 0
-
-
 class MistakesLog:
     """Mixin: ``mistakes_per_epoch_`` as a property over ``_mistakes_log``."""
 

@@ -39,19 +39,9 @@ The walk holds no Python objects and runs without the GIL.
 from cython cimport floating
 from libc.math cimport INFINITY, fabs, fmax, fmin, isfinite, isnan, sqrt
 
-from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer
-from cpython.dict cimport PyDict_GetItem
-from cpython.object cimport PyObject
+from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
 
 import numpy as np
-
-_ndarray = np.ndarray
-_FLOAT32, _FLOAT64, _INT32 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32)
-try:  # the CSR classes whose rows the stream reads in place
-    import scipy.sparse as _sp
-    _CSR_TYPES = (_sp.csr_matrix, _sp.csr_array)
-except ImportError:  # pragma: no cover - scipy is a dependency
-    _CSR_TYPES = ()
 
 # Update rules, mirrored as ints in ``_rows.py``.
 cdef enum:
@@ -986,21 +976,147 @@ def scores_csr(const floating[::1] X_data, const int[::1] X_indices,
                 &coef[0, 0], &intercept[0], coef.shape[0], &out[0, 0])
 
 
-cdef class DenseStream:
-    """The pass of ``partial_fit`` over a few dense rows, bound to one state.
+# The float type of the rows a score reads, independent of the weights'.
+ctypedef fused rowfloating:
+    float
+    double
 
-    The arrays of the state and of the rule are taken once, when the stream
-    is made, so that a call passes only its rows: a one-row call then costs
-    about the update itself.  The stream keeps ``bound``, a bound of the
-    magnitude of every weight and intercept, and runs a pass only when the
-    weights provably cannot overflow (each sample updates a row at most
-    once, by ``step * x``); so a pass that runs cannot fail, and a pass that
-    would not be provably safe is left to the caller's checked path.  The
-    arithmetic is that of :func:`epoch_dense` (same loop, same build).
+
+cdef void _sparse_scores(
+    const rowfloating* X_values, const int* X_indices, const int* X_indptr,
+    Py_ssize_t n_samples, const floating* coef, const floating* intercept,
+    Py_ssize_t n_rows, Py_ssize_t n_features, bint average, const double* coef_sum, const double* intercept_sum,
+    const double* visits, bint single_model, double* out,
+) noexcept nogil:
+    """``X @ W.T + b`` for CSR rows, in the arithmetic of SciPy's sparse
+    product and NumPy's addition of the intercepts: the entries of a row
+    summed one after the other, in float32 when the rows and the model are
+    float32 and in float64 otherwise, the intercept added last.
+
+    The model ``W, b`` is ``coef, intercept`` as they are, or with
+    ``average`` the mean of Daume's sums, ``coef - coef_sum / max(visits,
+    1)`` in float64, as ``LinearState.model`` computes it; ``single_model``
+    rounds the model to float32, as the ``astype`` of ``model`` does.  Only
+    the weights of a row's columns are read: O(nnz) per weight row."""
+    cdef Py_ssize_t t, k, p, col
+    cdef double w, b, v, acc_d
+    cdef float acc_f
+    cdef bint single = rowfloating is float and single_model
+    for t in range(n_samples):
+        for k in range(n_rows):
+            v = 1.0
+            if average and visits[k] > 1.0:
+                v = visits[k]
+            acc_d = 0.0
+            acc_f = 0.0
+            for p in range(X_indptr[t], X_indptr[t + 1]):
+                col = X_indices[p]
+                w = coef[k * n_features + col]
+                if average:
+                    w = w - coef_sum[k * n_features + col] / v
+                if single_model:
+                    w = <float>w
+                if single:
+                    acc_f = acc_f + <float>X_values[p] * <float>w
+                else:
+                    acc_d = acc_d + <double>X_values[p] * w
+            b = intercept[k]
+            if average:
+                b = b - intercept_sum[k] / v
+            if single_model:
+                b = <float>b
+            if single:
+                out[t * n_rows + k] = acc_f + <float>b
+            else:
+                out[t * n_rows + k] = acc_d + b
+
+
+def sparse_scores(const rowfloating[::1] X_data, const int[::1] X_indices,
+                  const int[::1] X_indptr, const floating[:, ::1] coef,
+                  const floating[::1] intercept, bint average,
+                  const double[:, ::1] coef_sum, const double[::1] intercept_sum,
+                  const double[::1] visits, bint single_model,
+                  double[:, ::1] out):
+    """Write the scores ``X @ W.T + b`` of the CSR rows of X to ``out``
+    (n_samples x n_rows), summed as SciPy's sparse product sums them (see
+    ``_sparse_scores``), in O(nnz) per weight row: ``W, b`` is ``coef,
+    intercept``, or with ``average`` the mean of the sums ``coef_sum,
+    intercept_sum`` over ``visits`` (``LinearState.model``), rounded to
+    float32 when ``single_model``.  A float32 score is exact in ``out``."""
+    cdef const rowfloating* values = &X_data[0] if X_data.shape[0] else NULL
+    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
+    cdef Py_ssize_t n_rows = coef.shape[0]
+    if out.shape[0] != X_indptr.shape[0] - 1 or out.shape[1] != n_rows:
+        raise ValueError("sparse_scores: out does not match X and coef.")
+    if average and (coef_sum.shape[0] != n_rows or coef_sum.shape[1] != coef.shape[1]
+                    or visits.shape[0] != n_rows):
+        raise ValueError("sparse_scores: the averaging sums do not match coef.")
+    if out.shape[0] == 0 or n_rows == 0:
+        return
+    with nogil:
+        _sparse_scores(values, indices, &X_indptr[0], out.shape[0],
+                       &coef[0, 0], &intercept[0], n_rows, coef.shape[1],
+                       average, &coef_sum[0, 0], &intercept_sum[0],
+                       &visits[0], single_model, &out[0, 0])
+
+
+cdef inline bint _safe(double bound, double largest, Py_ssize_t n_features,
+                       double limit) noexcept nogil:
+    """Whether weights and intercepts of magnitude <= ``bound`` are far from
+    overflow (below ``limit``, a quarter of the dtype's largest value), and
+    keep every margin ``w . x + b`` of rows of magnitude <= ``largest`` and
+    the norm the margin rule updates finite: then a pass cannot fail."""
+    return (bound * (n_features * fmax(largest, 1.0) + 1.0) < limit
+            and 4.0 * (n_features + 1) * bound * bound < limit)
+
+
+def safe_bound(double bound, double largest, Py_ssize_t n_features,
+               double limit):
+    """Python's view of ``_safe`` (the one definition of the rule)."""
+    return _safe(bound, largest, n_features, limit)
+
+
+cdef const void* _buffer(object array, Py_ssize_t* length, Py_ssize_t itemsize):
+    """The start of a C-contiguous buffer and its number of items (NULL when
+    it has none); ValueError when its items are not ``itemsize`` bytes."""
+    cdef Py_buffer view
+    cdef const void* start
+    PyObject_GetBuffer(array, &view, PyBUF_C_CONTIGUOUS)
+    try:
+        if view.itemsize != itemsize:
+            raise ValueError("Stream: an array of the wrong type.")
+        length[0] = view.len // itemsize
+        start = view.buf if view.len else NULL
+    finally:
+        # The caller holds a reference to the array, which keeps its data.
+        PyBuffer_Release(&view)
+    return start
+
+
+cdef class Stream:
+    """The pass of ``partial_fit`` over a few rows, bound to one linear state.
+
+    The arrays of the state, of the rule and of the row table are taken
+    once, when the stream is made, so that a call passes only its rows: a
+    one-row call then costs about the update itself, O(nnz) per weight row
+    for a CSR row.  The stream keeps ``bound``, a bound of the magnitude of
+    every weight and intercept, and runs a pass only when the weights
+    provably cannot overflow (each sample updates a row at most once, by
+    ``step * x``); so a pass that runs cannot fail, and one that would not
+    be provably safe is declined, touching nothing, for the caller's
+    checked path.  The norms ``||[w_k; b_k]||`` of the margin rule are
+    computed when the stream is made and kept up to date by the passes (as
+    one long pass would keep them).  The arithmetic is that of
+    :func:`epoch_dense` and :func:`epoch_csr` (same loop, same build).
+
+    The stream reads the rows it is given and nothing else: the caller has
+    checked them (C-ordered values of the state's dtype, int32 CSR indices
+    in canonical form, finite values, the state's number of features).
     """
 
     cdef object _arrays
     cdef object _order_array
+    cdef object _updates_array
     cdef bint single
     cdef double* coef64
     cdef float* coef32
@@ -1016,19 +1132,16 @@ cdef class DenseStream:
     cdef double* coef_sum
     cdef double* intercept_sum
     cdef double* visits
-    cdef long long* updates
+    cdef long long* updates_
     cdef double* scores
     cdef int* order
-    cdef Py_ssize_t n_rows, n_features, n_order
+    cdef int* y_class
+    cdef double* step
+    cdef Py_ssize_t n_rows, n_features, n_order, n_classes
     cdef bint fit_intercept, average
     cdef int rule
     cdef public double bound
-    cdef public double limit
-    cdef public double eta
-    cdef object _state
-    cdef tuple _names
-    cdef tuple _values
-    cdef dict _labels
+    cdef readonly double limit
 
     def __init__(self, coef, intercept, class_rows_ptr, class_rows, class_signs,
                  bint fit_intercept, int rule, threshold, kappa, bint average,
@@ -1046,17 +1159,22 @@ cdef class DenseStream:
         cdef double[::1] isum = intercept_sum
         cdef double[::1] vi = visits
         self.n_rows, self.n_features = coef.shape[0], coef.shape[1]
+        self.n_classes = rp.shape[0] - 1
+        if (intercept.shape[0] != self.n_rows or th.shape[0] != self.n_rows
+                or ka.shape[0] != self.n_rows or vi.shape[0] != self.n_rows
+                or average and (cs.shape[0] != self.n_rows
+                                or cs.shape[1] != self.n_features
+                                or isum.shape[0] != self.n_rows)):
+            raise ValueError("Stream: the arrays of the state do not match.")
         active = np.ones(self.n_rows, dtype=np.uint8)
         norm = np.zeros(self.n_rows)
         updates = np.zeros(self.n_rows, dtype=np.int64)
         # Scratch of the Crammer-Singer rules (one score per row).
         scores = np.zeros(max(self.n_rows, 2))
-        order = np.arange(256, dtype=np.int32)
         cdef const unsigned char[::1] ac = active
         cdef double[::1] no = norm
         cdef long long[::1] up = updates
         cdef double[::1] sc = scores
-        cdef int[::1] od = order
         self.single = coef.dtype == np.float32
         if self.single:
             c32 = coef
@@ -1068,30 +1186,69 @@ cdef class DenseStream:
             self.coef64, self.intercept64 = &c64[0, 0], &i64[0]
         self.rows_ptr, self.rows, self.signs = &rp[0], &r[0], &s[0]
         self.active, self.threshold, self.kappa = &ac[0], &th[0], &ka[0]
-        self.norm, self.updates, self.order = &no[0], &up[0], &od[0]
+        self.norm, self.updates_ = &no[0], &up[0]
         self.scores = &sc[0]
         self.coef_sum, self.intercept_sum, self.visits = &cs[0, 0], &isum[0], &vi[0]
-        self.n_order = od.shape[0]
         self.fit_intercept, self.rule, self.average = fit_intercept, rule, average
         self.bound, self.limit = bound, limit
+        self._grow(256)
         # Keep every array alive as long as the pointers are.
         self._arrays = (coef, intercept, class_rows_ptr, class_rows, class_signs,
                         threshold, kappa, coef_sum, intercept_sum, visits,
                         active, norm, updates, scores)
-        self._order_array = order
+        self._updates_array = updates
+        self.refresh_norms()
 
-    cdef long long _pass(self, const void* X, Py_ssize_t n, Py_ssize_t d,
-                         const int* y_class, const double* step,
-                         const int* indices=NULL, const int* indptr=NULL):
+    def _grow(self, Py_ssize_t n):
+        """Room for the order, classes and steps of n rows."""
+        arrays = (np.arange(n, dtype=np.int32), np.zeros(n, dtype=np.int32),
+                  np.zeros(n))
+        cdef int[::1] od = arrays[0]
+        cdef int[::1] yc = arrays[1]
+        cdef double[::1] st = arrays[2]
+        self.order, self.y_class, self.step = &od[0], &yc[0], &st[0]
+        self.n_order = n
+        self._order_array = arrays
+
+    def refresh_norms(self):
+        """Compute the norms of the margin rule anew from the weights (after
+        the caller changed weights in place, e.g. started a row anew)."""
+        cdef Py_ssize_t k, j, d = self.n_features
+        cdef double s
+        if self.rule != RULE_MARGIN:
+            return
+        with nogil:
+            for k in range(self.n_rows):
+                s = 0.0
+                if self.single:
+                    for j in range(d):
+                        s += <double>self.coef32[k * d + j] * self.coef32[k * d + j]
+                    if self.fit_intercept:
+                        s += <double>self.intercept32[k] * self.intercept32[k]
+                else:
+                    for j in range(d):
+                        s += self.coef64[k * d + j] * self.coef64[k * d + j]
+                    if self.fit_intercept:
+                        s += self.intercept64[k] * self.intercept64[k]
+                self.norm[k] = sqrt(s)
+
+    @property
+    def updates(self):
+        """The updates of every row in the last pass (a view, overwritten by
+        the next pass)."""
+        return self._updates_array
+
+    cdef long long _pass(self, const void* X, Py_ssize_t n,
+                         const int* indices, const int* indptr) noexcept:
         """The pass over n dense rows at X (the state's dtype), or n CSR rows
-        of values X, ``indices`` and ``indptr`` (``indptr`` not NULL); the
-        total of the updates, or -1, touching nothing, when X is not finite
-        or the pass is not provably free of overflow."""
-        cdef Py_ssize_t t, j, k
+        of values X, ``indices`` and ``indptr`` (``indptr`` not NULL), of
+        the classes and steps in ``self.y_class`` and ``self.step``; the
+        total of the updates, or -1, touching nothing, when the pass is not
+        provably free of overflow."""
+        cdef Py_ssize_t t, k, d = self.n_features
         cdef Py_ssize_t first = 0, last = n * d
-        cdef double largest = 0.0, value, total_step = 0.0, s, after
+        cdef double largest = 0.0, value, total_step = 0.0, after
         cdef long long total = 0
-        cdef int[::1] grown
         cdef const double* p64 = <const double*> X
         cdef const float* p32 = <const float*> X
         cdef bint sparse = indptr != NULL
@@ -1099,203 +1256,110 @@ cdef class DenseStream:
             return -1
         if sparse:
             first, last = indptr[0], indptr[n]
-        if n > self.n_order:
-            order = np.arange(n, dtype=np.int32)
-            grown = order
-            self._order_array = order
-            self.order, self.n_order = &grown[0], n
         with nogil:
+            # The largest magnitude of the rows (NaN counts as infinite).
             if self.single:
                 for t in range(first, last):
                     value = fabs(p32[t])
-                    if value > largest:
-                        largest = value
-                    elif value != value:
-                        largest = INFINITY
-                        break
+                    if not value <= largest:
+                        largest = value if value == value else INFINITY
             else:
                 for t in range(first, last):
                     value = fabs(p64[t])
-                    if value > largest:
-                        largest = value
-                    elif value != value:
-                        largest = INFINITY
-                        break
-        # Not finite: the caller's checked path reports it.
+                    if not value <= largest:
+                        largest = value if value == value else INFINITY
         if not largest < INFINITY:
             return -1
         if self.fit_intercept and largest < 1.0:
             largest = 1.0
         for t in range(n):
-            total_step = total_step + step[t]
-        # Weights bounded by ``after`` keep every margin and the margin
-        # rule's norm finite (see _rows.safe_bound): the pass cannot stop.
+            total_step = total_step + self.step[t]
         after = self.bound + largest * total_step
-        if not (after * (d * fmax(largest, 1.0) + 1.0) < self.limit
-                and 4.0 * (d + 1) * after * after < self.limit):
+        if not _safe(after, largest, d, self.limit):
             return -1
         with nogil:
             for k in range(self.n_rows):
-                self.updates[k] = 0
-            if self.rule != 0:
-                for k in range(self.n_rows):
-                    s = 0.0
-                    if self.single:
-                        for j in range(d):
-                            s += <double>self.coef32[k * d + j] * self.coef32[k * d + j]
-                        if self.fit_intercept:
-                            s += <double>self.intercept32[k] * self.intercept32[k]
-                    else:
-                        for j in range(d):
-                            s += self.coef64[k * d + j] * self.coef64[k * d + j]
-                        if self.fit_intercept:
-                            s += self.intercept64[k] * self.intercept64[k]
-                    self.norm[k] = sqrt(s)
+                self.updates_[k] = 0
             if self.single:
                 _epoch(
                     p32, indices, indptr, sparse, d, self.order, n,
-                    y_class, step, self.rows_ptr, self.rows, self.signs,
-                    self.coef32, self.intercept32, self.fit_intercept,
-                    self.active, self.rule, self.threshold, self.kappa,
-                    self.norm, self.average, self.coef_sum, self.intercept_sum,
-                    self.visits, self.updates, self.scores,
+                    self.y_class, self.step, self.rows_ptr, self.rows,
+                    self.signs, self.coef32, self.intercept32,
+                    self.fit_intercept, self.active, self.rule,
+                    self.threshold, self.kappa, self.norm, self.average,
+                    self.coef_sum, self.intercept_sum, self.visits,
+                    self.updates_, self.scores,
                 )
             else:
                 _epoch(
                     p64, indices, indptr, sparse, d, self.order, n,
-                    y_class, step, self.rows_ptr, self.rows, self.signs,
-                    self.coef64, self.intercept64, self.fit_intercept,
-                    self.active, self.rule, self.threshold, self.kappa,
-                    self.norm, self.average, self.coef_sum, self.intercept_sum,
-                    self.visits, self.updates, self.scores,
+                    self.y_class, self.step, self.rows_ptr, self.rows,
+                    self.signs, self.coef64, self.intercept64,
+                    self.fit_intercept, self.active, self.rule,
+                    self.threshold, self.kappa, self.norm, self.average,
+                    self.coef_sum, self.intercept_sum, self.visits,
+                    self.updates_, self.scores,
                 )
             for k in range(self.n_rows):
-                total += self.updates[k]
+                total += self.updates_[k]
         self.bound = after
         return total
 
-    def run(self, X, const int[::1] y_class, const double[::1] step):
-        """One pass over the rows of X (C-ordered, the state's dtype).
+    cdef long long _rows(self, values, indices, indptr, Py_ssize_t n) except -2:
+        """The pass over the n rows of ``values`` (dense: the rows; CSR: the
+        data, with ``indices`` and ``indptr``), classes and steps set."""
+        cdef Py_ssize_t length, n_indices, n_indptr
+        cdef const void* start = _buffer(values, &length,
+                                         4 if self.single else 8)
+        cdef const int* idx = NULL
+        cdef const int* ptr = NULL
+        if indptr is None:
+            if length != n * self.n_features:
+                raise ValueError("Stream: the rows do not match the state.")
+            return self._pass(start, n, NULL, NULL)
+        idx = <const int*> _buffer(indices, &n_indices, 4)
+        ptr = <const int*> _buffer(indptr, &n_indptr, 4)
+        if (n_indptr != n + 1 or ptr[0] < 0 or ptr[n] < ptr[0]
+                or ptr[n] > length or ptr[n] > n_indices):
+            raise ValueError("Stream: the CSR arrays do not match.")
+        return self._pass(start, n, idx, ptr)
 
-        Returns the number of updates of every row (a new array), or None,
-        touching nothing, when X is not finite or the pass is not provably
-        free of overflow (the caller then takes its checked path).
-        """
-        cdef const double[:, ::1] X64
-        cdef const float[:, ::1] X32
-        cdef const void* p
-        cdef Py_ssize_t n = X.shape[0], d = X.shape[1]
-        if d != self.n_features or n != y_class.shape[0] or n != step.shape[0]:
-            raise ValueError("DenseStream.run: X, y_class and step do not match.")
-        if n == 0 or d == 0:
+    def learn(self, values, indices, indptr, list codes, double eta):
+        """One pass over the rows of a call whose labels are the class
+        indices ``codes`` (every update of size ``eta``): ``values`` are the
+        dense rows, or the data of CSR rows with ``indices`` and ``indptr``
+        (None for dense rows).  Returns the total of the updates (the
+        updates of every row in :attr:`updates`), or -1, touching nothing,
+        when the pass is not provably free of overflow."""
+        cdef Py_ssize_t t, n = len(codes)
+        cdef int c
+        if n == 0:
+            return -1
+        if n > self.n_order:
+            self._grow(n)
+        for t in range(n):
+            c = codes[t]
+            if not 0 <= c < self.n_classes:
+                raise ValueError("Stream: a class index out of range.")
+            self.y_class[t] = c
+            self.step[t] = eta
+        return self._rows(values, indices, indptr, n)
+
+    def run(self, values, indices, indptr, const int[::1] y_class,
+            const double[::1] step):
+        """:meth:`learn` with a class index and a step per row (arrays).
+        Returns the updates of every row (a new array), or None, touching
+        nothing, when the pass is not provably free of overflow."""
+        cdef Py_ssize_t t, n = y_class.shape[0]
+        if step.shape[0] != n or n == 0:
+            raise ValueError("Stream.run: y_class and step do not match.")
+        if n > self.n_order:
+            self._grow(n)
+        for t in range(n):
+            if not 0 <= y_class[t] < self.n_classes:
+                raise ValueError("Stream: a class index out of range.")
+            self.y_class[t] = y_class[t]
+            self.step[t] = step[t]
+        if self._rows(values, indices, indptr, n) < 0:
             return None
-        if self.single:
-            X32 = X
-            p = &X32[0, 0]
-        else:
-            X64 = X
-            p = &X64[0, 0]
-        if self._pass(p, n, d, &y_class[0], &step[0]) < 0:
-            return None
-        return np.asarray(<long long[:self.n_rows]> self.updates).copy()
-
-    def arm(self, state, tuple names, tuple values, dict labels, double eta):
-        """Let :meth:`learn` take calls while the estimator's ``_state`` is
-        ``state`` and its parameters ``names`` are ``values`` (by identity):
-        ``labels`` maps every label to its class index, ``eta`` is the size
-        of an update.  ``arm(None, (), (), {}, 0)`` disarms."""
-        self._state = state
-        self._names, self._values = names, values
-        self._labels, self.eta = labels, eta
-
-    def learn(self, dict d, X, y):
-        """The whole of a streaming ``partial_fit`` call without sample or
-        class weights, for an estimator whose ``__dict__`` is ``d``: up to
-        256 rows of a C-ordered float ndarray X, or of a CSR matrix X with
-        int32 indices in canonical form (the state's dtype, the state's
-        number of features) and their labels y (a 1-d ndarray or a list of
-        labels known to :meth:`arm`).  Returns the total of the updates, or
-        -1, touching nothing, whenever anything differs from that (the
-        caller then takes its checked path, which refuses bad input with its
-        messages)."""
-        cdef Py_buffer view
-        cdef Py_ssize_t i, n
-        cdef long long total
-        cdef int[256] y_class
-        cdef double[256] step
-        cdef PyObject* found
-        if self._state is None or PyDict_GetItem(d, "_state") != <PyObject*> self._state:
-            return -1
-        names, values = self._names, self._values
-        for i in range(len(names)):
-            if PyDict_GetItem(d, names[i]) != <PyObject*> values[i]:
-                return -1
-        if type(X) is not _ndarray and type(X) not in _CSR_TYPES:
-            return -1
-        if type(y) is _ndarray:
-            if y.ndim != 1:
-                return -1
-            y = y.tolist()
-        elif type(y) is not list:
-            return -1
-        n = len(<list> y)
-        if not 0 < n <= 256:
-            return -1
-        labels = self._labels
-        for i in range(n):
-            found = PyDict_GetItem(labels, (<list> y)[i])
-            if found == NULL:
-                return -1
-            y_class[i] = <int> (<object> found)
-            step[i] = self.eta
-        if type(X) is not _ndarray:
-            return self._learn_csr(X, n, y_class, step)
-        try:
-            PyObject_GetBuffer(X, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-        except (ValueError, TypeError, BufferError):
-            return -1
-        try:
-            if (view.ndim != 2 or view.shape[0] != n
-                    or view.shape[1] != self.n_features
-                    or view.format == NULL or view.format[1] != 0
-                    or view.format[0] != (102 if self.single else 100)):  # 'f', 'd'
-                return -1
-            total = self._pass(view.buf, n, self.n_features, y_class, step)
-        finally:
-            PyBuffer_Release(&view)
-        return total
-
-    cdef long long _learn_csr(self, X, Py_ssize_t n, int* y_class,
-                              double* step):
-        """:meth:`learn` on the n rows of a CSR matrix of the state's dtype
-        with int32 indices, in canonical form (no duplicate entries: their
-        sum, not their largest, bounds the update)."""
-        cdef const double[::1] v64
-        cdef const float[::1] v32
-        cdef const int[::1] ind
-        cdef const int[::1] ptr
-        cdef const void* values
-        if X.shape[0] != n or X.shape[1] != self.n_features:
-            return -1
-        data, indices, indptr = X.data, X.indices, X.indptr
-        if (type(data) is not _ndarray or type(indices) is not _ndarray
-                or type(indptr) is not _ndarray
-                or data.dtype != (_FLOAT32 if self.single else _FLOAT64)
-                or indices.dtype != _INT32 or indptr.dtype != _INT32
-                or not X.has_canonical_format):
-            return -1
-        ind, ptr = indices, indptr
-        if ptr.shape[0] != n + 1 or ptr[n] > ind.shape[0] or ptr[0] < 0:
-            return -1
-        if data.shape[0] == 0:
-            values = NULL
-        elif self.single:
-            v32 = data
-            values = &v32[0]
-        else:
-            v64 = data
-            values = &v64[0]
-        if ptr[n] > ptr[0] and values == NULL:
-            return -1
-        return self._pass(values, n, self.n_features, y_class, step,
-                          &ind[0] if ind.shape[0] else NULL, &ptr[0])
+        return self._updates_array.copy()

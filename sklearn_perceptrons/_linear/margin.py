@@ -10,70 +10,26 @@ keeps the pocket; its online form splits the pass of ``partial_fit``.
 """
 
 import dataclasses
-import math
 import numbers
-import operator
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import row_norms
 
-try:  # np.einsum without its dispatch (the same computation)
-    from numpy._core.multiarray import c_einsum as _c_einsum
-except ImportError:  # pragma: no cover - other NumPy versions
-    _c_einsum = np.einsum
-
-from .._core.base import (
-    class_indices,
-    label_index,
-    lean_codes,
-    param_names,
-    set_init_params,
-)
+from .._core.base import class_indices, label_index, set_init_params
 from .._core.docstrings import shared_doc
-from .perceptron import BaseLinearPerceptron
+from .perceptron import BaseLinearPerceptron, set_binary_state
 from .rows import (
     RULE_MARGIN,
     LinearState,
     LinearTrainer,
     Rule,
-    commit_state,
-    dense_stream,
+    padded_sq_norms as _padded_sq_norms,
     row_scores,
-    row_views,
     run_epoch,
-    safe_bound,
     weight_norms,
 )
+from .stream import MarginStream
 from .._core.tables import sign_matrix
-
-def _padded_sq_norms(X, fit_intercept):
-    """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``.
-
-    Accumulated in float64 even for a float32 X, because the radius enters
-    the certificate of the margin search; a float32 X is read in blocks of
-    rows (about 4 MB of float64 at a time), never converted whole.
-    """
-    if X.dtype == np.float64:
-        sq = row_norms(X, squared=True)
-    else:
-        n_samples = X.shape[0]
-        sq = np.empty(n_samples)
-        block = max(1, (1 << 19) // max(1, X.shape[1]))
-        for start in range(0, n_samples, block):
-            stop = min(start + block, n_samples)
-            if sp.issparse(X):
-                lo, hi = X.indptr[start], X.indptr[stop]
-                values = X.data[lo:hi].astype(np.float64)
-                rows = np.repeat(np.arange(stop - start),
-                                 np.diff(X.indptr[start:stop + 1]))
-                sq[start:stop] = np.bincount(rows, weights=values * values,
-                                             minlength=stop - start)
-            else:
-                part = X[start:stop].astype(np.float64)
-                sq[start:stop] = np.einsum("ij,ij->i", part, part)
-    return sq + 1.0 if fit_intercept else sq
 
 
 def _weight_norms(coef, intercept, fit_intercept):
@@ -118,8 +74,8 @@ class _MarginSearch:
     ``w~ = 0``, or at a warm start of norm ``start_norm_k``).  Plain arrays,
     replaced rather than mutated once fitted by the full way, so that the
     all-or-nothing snapshot of ``keep_state_on_error`` stays valid; only the
-    lean stream (:class:`_MarginStream`) writes them in place, once its call
-    can no longer fail.
+    lean stream (:class:`~.stream.MarginStream`) writes them in place, once
+    its call can no longer fail.
     """
 
     sq_radius: np.ndarray
@@ -437,353 +393,27 @@ class _SearchTrainer(LinearTrainer):
         return coef, intercept
 
 
-class _MarginStream:
-    """The lean ``partial_fit`` of ``margin="auto"``: the pass of
-    :meth:`MarginPerceptron._online_search_pass`, with its segments and its
-    arithmetic, for up to 256 unweighted rows of a float ndarray (and one
-    CSR row of a binary problem).
-
-    The search state of every row (radius, level, run, step range) is
-    mirrored in Python floats, and its γ, margin threshold and update budget
-    are recomputed only when they change (the radius grows, a run restarts),
-    so that a call costs the row's norm, the compiled pass of the owner's
-    :class:`DenseStream` (whose margin thresholds are this stream's
-    ``kappa``) and a comparison.  The pass runs in place only once it is
-    known to succeed (X finite, weights provably bounded), and the search
-    arrays are written after it, so a declined call (-1) changes nothing.
-
-    ``rows_of_class`` (a list per class of the rows its samples take part
-    in, for the stacked rows of a reduction's binary estimators, see
-    :func:`reduction_search`): a sample grows the radius and step range of
-    those rows only, and :meth:`run` counts the updates of every row.
-    """
-
-    def __init__(self, owner, state, search, labels, stream, kappa,
-                 rows_of_class=None):
-        self.getter = operator.itemgetter(
-            "_state", "_search_state", "classes_", *param_names(owner))
-        self.values = self.getter(owner.__dict__)
-        self.labels = labels
-        self.state, self.search, self.stream, self.kappa = state, search, stream, kappa
-        self.dtype = state.coef.dtype
-        self.n_rows, self.n_features = state.coef.shape
-        self.epsilon = float(owner.epsilon)
-        self.fit_intercept = bool(owner.fit_intercept)
-        self.eta = float(owner._learning_rate())
-        self.y_class = np.zeros(256, dtype=np.int32)
-        self.step = np.full(256, self.eta)
-        self.y_one, self.step_one = self.y_class[:1], self.step[:1]
-        self.sq_radius = search.sq_radius.tolist()
-        self.halvings = search.halvings.tolist()
-        self.run_updates = search.run_updates.tolist()
-        self.start_norm = search.start_norm.tolist()
-        self.step_min = search.step_min.tolist()
-        self.step_max = search.step_max.tolist()
-        self.budget = [0.0] * self.n_rows
-        for k in range(self.n_rows):
-            self._level(k)
-        self.min_sq = min(self.sq_radius)
-        self.rows_of_class = rows_of_class
-        self.all_rows = range(self.n_rows)
-        # The updates of every row in the current call (for a reduction).
-        self.row_totals = None
-        # Whether some class's samples take part in only some of the rows.
-        self.partial = rows_of_class is not None and any(
-            len(rows) != self.n_rows for rows in rows_of_class)
-        if self.n_rows == 1 and rows_of_class is None:
-            names = ("_search_state", "classes_", *param_names(owner))
-            stream.arm(state, names, tuple(owner.__dict__[name] for name in names),
-                       labels, self.eta)
-        # Whether the step range of some row does not hold eta yet.
-        self.new_steps = any(b > self.eta for b in self.step_min) or any(
-            b < self.eta for b in self.step_max)
-
-    def _level(self, k):
-        """γ's margin threshold and the update budget of row ``k``, from its
-        mirrored state, as ``_MarginSearch.gamma`` and ``budget`` compute
-        them (the same operations, on floats)."""
-        sq, h, step_max = self.sq_radius[k], self.halvings[k], self.step_max[k]
-        self.kappa[k] = (1.0 - self.epsilon) * math.ldexp(math.sqrt(sq), -h)
-        if not (sq > 0 and step_max > 0):
-            self.budget[k] = math.inf
-            return
-        ratio = math.ldexp(1.0, min(h, 500)) / self.epsilon
-        radius = math.sqrt(sq)
-        step_min, a = self.step_min[k], self.start_norm[k]
-        out = (step_max / step_min) * 4.0 * ratio * ratio
-        if a > 0:
-            bound = (4.0 * ratio
-                     * (a + max(a, step_max * radius * (2.0 * ratio + 1.0)))
-                     / (3.0 * radius * step_min))
-            out = max(out, bound)
-        self.budget[k] = out
-
-    def _grow(self, value, steps, rows=None):
-        """Take a sample of padded squared norm ``value`` (and, with
-        ``steps``, of step ``eta``) into the radius and step range of the
-        rows it takes part in (``rows``; None: every row); returns the rows
-        whose level changed, with their old values."""
-        changed = []
-        eta = self.eta
-        for k in (self.all_rows if rows is None else rows):
-            old = (self.sq_radius[k], self.step_min[k], self.step_max[k])
-            new = (value if value > old[0] else old[0],
-                   min(old[1], eta) if steps else old[1],
-                   max(old[2], eta) if steps else old[2])
-            if new != old:
-                changed.append((k, old))
-                self.sq_radius[k], self.step_min[k], self.step_max[k] = new
-                self._level(k)
-        if changed:
-            self.min_sq = min(self.sq_radius)
-        return changed
-
-    def _undo(self, changed):
-        for k, old in changed:
-            self.sq_radius[k], self.step_min[k], self.step_max[k] = old
-            self._level(k)
-        self.min_sq = min(self.sq_radius)
-
-    def _write(self, changed):
-        if self.new_steps and changed:
-            eta = self.eta
-            self.new_steps = any(b > eta for b in self.step_min) or any(
-                b < eta for b in self.step_max)
-        search = self.search
-        for k, _ in changed:
-            search.sq_radius[k] = self.sq_radius[k]
-            search.step_min[k] = self.step_min[k]
-            search.step_max[k] = self.step_max[k]
-
-    def _after_segment(self, updates, changed):
-        """Count the updates of a segment, and restart every row whose run
-        went over its budget (``_MarginSearch.restart``).  Every run is
-        within its budget before the segment (the full way and this stream
-        check after every segment), so only the rows that made updates or
-        whose level ``changed`` need the check."""
-        search = self.search
-        if self.n_rows == 1:
-            total = int(updates[0])
-            if not total and not changed:
-                return 0
-            counts = (total,)
-        else:
-            counts = updates.tolist()
-            total = sum(counts)
-            if not total and not changed:
-                return 0
-        totals = self.row_totals
-        for k, u in enumerate(counts):
-            if u:
-                self.run_updates[k] += u
-                search.run_updates[k] = self.run_updates[k]
-                if totals is not None:
-                    totals[k] += u
-        for k in range(self.n_rows):
-            if self.run_updates[k] > self.budget[k]:
-                self.halvings[k] += 1
-                self.run_updates[k] = 0
-                self.start_norm[k] = 0.0
-                search.halvings[k] = self.halvings[k]
-                search.run_updates[k] = 0
-                search.start_norm[k] = 0.0
-                self.state.reset_rows([k])
-                self._level(k)
-        return total
-
-    def _learn_one(self, d, X, y, sq):
-        """One row of a binary problem, of padded squared norm ``sq``, by
-        the compiled stream's learn, which checks the parameters, the search
-        state and the label itself (see ``__init__``)."""
-        if not math.isfinite(sq):
-            return -1  # X not finite (or huge): the full path decides
-        changed = (self._grow(sq, self.new_steps)
-                   if sq > self.min_sq or self.new_steps else ())
-        total = self.stream.learn(d, X, y)
-        if total < 0:
-            if changed:
-                self._undo(changed)
-            return -1
-        if changed:
-            self._write(changed)
-        return self._after_segment((total,), changed)
-
-    def learn(self, d, X, y):
-        if type(X) is not np.ndarray:
-            # One CSR row of a binary problem: the compiled stream's learn
-            # takes it (and declines any CSR form it cannot read).
-            if (self.n_rows != 1 or not sp.issparse(X) or X.format != "csr"
-                    or X.shape != (1, self.n_features) or X.dtype != self.dtype):
-                return -1
-            try:
-                sq = _padded_sq_norms(X, self.fit_intercept).tolist()[0]
-            except (ValueError, TypeError, IndexError):  # the full path says why
-                return -1
-            return self._learn_one(d, X, y, sq)
-        if (X.ndim != 2 or X.dtype != self.dtype
-                or not X.flags.c_contiguous or X.shape[1] != self.n_features
-                or not 0 < X.shape[0] <= 256):
-            return -1
-        n = X.shape[0]
-        if n == 1 and self.rows_of_class is None and self.n_rows == 1:
-            # One row of a binary problem: the compiled stream's learn checks
-            # the parameters, the search state and the label itself (see
-            # __init__).
-            sq = self._sq_norms(X)
-            return -1 if sq is None else self._learn_one(d, X, y, sq[0])
-        try:
-            if self.getter(d) != self.values:
-                return -1
-        except (KeyError, ValueError, TypeError):  # missing, or no truth value
-            return -1
-        codes = lean_codes(self.labels, y, n)
-        if codes is None:
-            return -1
-        return self.run(X, codes)
-
-    def _sq_norms(self, X):
-        """The padded squared norms of the rows of X, as _padded_sq_norms
-        computes them (None when one is not finite: X not finite, or huge,
-        and the full path decides)."""
-        wide = X if X.dtype == np.float64 else X.astype(np.float64)
-        sq = _c_einsum("ij,ij->i", wide, wide).tolist()
-        if self.fit_intercept:
-            sq = [value + 1.0 for value in sq]
-        return sq if all(map(math.isfinite, sq)) else None
-
-    def run_rows(self, X, codes):
-        """:meth:`run`, returning the updates of every row (None: declined,
-        nothing changed)."""
-        self.row_totals = [0] * self.n_rows
-        try:
-            if self.run(X, codes) < 0:
-                return None
-            return self.row_totals
-        finally:
-            self.row_totals = None
-
-    def run(self, X, codes):
-        """The pass over the rows of a checked float ndarray X (of this
-        stream's dtype and width, 1 to 256 rows) of class indices
-        ``codes``; returns its updates, or -1 having changed nothing."""
-        sq = self._sq_norms(X)
-        if sq is None:
-            return -1
-        n = X.shape[0]
-        stream = self.stream
-        members = self.rows_of_class
-        if n == 1:
-            changed = (self._grow(sq[0], self.new_steps,
-                                  None if members is None else members[codes[0]])
-                       if sq[0] > self.min_sq or self.new_steps else ())
-            self.y_one[0] = codes[0]
-            updates = stream.run(X, self.y_one, self.step_one)
-            if updates is None:
-                if changed:
-                    self._undo(changed)
-                return -1
-            if changed:
-                self._write(changed)
-            return self._after_segment(updates, changed)
-        if self.new_steps and self.partial:
-            # The step range of a row then changes at its first sample,
-            # where the full way does not split the pass: it decides.
-            return -1
-        # Several rows: every segment of the pass must succeed once the first
-        # has changed the model, which this bound of the whole call proves
-        # (with room for the rounding of the per-segment bounds).
-        largest = float(np.abs(X).max())
-        reach = 1.0 if self.fit_intercept and largest < 1.0 else largest
-        if not safe_bound((stream.bound + reach * self.eta * n) * (1.0 + 1e-9),
-                          largest, self.n_features, self.dtype):
-            return -1
-        y_class = self.y_class
-        y_class[:n] = codes
-        total, start = 0, 0
-        while start < n:
-            changed = self._grow(sq[start], start == 0 and self.new_steps,
-                                 None if members is None else members[codes[start]])
-            # The pass is split where a radius grows, as _online_search_pass
-            # does, and where a budget can be reached.
-            stop = start + 1
-            while stop < n and not sq[stop] > self.min_sq:
-                stop += 1
-            room = math.inf
-            for k in range(self.n_rows):
-                b = self.budget[k]
-                if b != math.inf:
-                    room = min(room, float(math.floor(b)) - self.run_updates[k] + 1.0)
-            stop = min(stop, start + max(int(min(room, n)), 1))
-            updates = stream.run(X[start:stop], y_class[start:stop],
-                                 self.step[start:stop])
-            if updates is None:
-                if start == 0:
-                    self._undo(changed)
-                    return -1
-                raise RuntimeError("the pass of a proven-safe call was declined")
-            self._write(changed)
-            total += self._after_segment(updates, changed)
-            start = stop
-        return total
-
-
 def searches_margin(estimator):
     """Whether ``estimator`` is a :class:`MarginPerceptron` with the online
     margin search (``margin="auto"``), whose binary problems a reduction
-    can stack in one :class:`_MarginStream` (see :func:`reduction_search`)."""
+    can stack in one :class:`~.stream.MarginStream` (see
+    :func:`~.stream.reduction_search`)."""
     return type(estimator) is MarginPerceptron and estimator.margin == "auto"
 
 
-_SEARCH_FIELDS = tuple(f.name for f in dataclasses.fields(_MarginSearch))
+def search_state(estimator):
+    """The state of the online margin search of a fitted
+    ``MarginPerceptron(margin="auto")`` (None before its first pass)."""
+    return getattr(estimator, "_search_state", None)
 
 
-def reduction_search(cache, owner, estimators, table, labels, rows_of_class):
-    """The lean stream of the binary ``MarginPerceptron(margin="auto")``
-    estimators of a reduction ``owner`` (same parameters, fitted, without
-    class weights), or None.
-
-    Their states and search states are stacked (a copy), and each binary
-    estimator then holds views of its row of both, so that the passes of
-    one :class:`_MarginStream` over the stacked rows (the reduction's
-    ``table``, ``rows_of_class`` the rows of every class) update every
-    binary estimator in place.  A row's search sees only the samples that
-    take part in it, with its own radius, level and run, and is checked
-    after every segment of the pass, as its own ``partial_fit`` would do on
-    its samples: the same weights and search state, bit for bit.  Returns
-    ``(state, stream)``.
-    """
-    reference = estimators[0]
-    states = [e.__dict__.get("_state") for e in estimators]
-    searches = [e.__dict__.get("_search_state") for e in estimators]
-    if any(state is None for state in states) or any(
-            type(search) is not _MarginSearch for search in searches):
-        return None
-    dtype, (_, n_features) = states[0].coef.dtype, states[0].coef.shape
-    if any(state.coef.dtype != dtype or state.coef.shape != (1, n_features)
-           or state.average != reference.average for state in states) or any(
-            search.halvings.shape != (1,) for search in searches):
-        return None
-    state = LinearState.stack(states, n_features, dtype, reference.average)
-    search = _MarginSearch(*(
-        np.concatenate([getattr(s, name) for s in searches])
-        for name in _SEARCH_FIELDS))
-    for k, (est, view) in enumerate(zip(estimators, row_views(state))):
-        d = est.__dict__
-        d["_state"] = view
-        d["_search_state"] = _MarginSearch(*(
-            getattr(search, name)[k:k + 1] for name in _SEARCH_FIELDS))
-        if not state.average:
-            # As after its own partial_fit: coef_ follows the stream.
-            d["coef_"], d["intercept_"] = view.model(copy=False)
-        # Its own stream (of the state it held) is stale.
-        d.pop("_stream", None)
-    commit_state(cache, owner, state, None)
-    n_rows = state.coef.shape[0]
-    rule = Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows))
-    stream = dense_stream(cache, owner, state, table,
-                          fit_intercept=reference.fit_intercept, rule=rule)
-    return state, _MarginStream(reference, state, search, labels, stream,
-                                rule.kappa, rows_of_class)
+def adopt_search_row(estimator, state, search):
+    """Make the fitted binary ``estimator`` hold ``state`` and ``search``,
+    the views of its row in a reduction's stacked search (see
+    :func:`~.stream.reduction_search`): the passes over the stacked rows
+    then update it in place."""
+    set_binary_state(estimator, state)
+    estimator._search_state = search
 
 
 @shared_doc
@@ -1134,7 +764,54 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     # -- partial_fit ---------------------------------------------------------
 
-    _lazy_attributes = ("coef_", "margin_")
+    _published_attributes = {
+        **BaseLinearPerceptron._published_attributes,
+        "margin_": "_margin", "gamma_": "_gamma",
+    }
+
+    @property
+    def margin_(self):
+        return self._margin_and_gamma("margin_")[0]
+
+    @margin_.setter
+    def margin_(self, value):
+        self._margin = value
+
+    @property
+    def gamma_(self):
+        return self._margin_and_gamma("gamma_")[1]
+
+    @gamma_.setter
+    def gamma_(self, value):
+        self._gamma = value
+
+    def _margin_and_gamma(self, name):
+        """``(margin_, gamma_)``: as set by the last fit or pass, or
+        computed from the batch of the last lean call (see
+        :meth:`_after_learn`) when first read after it."""
+        try:
+            margin, gamma = self._margin, self._gamma
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            ) from None
+        if margin is None or gamma is None:
+            X, y, fixed = self._last_batch
+            classes, state = self.classes_, self._state
+            n_rows, table = self._layout(classes.shape[0])
+            self._set_margins(
+                X, class_indices(classes, np.asarray(y)),
+                sign_matrix(table, len(table[0]) - 1, n_rows),
+                *state.model(),
+                self._search_state.gamma() if fixed is None
+                else np.full(n_rows, fixed),
+            )
+            margin, gamma = self._margin, self._gamma
+        return margin, gamma
+
+    # The search state of "auto" is part of what a lean call must find
+    # unchanged.
+    _lean_key_attributes = ("_state", "_search_state", "classes_")
 
     @property
     def _stream_plain(self):
@@ -1148,66 +825,35 @@ class MarginPerceptron(BaseLinearPerceptron):
         self._set_margins(X, y_class, sign_matrix(table, len(table[0]) - 1, n_rows),
                           *state.model(), np.full(n_rows, float(self.margin)))
 
-    def _after_learn(self, X, y):
+    def _after_learn(self, X, y, stream, updates):
+        super()._after_learn(X, y, stream, updates)
+        self._defer_row_diagnostics(
+            X.copy(), y.copy() if type(y) is np.ndarray else list(y))
+
+    def _defer_row_diagnostics(self, X, y):
         # margin_ and gamma_ are computed from this batch when read (gamma_
         # of "auto" from the search state, which only a later call changes).
-        d = self.__dict__
-        d["_last_batch"] = (X.copy(), y.copy() if type(y) is np.ndarray
-                            else list(y),
-                            None if self.margin == "auto" else float(self.margin))
-        d.pop("margin_", None)
-        d.pop("gamma_", None)
+        self._last_batch = (X, y, None if self.margin == "auto"
+                            else float(self.margin))
+        self._margin = self._gamma = None
 
-    @staticmethod
-    def _after_learn_rows(estimators, batches):
-        # _after_learn of each, without its copies (see BaseLinearPerceptron).
-        for est, batch in zip(estimators, batches):
-            d = est.__dict__
-            margin = d["margin"]
-            d["_last_batch"] = (*batch, None if margin == "auto" else float(margin))
-            d.pop("margin_", None)
-            d.pop("gamma_", None)
-
-    def _arm_stream(self, cache, state, classes, table):
+    def _arm_stream(self, cache, stream, state, classes, table):
         if self.margin != "auto":
-            return super()._arm_stream(cache, state, classes, table)
-        # The online search: its own lean stream (_MarginStream) over the
-        # compiled stream of the state, armed anew after every full call
-        # (which replaces the search state).
+            return super()._arm_stream(cache, stream, state, classes, table)
+        # The online search: its own lean stream over the compiled pass of
+        # the state, armed anew after every full call (which replaces the
+        # search state).
         cache.pop("fast", None)
-        search = self.__dict__.get("_search_state")
-        if (search is None or self._crammer_singer() or self.verbose
-                or self.class_weight is not None
-                or "feature_names_in_" in self.__dict__):
+        search = getattr(self, "_search_state", None)
+        if search is None or self._crammer_singer() or not self._lean_calls():
             return
         labels = label_index(classes)
         if labels is None:
             return
-        n_rows = state.coef.shape[0]
-        rule = Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows))
-        stream = dense_stream(cache, self, state, table,
-                              fit_intercept=self.fit_intercept, rule=rule)
-        if stream is not None:
-            cache["fast"] = _MarginStream(self, state, search, labels, stream,
-                                          rule.kappa)
-
-    def __getattr__(self, name):
-        if name in ("margin_", "gamma_"):
-            d = self.__dict__
-            batch = d.get("_last_batch")
-            if batch is not None and "_state" in d:
-                X, y, margin = batch
-                classes, state = d["classes_"], d["_state"]
-                n_rows, table = self._layout(classes.shape[0])
-                gamma = (d["_search_state"].gamma() if margin is None
-                         else np.full(n_rows, margin))
-                self._set_margins(
-                    X, class_indices(classes, np.asarray(y)),
-                    sign_matrix(table, len(table[0]) - 1, n_rows),
-                    *state.model(), gamma,
-                )
-                return d[name]
-        return super().__getattr__(name)
+        cache["fast"] = MarginStream(
+            state, search, table, fit_intercept=self.fit_intercept,
+            epsilon=self.epsilon, eta=self._learning_rate(), labels=labels,
+            key=self._lean_key(), name=type(self).__name__)
 
     def _partial_pass(self, X, state, y_class, step, table):
         n_rows = state.coef.shape[0]

@@ -16,6 +16,7 @@ rows without touching their private attributes.
 """
 
 import numbers
+import operator
 from time import perf_counter
 
 import numpy as np
@@ -28,6 +29,7 @@ from .._core.base import (
     BasePerceptron,
     decision_shape,
     fit_method,
+    forget_stream,
     keep_state_on_error,
     partial_fit_context,
     label_index,
@@ -45,14 +47,11 @@ from .rows import (
     LinearTrainer,
     Penalty,
     Rule,
-    arm_stream,
     check_finite_weights,
-    commit_state,
-    pass_bound,
     run_epoch,
-    stream_pass,
-    writable_state,
+    sparse_decision,
 )
+from .stream import LinearStream, same_key
 from .._core.tables import crammer_singer_table, one_vs_all_table, sign_matrix
 from .._core.training import (
     ArgmaxValidation,
@@ -103,22 +102,8 @@ class BaseLinearPerceptron(BasePerceptron):
     @property
     def _plain_pass(self):
         # Whether the pass of partial_fit is the plain compiled pass (not
-        # replaced by a subclass), which stream_pass may run.
+        # replaced by a subclass), which the stream may run.
         return type(self)._partial_pass is BaseLinearPerceptron._partial_pass
-
-    def _stream_rule(self, X, n_rows):
-        """:meth:`_rule`, cached per validated parameters for partial_fit."""
-        if self._rule_reads_data:
-            return self._rule(X, n_rows)
-        cache = stream_cache(self)
-        key, entry = cache.get("params"), cache.get("rule")
-        if entry is not None and key is not None and entry[0] is key \
-                and entry[1] == n_rows:
-            return entry[2]
-        rule = self._rule(X, n_rows)
-        if key is not None:
-            cache["rule"] = (key, n_rows, rule)
-        return rule
 
     def _crammer_singer(self):
         """Whether the classes are learned by the native multiclass rule."""
@@ -165,7 +150,7 @@ class BaseLinearPerceptron(BasePerceptron):
         return run_epoch(
             X, state, np.arange(X.shape[0], dtype=np.int32), y_class, step, table,
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
-            rule=self._stream_rule(X, n_rows), n_threads=self._n_threads(),
+            rule=self._rule(X, n_rows), n_threads=self._n_threads(),
         )
 
     def _finish_row(self, X, samples):
@@ -176,6 +161,10 @@ class BaseLinearPerceptron(BasePerceptron):
 
     def decision_function(self, X):
         """Signed confidence of every sample: ``X @ coef_.T + intercept_``.
+
+        Costs one dot product per weight row and sample: O(n_features) for
+        a dense row, O(nnz) for a CSR row (only the weights of its columns
+        are read, whatever the width of the model).
 
         Parameters
         ----------
@@ -189,17 +178,106 @@ class BaseLinearPerceptron(BasePerceptron):
             ``classes_[1]`` is predicted); otherwise one column per class.
         """
         X = self._validate_predict_data(X)
-        coef = self.coef_
         if type(X) is np.ndarray:
+            coef = self.coef_
             if X.shape[0] == 1 and coef.shape[0] == 1:
                 return np.array([binary_row_decision(X, coef, self.intercept_)])
             # safe_sparse_dot computes X @ coef_.T for a dense X: the same
             # product, without its dispatch.
             scores = X @ coef.T
-        else:
+            scores += self.intercept_
+            return decision_shape(scores)
+        return decision_shape(self._sparse_scores(X))
+
+    def _sparse_scores(self, X):
+        """``X @ coef_.T + intercept_`` of validated CSR rows, read from the
+        published model, or from the state while the model moved since it
+        was published (an average: only the weights of the rows' columns
+        are averaged), in SciPy's arithmetic (the same bits)."""
+        if getattr(self, "_coef", None) is None \
+                and getattr(self, "_intercept", None) is None:
+            state = self._state
+            if state.coef.shape[0] == self._public_rows(state.coef.shape[0]):
+                scores = sparse_decision(X, state.coef, state.intercept,
+                                         sums=state, dtype=state.model_dtype)
+                if scores is not None:
+                    return scores
+        coef, intercept = self._published()
+        scores = sparse_decision(X, coef, intercept)
+        if scores is None:  # weights set by hand: SciPy's product
             scores = safe_sparse_dot(X, coef.T, dense_output=True)
-        scores += self.intercept_
-        return decision_shape(scores)
+            scores += intercept
+        return scores
+
+    # -- the published model -----------------------------------------------
+
+    # The fitted attributes that a pass may leave to be computed when read
+    # (public name: private storage, None while stale).
+    _published_attributes = {"coef_": "_coef", "intercept_": "_intercept"}
+
+    @property
+    def coef_(self):
+        return self._published("coef_")[0]
+
+    @coef_.setter
+    def coef_(self, value):
+        self._coef = value
+
+    @property
+    def intercept_(self):
+        return self._published("intercept_")[1]
+
+    @intercept_.setter
+    def intercept_(self, value):
+        self._intercept = value
+
+    def _published(self, name="coef_"):
+        """``(coef_, intercept_)``: as set by the last fit or pass, or
+        computed from the state when a pass moved the model since (an
+        average, which a one-row call does not recompute)."""
+        try:
+            coef, intercept = self._coef, self._intercept
+        except AttributeError:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            ) from None
+        if coef is None or intercept is None:
+            model = self._public_model(self._state.model())
+            if coef is None:
+                self._coef = coef = model[0]
+            if intercept is None:
+                self._intercept = intercept = model[1]
+        return coef, intercept
+
+    def _public_rows(self, n_rows):
+        """The number of rows of ``coef_`` for ``n_rows`` weight rows."""
+        return 1 if self._crammer_singer() and n_rows == 2 else n_rows
+
+    def _model_moved(self):
+        """After a pass updated the state in place: ``coef_`` is computed
+        when next read, unless it is the state's own weights (which the
+        pass moved)."""
+        if self._coef is not self._state.coef:
+            self._coef = self._intercept = None
+
+    def __getstate__(self):
+        # A pickle holds every fitted attribute under its public name, as
+        # it is when read.
+        for name in self._published_attributes:
+            getattr(self, name, None)
+        state = super().__getstate__()
+        for name, private in self._published_attributes.items():
+            if private in state:
+                state[name] = state.pop(private)
+        state.pop("_last_batch", None)
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        for name, private in self._published_attributes.items():
+            if name in state:
+                state[private] = state.pop(name)
+        super().__setstate__(state)
 
     # -- fitting -----------------------------------------------------------
 
@@ -234,26 +312,23 @@ class BaseLinearPerceptron(BasePerceptron):
         in place, so ``coef_`` may change under a reference kept from an
         earlier call, as with scikit-learn's ``SGDClassifier``: copy it to
         keep a snapshot; with ``average=True``, ``coef_`` is computed when
-        read).  CSR rows with int32 indices take the same path.
+        read).  CSR rows with int32 indices take the same path, at
+        O(nnz) per weight row whatever the number of features, as does
+        ``predict`` on them.
         :class:`SecondOrderPerceptron` copies its state once per call.  A
         failed call leaves the estimator as it was.
 
         {{partial_fit_params}}
         """
-        # The armed compiled stream (see arm_stream) takes a whole call on a
-        # few good rows by itself; it declines anything else, untouched.
-        cache = self.__dict__.get("_stream")
+        # The armed stream (see stream.py) takes a whole call by itself; it
+        # declines anything else, untouched.
+        cache = getattr(self, "_stream", None)
         if cache is not None and classes is None and sample_weight is None:
-            fast = cache.get("fast")
-            if fast is not None:
-                total = fast.learn(self.__dict__, X, y)
-                if total >= 0:
-                    if self.average:
-                        # The average moved: coef_ is computed when read.
-                        self.__dict__.pop("coef_", None)
-                        self.__dict__.pop("intercept_", None)
-                    self._after_learn(X, y)
-                    record_partial_pass(self, total)
+            stream = cache.get("fast")
+            if stream is not None:
+                updates = stream.learn(self._lean_key(), X, y)
+                if updates is not None:
+                    self._after_learn(X, y, stream, updates)
                     return self
         return self._checked_partial_fit(X, y, classes, sample_weight)
 
@@ -263,30 +338,17 @@ class BaseLinearPerceptron(BasePerceptron):
         """``partial_fit`` the full way: every check, then the pass."""
         return self._partial_fit(X, y, classes, sample_weight)
 
-    def __getattr__(self, name):
-        # coef_ and intercept_ of an averaged stream are computed when read
-        # (from the state, which holds every averaging sum): a one-row call
-        # then never averages the whole model.
-        if name in ("coef_", "intercept_"):
-            d = self.__dict__
-            state = d.get("_state")
-            if state is not None and "classes_" in d:
-                d["coef_"], d["intercept_"] = self._public_model(state.model())
-                return d[name]
-        raise AttributeError(
-            f"{type(self).__name__!r} object has no attribute {name!r}"
-        )
+    # What a lean call must find unchanged besides the parameters.
+    _lean_key_attributes = ("_state", "classes_")
 
-    # Attributes a streaming call may leave to be computed when read.
-    _lazy_attributes = ("coef_",)
-
-    def __getstate__(self):
-        # A pickle holds every attribute, even those not read yet.
-        for name in self._lazy_attributes:
-            getattr(self, name, None)
-        state = super().__getstate__()
-        state.pop("_last_batch", None)
-        return state
+    def _lean_key(self):
+        """The key of a lean call (see stream.py): the state, the classes
+        and the parameters, read in one call."""
+        getter = _LEAN_KEYS.get(type(self))
+        if getter is None:
+            getter = _LEAN_KEYS[type(self)] = operator.attrgetter(
+                *self._lean_key_attributes, *param_names(self))
+        return getter(self)
 
     @property
     def _stream_plain(self):
@@ -298,18 +360,18 @@ class BaseLinearPerceptron(BasePerceptron):
         """What a pass of the compiled stream in the checked path leaves to
         do (the diagnostics a subclass's own pass would set)."""
 
-    def _after_learn(self, X, y):
-        """What a call taken by the armed stream leaves to do (cheaply: a
-        subclass defers its diagnostics until they are read)."""
+    def _after_learn(self, X, y, stream, updates):
+        """The bookkeeping of a call the armed stream took (``updates``: of
+        every row, or their total): the model moved, one more pass.  A
+        subclass defers its diagnostics until they are read."""
+        self._model_moved()
+        record_partial_pass(
+            self, updates if type(updates) is int else int(updates.sum()))
 
-    @staticmethod
-    def _after_learn_rows(estimators, batches):
-        """:meth:`_after_learn` of the binary estimators of a reduction's
-        lean call, each on its ``(X, y)`` of ``batches`` (private arrays
-        that nothing writes to: they need no copy).  A subclass whose
-        :meth:`_finish_row` sets attributes defers them here."""
-        for est, (X, y) in zip(estimators, batches):
-            est._after_learn(X, y)
+    def _defer_row_diagnostics(self, X, y):
+        """Of a binary estimator of a reduction's lean call, on its rows X
+        and labels y (0/1; private arrays that nothing writes to): the
+        diagnostics its own lean call would defer (none here)."""
 
     def _check_warm_start_shape(self, n_rows, n_features):
         """A clear error when warm_start cannot continue the previous model."""
@@ -415,6 +477,10 @@ class BaseLinearPerceptron(BasePerceptron):
         self.classes_ = classes
         self._state = trainer.state
         self.coef_, self.intercept_ = self._public_model(model)
+        # A stream bound to the previous state is of no use any more.
+        cache = getattr(self, "_stream", None)
+        if cache:
+            cache.pop("fast", None)
         return self
 
     def _partial_fit_steps(self, classes, y_class, sample_weight):
@@ -446,38 +512,24 @@ class BaseLinearPerceptron(BasePerceptron):
             )
         cache = stream_cache(self)
         start = perf_counter() if self.verbose else 0.0
+        previous = getattr(self, "_state", None)
+        stream = cache.get("fast")
         updates = None
-        # A penalized pass moves the weights by more than pass_bound's
-        # updates (its decay is folded in at the end): it is always checked.
-        # (Read from the parameter: the rule of a margin search reads X.)
-        penalized = getattr(self, "penalty", None) is not None
-        if (hasattr(self, "_state") and self._stream_plain
-                and not self._crammer_singer() and not penalized):
-            # One compiled call for a few dense rows (see stream_pass).
-            state = self._state
-            updates = stream_pass(
-                cache, self, state, X, y_class, step, table,
-                fit_intercept=self.fit_intercept,
-                rule=self._stream_rule(X, n_rows),
-            )
+        if (type(stream) is LinearStream and previous is not None
+                and stream.state is previous):
+            # The stream's compiled pass, in place when provably safe (a
+            # penalized or Crammer-Singer pass is never armed).
+            updates = stream.run(X, y_class, step)
             if updates is not None:
+                state = previous
                 self._after_stream(X, state, y_class, table)
         if updates is None:
-            if hasattr(self, "_state") and penalized:
-                state, bound = self._state.copy(), None
-            elif hasattr(self, "_state"):
-                # In place when provably safe, so a call copies nothing.
-                state, bound = writable_state(
-                    cache, self, self._state,
-                    *pass_bound(X, step, self.fit_intercept),
-                )
-            else:
-                state, bound = self._initial_state(X, n_rows, None, None), None
+            stream = None
+            state = (previous.copy() if previous is not None
+                     else self._initial_state(X, n_rows, None, None))
             updates = self._partial_pass(X, state, y_class, step, table)
-            if bound is None:
-                check_finite_weights(state)
-            # Nothing below can fail.
-            commit_state(cache, self, state, bound)
+            check_finite_weights(state)
+        # Nothing below can fail.
         total = int(updates.sum())
         if self.verbose:
             print_epoch(getattr(self, "n_iter_", 0) + 1, total,
@@ -488,34 +540,37 @@ class BaseLinearPerceptron(BasePerceptron):
         # scikit-learn's SGD partial_fit does.
         self.coef_, self.intercept_ = self._public_model(state.model(copy=False))
         record_partial_pass(self, total)
-        self._arm_stream(cache, state, classes, table)
+        self._arm_stream(cache, stream, state, classes, table)
         return self
 
-    def _arm_stream(self, cache, state, classes, table):
-        """Let the compiled stream take the next one-row calls by itself
-        (see :func:`~sklearn_perceptrons._rows.arm_stream`) when the plain
-        pass of one-vs-all rows, without class weights and silent, is all a
-        call does."""
-        armed = cache.get("armed")
-        if armed is not None and armed[0] is state and armed[1] is classes \
-                and "fast" in cache:
-            return  # armed by an earlier call, for the same state and labels
+    def _lean_calls(self):
+        """Whether a stream may take whole calls by itself: no class
+        weights to apply, no verbose lines to print, no feature names to
+        compare."""
+        return (not self.verbose and self.class_weight is None
+                and "feature_names_in_" not in self.__dict__)
+
+    def _arm_stream(self, cache, stream, state, classes, table):
+        """Arm the stream of ``state`` for the next calls (see stream.py):
+        the plain pass of one-vs-all rows without a penalty.  ``stream``:
+        the one that made this call's pass (kept while its key holds)."""
+        key = self._lean_key()
+        if (stream is not None and stream.state is state
+                and same_key(key, stream.key)):
+            return
         cache.pop("fast", None)
         if (not self._stream_plain or self._rule_reads_data
-                or self._crammer_singer() or self.verbose
-                or self.class_weight is not None
-                or getattr(self, "penalty", None) is not None
-                or "feature_names_in_" in self.__dict__):
+                or self._crammer_singer()
+                or getattr(self, "penalty", None) is not None):
             return
-        labels = label_index(classes)
-        if labels is None:
-            return
-        if arm_stream(cache, self, state, table, fit_intercept=self.fit_intercept,
-                      rule=self._stream_rule(None, state.coef.shape[0]),
-                      # The parameters, and the classes the labels index.
-                      names=param_names(self) + ("classes_",), labels=labels,
-                      eta=self._learning_rate()) is not None:
-            cache["armed"] = (state, classes)
+        labels = label_index(classes) if self._lean_calls() else None
+        cache["fast"] = LinearStream(
+            state, table, self._rule(None, state.coef.shape[0]),
+            fit_intercept=self.fit_intercept, labels=labels,
+            eta=self._learning_rate(), key=key, name=type(self).__name__)
+
+
+_LEAN_KEYS = {}
 
 
 @shared_doc
@@ -538,7 +593,8 @@ class Perceptron(BaseLinearPerceptron):
     threads.  A penalty costs one more pass over each visited row (over
     every weight of a dense row for l1).  ``partial_fit`` and ``predict`` on a float ndarray
     check only what can fail (shape, finiteness, labels), so streaming one
-    row at a time stays cheap.
+    row at a time stays cheap: O(nnz) per row of weights for a CSR row (as
+    hashed text gives them), whatever the number of features.
 
     **When to use it.**  A fast linear classifier for large or streaming
     data, and the exact textbook algorithm when you need it (``shuffle=False,
@@ -853,3 +909,53 @@ def set_binary_fit(estimator, state, n_features, X=None, samples=None):
     if X is not None:
         estimator._finish_row(X, samples)
     return estimator
+
+
+def set_binary_state(estimator, state):
+    """Make the fitted binary ``estimator`` hold ``state`` (a view of its row
+    in a reduction's stacked state, equal to the state it held), whose
+    passes it follows from now on."""
+    estimator._state = state
+    if not state.average:
+        # As after its own partial_fit: coef_ follows the stream.
+        estimator.coef_, estimator.intercept_ = state.model(copy=False)
+    # Its own stream (of the state it held) is stale.
+    forget_stream(estimator)
+
+
+def lean_key(estimator):
+    """What a lean call of a linear perceptron must find unchanged (see
+    :mod:`.stream`)."""
+    return estimator._lean_key()
+
+
+def sparse_scores(estimator, X):
+    """``X @ coef_.T + intercept_`` of a fitted linear perceptron on
+    validated CSR rows X (2-d), as its ``decision_function`` computes it."""
+    return estimator._sparse_scores(X)
+
+
+def defers_row_diagnostics(estimator):
+    """Whether a lean call leaves diagnostics of the rows to be computed
+    when read (:meth:`~BaseLinearPerceptron._defer_row_diagnostics`): the
+    attributes ``_finish_row`` sets after a full pass."""
+    return (type(estimator)._defer_row_diagnostics
+            is not BaseLinearPerceptron._defer_row_diagnostics)
+
+
+def has_row_diagnostics(estimator):
+    """Whether a binary estimator built by a reduction's fast path has
+    attributes computed from its row's samples (``_finish_row``)."""
+    return (type(estimator)._finish_row
+            is not BaseLinearPerceptron._finish_row)
+
+
+def after_lean_pass(estimator, updates, rows=None):
+    """The bookkeeping of a binary estimator whose row a reduction's lean
+    call updated (``updates`` updates), as its own lean call does: the
+    model moved, one more pass; ``rows``: its rows X and labels y (0/1)
+    when it defers diagnostics of them (:func:`defers_row_diagnostics`)."""
+    estimator._model_moved()
+    record_partial_pass(estimator, updates)
+    if rows is not None:
+        estimator._defer_row_diagnostics(*rows)

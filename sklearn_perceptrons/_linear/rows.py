@@ -15,7 +15,9 @@ estimators (and the reductions' fast path and the distributed trainer) share:
   (``RULE_THRESHOLD``, ``RULE_MARGIN``, mirrored by the enum of
   ``_linear_epoch.pxi``), its per-row parameters and its optional
   :class:`Penalty`.
-* **Streaming**: the in-place passes of ``partial_fit`` on a fitted model.
+* **What the one-row path needs** (see :mod:`.stream`): the bound that
+  proves a pass free of overflow, and the scores of CSR rows in O(nnz) per
+  weight row (:func:`sparse_decision`).
 """
 
 import dataclasses
@@ -24,6 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.extmath import row_norms
 
 from .._core.cpu import select_build
 from .._core.threads import run_tasks
@@ -85,6 +88,11 @@ class LinearState:
         self.intercept_sum = np.zeros(n_rows if average else 1)
         self.visits = np.zeros(n_rows)
         self.average = average
+
+    @property
+    def model_dtype(self):
+        """The dtype of :meth:`model` (that of the weights)."""
+        return self.coef.dtype
 
     @classmethod
     def zeros(cls, n_rows, n_features, dtype, average):
@@ -179,12 +187,12 @@ def check_finite_weights(state):
 
 
 # ---------------------------------------------------------------------------
-# Streaming: a fitted estimator's pass updates its own state in place
+# What the one-row path (see stream.py) needs of a state
 # ---------------------------------------------------------------------------
 
 # Largest weight magnitude a pass may reach without a check: a quarter of the
 # dtype's maximum, so that no rounding of a bounded sum can overflow.
-_SAFE_BOUND = {
+SAFE_LIMIT = {
     np.dtype(np.float64): float(np.finfo(np.float64).max) / 4,
     np.dtype(np.float32): float(np.finfo(np.float32).max) / 4,
 }
@@ -212,118 +220,89 @@ def safe_bound(bound, largest, n_features, dtype):
     """Whether weights and intercepts of magnitude <= ``bound`` are far from
     overflow, and keep every margin ``w . x + b`` of rows of magnitude <=
     ``largest``, and the norm the margin rule updates, finite: then a pass
-    cannot fail (nor stop midway on a margin that overflowed)."""
-    limit = _SAFE_BOUND[dtype]
-    return (bound * (n_features * max(largest, 1.0) + 1.0) < limit
-            and 4.0 * (n_features + 1) * bound * bound < limit)
+    cannot fail (nor stop midway on a margin that overflowed).  The rule is
+    the compiled stream's (``_linear_epoch.pxi``), defined once."""
+    return linear_fast.safe_bound(bound, largest, n_features, SAFE_LIMIT[dtype])
 
 
-def _owned_bound(cache, owner, state):
-    """The bound of the weights of ``state`` when ``owner`` made it by an
-    earlier pass (None otherwise).  While a compiled stream is bound to the
-    state (``cache["dense"]``), the stream holds the current bound: its
-    passes, and :meth:`learn` calls that bypass Python, move it."""
-    entry = cache.get("state")
-    if entry is None or entry[0] is not state or entry[1] != id(owner):
-        return None
-    dense = cache.get("dense")
-    if dense is not None and dense[0] is state:
-        return dense[3].bound
-    return entry[2]
+def padded_sq_norms(X, fit_intercept):
+    """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``.
 
-
-def writable_state(cache, owner, state, increment, largest=0.0):
-    """The state a ``partial_fit`` pass of ``owner`` updates, and a bound of
-    its weights after the pass (None: unproven, check the pass).
-
-    The pass updates ``state`` itself when ``owner`` made it by an earlier
-    pass (``cache["state"]``, see :func:`commit_state`) and its weights,
-    bounded by the bound of that pass plus ``increment``, cannot overflow
-    (:func:`safe_bound`, rows of magnitude <= ``largest``): the pass then
-    cannot fail, and no copy of the model is needed to undo it.
-    Otherwise (the first pass after ``fit``, a changed parameter, weights
-    near overflow) the pass updates a copy, checked before it is adopted.
+    Accumulated in float64 even for a float32 X, because the radius enters
+    the certificate of the margin search; a float32 X is read in blocks of
+    rows (about 4 MB of float64 at a time), never converted whole.
     """
-    bound = _owned_bound(cache, owner, state)
-    if bound is not None:
-        bound += increment
-        if safe_bound(bound, largest, state.coef.shape[1], state.coef.dtype):
-            return state, bound
-    return state.copy(), None
+    if X.dtype == np.float64:
+        sq = row_norms(X, squared=True)
+    else:
+        n_samples = X.shape[0]
+        sq = np.empty(n_samples)
+        block = max(1, (1 << 19) // max(1, X.shape[1]))
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            if sp.issparse(X):
+                lo, hi = X.indptr[start], X.indptr[stop]
+                values = X.data[lo:hi].astype(np.float64)
+                rows = np.repeat(np.arange(stop - start),
+                                 np.diff(X.indptr[start:stop + 1]))
+                sq[start:stop] = np.bincount(rows, weights=values * values,
+                                             minlength=stop - start)
+            else:
+                part = X[start:stop].astype(np.float64)
+                sq[start:stop] = np.einsum("ij,ij->i", part, part)
+    return sq + 1.0 if fit_intercept else sq
 
 
-def commit_state(cache, owner, state, bound):
-    """Record that ``owner`` owns ``state`` after a successful pass, with the
-    bound of its weights (None: computed, one read of the model)."""
-    if bound is None:
-        bound = weight_bound(state)
-    cache["state"] = (state, id(owner), bound)
-    dense = cache.get("dense")
-    if dense is not None and dense[0] is state:
-        dense[3].bound = bound
+def row_arrays(X):
+    """The arrays of the rows of X a compiled pass reads: ``(X, None,
+    None)`` for dense rows, ``(data, indices, indptr)`` for CSR rows."""
+    if type(X) is np.ndarray:
+        return X, None, None
+    return X.data, X.indices, X.indptr
 
 
-def dense_stream(cache, owner, state, table, *, fit_intercept, rule):
-    """The compiled stream (``DenseStream``) of ``state``, kept in ``cache``
-    while the state, its rule and its table stay the same; None while
-    ``owner`` does not own the state (see :func:`writable_state`)."""
-    bound = _owned_bound(cache, owner, state)
-    if bound is None:
-        return None
-    entry = cache.get("dense")
-    if entry is None or entry[0] is not state or entry[1] is not rule \
-            or entry[2] is not table:
-        stream = linear_fast.DenseStream(
-            state.coef, state.intercept, *table, fit_intercept, rule.code,
-            rule.threshold, rule.kappa, state.average, state.coef_sum,
-            state.intercept_sum, state.visits, bound,
-            _SAFE_BOUND[state.coef.dtype],
-        )
-        entry = cache["dense"] = (state, rule, table, stream)
-    return entry[3]
+_NO_SUMS = np.zeros((1, 1))
+_NO_SUM = np.zeros(1)
 
 
-def stream_pass(cache, owner, state, X, y_class, step, table, *,
-                fit_intercept, rule):
-    """The in-place pass of :func:`writable_state` over a few dense rows in
-    one compiled call (:func:`dense_stream`), which also checks X finite and
-    the weights safe from overflow.  Returns the updates of every row, or
-    None when it cannot be taken (CSR or other-dtype rows, a state ``owner``
-    does not own yet, an unproven pass): the caller then takes its general
-    path.
+_C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
+_SPARSE_SCORES = {
+    (x, w): linear_fast.sparse_scores[_C_TYPES[x], _C_TYPES[w]]
+    for x in _C_TYPES for w in _C_TYPES
+}
+
+
+def sparse_decision(X, coef, intercept, *, sums=None, dtype=None):
+    """``X @ coef.T + intercept`` for CSR rows X (int32 indices), in the
+    arithmetic of SciPy's sparse product and NumPy's sum (the same bits),
+    in O(nnz) per weight row: only the weights of a row's columns are read.
+
+    ``sums``: a state whose averaging sums give the model instead (its
+    ``model()``: ``coef - coef_sum / visits``), computed at the rows'
+    columns only; ``dtype``: the model's dtype (that of ``coef`` when
+    None), to which the model is rounded.  Returns a 2-d array in the dtype
+    of ``X @ coef_.T``.  None when the weights are not arrays the compiled
+    product reads (then the caller takes SciPy's product).
     """
-    if type(X) is not np.ndarray or X.dtype != state.coef.dtype:
+    dtype = coef.dtype if dtype is None else np.dtype(dtype)
+    if (type(coef) is not np.ndarray or coef.ndim != 2
+            or coef.dtype not in SAFE_LIMIT or intercept.dtype != coef.dtype
+            or intercept.ndim != 1 or dtype not in SAFE_LIMIT
+            or not coef.flags.c_contiguous or not intercept.flags.c_contiguous):
         return None
-    stream = dense_stream(cache, owner, state, table,
-                          fit_intercept=fit_intercept, rule=rule)
-    if stream is None:
-        return None
-    updates = stream.run(X, y_class, step)
-    if updates is not None:
-        cache["state"] = (state, id(owner), stream.bound)
-    return updates
-
-
-def arm_stream(cache, owner, state, table, *, fit_intercept, rule, names,
-               labels, eta):
-    """Arm the compiled stream of ``state`` (:func:`dense_stream`) to take
-    whole one-row calls by itself (``DenseStream.learn``), and keep it in
-    ``cache["fast"]``: while ``owner.__dict__`` holds this ``state`` and the
-    same objects as now under ``names`` (the parameters), the rows of a
-    float ndarray of the state's dtype labelled by keys of ``labels`` (label
-    -> class index) are learned with steps ``eta``.  Anything else, and any
-    bad input, makes ``learn`` decline (-1) and the caller go the full way.
-    """
-    stream = dense_stream(cache, owner, state, table,
-                          fit_intercept=fit_intercept, rule=rule)
-    if stream is None:
-        cache.pop("fast", None)
-        return None
-    d = owner.__dict__
-    stream.arm(state, names, tuple(d[name] for name in names), labels,
-               float(eta))
-    cache["fast"] = stream
-    return stream
+    out = np.empty((X.shape[0], coef.shape[0]))
+    average = sums is not None and sums.average
+    if average:
+        arrays = (sums.coef_sum, sums.intercept_sum, sums.visits)
+    else:
+        arrays = (_NO_SUMS, _NO_SUM, _NO_SUM)
+    _SPARSE_SCORES[X.dtype, coef.dtype](
+        X.data, X.indices, X.indptr, coef, intercept, average, *arrays,
+        dtype == np.float32, out,
+    )
+    if X.dtype == np.float32 and dtype == np.float32:
+        return out.astype(np.float32)
+    return out
 
 
 def row_views(state):

@@ -11,10 +11,9 @@ rules, early stopping, verbose lines and diagnostics; and
 hooks of :class:`~sklearn_perceptrons._linear.BaseLinearPerceptron`.
 """
 
-import math
 import numbers
-import operator
 import os
+from types import SimpleNamespace
 from time import perf_counter
 
 import numpy as np
@@ -23,15 +22,15 @@ from sklearn.utils._param_validation import Interval
 
 from .._core.base import (
     fit_method,
-    lean_codes,
-    param_names,
+    label_index,
     set_init_params,
     stream_cache,
 )
 from .._core.cpu import select_build
 from .._core.docstrings import shared_doc
 from .perceptron import BaseLinearPerceptron
-from .rows import StateTrainer, check_finite_weights
+from .rows import StateTrainer, check_finite_weights, row_arrays
+from .stream import SecondOrderStream
 from .._core.tables import one_vs_all_table
 from .._core.training import print_epoch, record_partial_pass
 
@@ -155,6 +154,61 @@ class SecondOrderState:
         full[:, rows, cols] = self.inverse
         return full[:, :p, :p]
 
+    @property
+    def model_dtype(self):
+        """The dtype of :meth:`model` (that of the training data)."""
+        return np.dtype(self.dtype)
+
+    def held_pass_arguments(self, table, active, updates):
+        """What the compiled pass takes after its rows, order, classes and
+        steps, for a caller that runs many one-row passes (the stream): the
+        scratch space, made once, and the downdates of ``A^-1`` held back
+        (see :meth:`held_pass`)."""
+        n_rows = self.coef.shape[0]
+        pp = _second_order_fast.padded_size(self.coef.shape[1] + self.fit_intercept)
+        held = SimpleNamespace(pp=pp, pending=None, n_pending=None)
+        if self.diagonal:
+            inverse, precision, work, pending = (
+                _UNUSED, self.precision.reshape(-1), _UNUSED, _UNUSED)
+            n_pending = np.zeros(n_rows, dtype=np.int32)
+        else:
+            self.inverse = _aligned(self.inverse)
+            inverse, precision = self.inverse.reshape(-1), _UNUSED
+            work = _aligned_zeros(2 * pp)
+            pending = held.pending = _aligned_zeros(n_rows * pp)
+            n_pending = held.n_pending = np.zeros(n_rows, dtype=np.int32)
+        held.arguments = (
+            *table, self.coef, self.intercept, self.fit_intercept, active,
+            self.diagonal, inverse, precision, work, pending, n_pending,
+            self.average, self.coef_sum, self.intercept_sum, self.visits,
+            updates, True)
+        return held
+
+    def held_pass(self, X, order, y_class, step, held):
+        """The compiled pass over the rows ``order`` of X (dense or CSR) with
+        the arguments ``held`` (:meth:`held_pass_arguments`), in place; the
+        downdates of ``A^-1`` are left in ``held`` for :meth:`apply_held`
+        (or :meth:`drop_held`).  Returns whether the pass overflowed."""
+        if type(X) is np.ndarray:
+            data = (X.reshape(-1), _NO_INDEX, _NO_INDEX, False)
+        else:
+            data = (*row_arrays(X), True)
+        return _EPOCH[X.dtype](*data, order, y_class, step, *held.arguments)
+
+    def apply_held(self, held):
+        """Apply the downdates a :meth:`held_pass` held back."""
+        if held.pending is not None:
+            _second_order_fast.apply_downdates(self.inverse.reshape(-1),
+                                               held.pending, held.n_pending,
+                                               held.pp)
+
+    @staticmethod
+    def drop_held(held):
+        """Forget the downdates a :meth:`held_pass` held back."""
+        if held.pending is not None:
+            held.pending[:] = 0.0
+            held.n_pending[:] = 0
+
     def restart_average(self):
         """Forget the averaging sums (a warm-started fit averages anew)."""
         self.coef_sum[:] = 0.0
@@ -216,140 +270,6 @@ class SecondOrderTrainer(StateTrainer):
                                        self.table, active)
         check_finite_weights(self.state)
         return updates
-
-
-class _SecondOrderStream:
-    """The lean ``partial_fit`` of a fitted :class:`SecondOrderPerceptron`
-    (armed by its full path, kept in its stream cache, called by the
-    inherited ``partial_fit`` as ``learn(d, X, y)``): up to 256 rows of a
-    C-ordered float ndarray, labels known, no weights, while the state, the
-    classes and the parameters are those it was armed with.  Anything else,
-    a non-finite X or an overflow included, returns -1 having changed
-    nothing, and the full path reports it.
-
-    A one-row call (and any call in diagonal mode) updates the state in
-    place, with an undo record of what the pass can touch before it is
-    checked: weights, averaging sums, visits and ``diag(A)``/``v`` (all of
-    size ``n_rows x p``).  ``A^-1`` needs none: a one-row pass visits every
-    row once, so the pass holds its downdates back (``hold``) and they are
-    applied only once the pass is known good.  A full-mode call of several
-    rows may change ``A^-1`` mid-pass and runs on a copy of the state.
-    The scratch space of the pass is the stream's, made once.
-    """
-
-    _FLOAT = (np.dtype(np.float64), np.dtype(np.float32))
-
-    def __init__(self, owner, state, classes, table):
-        self.getter = operator.itemgetter("_state", "classes_", *param_names(owner))
-        self.values = self.getter(owner.__dict__)
-        self.labels = {label: i for i, label in enumerate(classes.tolist())}
-        self.table = table
-        self.eta = float(owner._learning_rate())
-        self.n_features = state.coef.shape[1]
-        n_rows = state.coef.shape[0]
-        self.active = np.ones(n_rows, dtype=np.uint8)
-        self.state = state
-        self.diagonal = state.diagonal
-        self.pp = _second_order_fast.padded_size(self.n_features
-                                                 + state.fit_intercept)
-        self._bind(state)
-        self.order = np.arange(256, dtype=np.int32)
-        self.step = np.full(256, self.eta)
-        self.y_class = np.zeros(256, dtype=np.int32)
-
-    def _epoch_args(self, state, n_rows):
-        """The arguments of the compiled pass after (X, order, y_class, step),
-        the scratch space made once."""
-        if self.diagonal:
-            self.pending = self.n_pending = None
-            inverse, precision, work, pending = (
-                _UNUSED, state.precision.reshape(-1), _UNUSED, _UNUSED)
-            n_pending = np.zeros(n_rows, dtype=np.int32)
-        else:
-            inverse, precision = state.inverse.reshape(-1), _UNUSED
-            work = _aligned_zeros(2 * self.pp)
-            pending = self.pending = _aligned_zeros(n_rows * self.pp)
-            n_pending = self.n_pending = np.zeros(n_rows, dtype=np.int32)
-        return (*self.table, state.coef, state.intercept, state.fit_intercept,
-                self.active, self.diagonal, inverse, precision, work, pending,
-                n_pending, state.average, state.coef_sum, state.intercept_sum,
-                state.visits, np.zeros(n_rows, dtype=np.int64), True)
-
-    def learn(self, d, X, y):
-        try:
-            if self.getter(d) != self.values:
-                return -1
-        except (KeyError, ValueError, TypeError):  # missing, or no truth value
-            return -1
-        if (type(X) is not np.ndarray or X.ndim != 2 or X.dtype not in self._FLOAT
-                or not X.flags.c_contiguous or X.shape[1] != self.n_features
-                or not 0 < X.shape[0] <= 256
-                or not math.isfinite(np.add.reduce(X, axis=None))):
-            return -1
-        codes = lean_codes(self.labels, y, X.shape[0])
-        if codes is None:
-            return -1
-        n = len(codes)
-        if n > 1 and not self.diagonal:
-            return self._learn_on_copy(d, X, codes)
-        for array, saved in self.saved:
-            np.copyto(saved, array)
-        y_class = self.y_class[:n]
-        y_class[:] = codes
-        self.updates[:] = 0
-        state = self.state
-        overflow = _EPOCH[X.dtype](X.reshape(-1), _NO_INDEX, _NO_INDEX, False,
-                                   self.order[:n], y_class, self.step[:n],
-                                   *self.epoch_args)
-        try:
-            if overflow:
-                raise ValueError
-            check_finite_weights(state)
-        except ValueError:  # an overflow: undo, and the full path reports it
-            for array, saved in self.saved:
-                np.copyto(array, saved)
-            if not self.diagonal:
-                self.pending[:] = 0.0
-                self.n_pending[:] = 0
-            return -1
-        if not self.diagonal:
-            _second_order_fast.apply_downdates(state.inverse.reshape(-1),
-                                               self.pending, self.n_pending,
-                                               self.pp)
-        return int(self.updates.sum())
-
-    def _learn_on_copy(self, d, X, codes):
-        """A full-mode pass of several rows, on a copy adopted if it succeeds."""
-        n = len(codes)
-        state = d["_state"].copy()
-        try:
-            updates = state.run_epoch(
-                X, self.order[:n], np.array(codes, dtype=np.int32),
-                self.step[:n], self.table, self.active)
-            check_finite_weights(state)
-        except ValueError:  # an overflow: the full path reports it
-            return -1
-        # Nothing below can fail.
-        d["_state"] = state
-        self.values = (state,) + self.values[1:]
-        self._bind(state)
-        return int(updates.sum())
-
-    def _bind(self, state):
-        """Bind the stream to ``state`` (its owner's): the arguments of the
-        compiled pass and the buffers of the undo record."""
-        self.state = state
-        if not self.diagonal:
-            state.inverse = _aligned(state.inverse)
-        self.epoch_args = self._epoch_args(state, state.coef.shape[0])
-        self.updates = self.epoch_args[-2]
-        # The undo record: buffers of the arrays the pass writes in place.
-        written = [state.coef, state.intercept, state.visits]
-        if state.average:
-            written += [state.coef_sum, state.intercept_sum]
-        if self.diagonal:
-            written.append(state.precision)
-        self.saved = [(a, np.empty_like(a)) for a in written]
 
 
 @shared_doc
@@ -612,18 +532,18 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         record_partial_pass(self, total)
         cache = stream_cache(self)
         cache.pop("fast", None)
-        if (not self.verbose and self.class_weight is None
-                and "feature_names_in_" not in self.__dict__):
-            try:
-                cache["fast"] = _SecondOrderStream(self, state, classes, table)
-            except TypeError:  # unhashable labels: no dict to look them up
-                pass
+        labels = label_index(classes)
+        if self._lean_calls() and labels is not None:
+            cache["fast"] = SecondOrderStream(
+                state, table, labels=labels, eta=self._learning_rate(),
+                key=self._lean_key(), name=type(self).__name__)
         return self
 
-    def _after_learn(self, X, y):
-        # The lean call adopted a new state: coef_ is computed when read.
-        self.__dict__.pop("coef_", None)
-        self.__dict__.pop("intercept_", None)
+    def _after_learn(self, X, y, stream, updates):
+        if stream.adopted is not None:
+            # A call of several full-mode rows ran on a copy.
+            self._state = stream.adopted
+        super()._after_learn(X, y, stream, updates)
 
     # -- public API ----------------------------------------------------------
 

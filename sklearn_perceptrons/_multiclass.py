@@ -41,7 +41,6 @@ from sklearn.utils.metaestimators import _safe_split, available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import (
-    _check_sample_weight,
     _num_samples,
     check_is_fitted,
     has_fit_parameter,
@@ -54,6 +53,7 @@ from ._core.docstrings import shared_doc
 from ._core.base import (
     BasePerceptron,
     check_params,
+    check_sample_weight,
     class_indices,
     encode_labels,
     keep_state_on_error,
@@ -631,9 +631,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 f"{type(estimator).__name__}.{method} does not accept "
                 "sample_weight."
             )
-        sample_weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=shared,
-            allow_all_zero_weights=method == "partial_fit" or not shared,
+        sample_weight = check_sample_weight(
+            sample_weight, X, non_negative=shared,
+            allow_all_zero=method == "partial_fit" or not shared,
         )
         return {**params, "sample_weight": sample_weight}
 
@@ -1131,7 +1131,7 @@ class OneVsOnePerceptron(_BaseReduction):
         """
         X = self._validate_X(X)
         n_classes = self.classes_.shape[0]
-        n_samples = _num_samples(X)
+        n_samples = X.shape[0]
         indices = getattr(self, "pairwise_indices_", None)
         if indices is None and n_samples == 1:
             decision = self._one_row_decision(X, n_classes)

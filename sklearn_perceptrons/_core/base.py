@@ -338,14 +338,16 @@ def encode_labels(y):
     return classes, y_class.astype(np.int32)
 
 
-def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
-    """scikit-learn's sample-weight validation (float64, non-negative), with
-    a message that says what to do about negative weights."""
+def check_sample_weight(sample_weight, X, *, allow_all_zero=False,
+                        non_negative=True):
+    """scikit-learn's sample-weight validation (float64, non-negative unless
+    ``non_negative=False``), with a message that says what to do about
+    negative weights."""
     if sample_weight is None:
         return np.ones(X.shape[0])
     try:
         return _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True,
+            sample_weight, X, dtype=np.float64, ensure_non_negative=non_negative,
             allow_all_zero_weights=allow_all_zero,
         )
     except ValueError as error:

@@ -176,3 +176,30 @@ def test_averaged_coef_is_computed_when_read_after_lean_calls(dtype):
         np.testing.assert_array_equal(est.coef_, batch.coef_)
         np.testing.assert_array_equal(est.intercept_, batch.intercept_)
         assert "coef_" not in vars(est) or est is restored
+
+
+@pytest.mark.parametrize("estimator", [Perceptron(eta0=4.0), Perceptron(
+    eta0=4.0, penalty="l2", alpha=1e-3), Perceptron(
+    eta0=4.0, multi_class="crammer_singer"), MarginPerceptron(margin=0.1)],
+    ids=repr)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_csr_pass_refuses_weights_that_overflow(estimator, dtype):
+    """A CSR pass tracks the weights its updates write (it does not read
+    every weight after the epoch): an update that overflows a weight is
+    refused with the error of the dense pass, and a failed partial_fit
+    leaves the estimator as it was."""
+    big = np.finfo(dtype).max / 2
+    dense = np.array([[big, 0.0, 1.0], [0.0, big, 1.0], [big, big, 0.0]],
+                     dtype=dtype)
+    y = np.array([0, 1, 2])
+    for X in (dense, sp.csr_matrix(dense)):
+        with pytest.raises(ValueError, match="non-finite|overflow"):
+            clone(estimator).set_params(max_iter=3, tol=None,
+                                        shuffle=False).fit(X, y)
+    est = clone(estimator).partial_fit(np.ones((3, 3), dtype=dtype), y,
+                                       classes=[0, 1, 2])
+    before = [est.coef_.copy(), est.intercept_.copy()]
+    with pytest.raises(ValueError, match="non-finite|overflow"):
+        est.partial_fit(sp.csr_matrix(dense), y)
+    np.testing.assert_array_equal(est.coef_, before[0])
+    np.testing.assert_array_equal(est.intercept_, before[1])

@@ -55,6 +55,12 @@ cdef enum:
     # _epoch_rows).
     TABLE_KEPT = 256
 
+# The status of a pass (see _epoch), read by Python from this module.
+cpdef enum:
+    PASS_OK = 0
+    PASS_NOT_A_NUMBER = 1
+    PASS_WEIGHTS_NOT_FINITE = 2
+
 
 cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
@@ -66,11 +72,13 @@ cdef extern from "_dense_dots.h":
     void skp_dense_dots_f(const float* const* w, Py_ssize_t count,
                           const float* x, Py_ssize_t n, float* out) noexcept nogil
 
-cdef extern from "_sparse_dot.h":
-    double skp_sparse_dot_d(const double* w, const double* x, const int* idx,
-                            Py_ssize_t nnz) noexcept nogil
-    float skp_sparse_dot_f(const float* w, const float* x, const int* idx,
-                           Py_ssize_t nnz) noexcept nogil
+cdef extern from "_sparse_dots.h":
+    void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
+                           const double* x, const int* idx, Py_ssize_t nnz,
+                           double* out) noexcept nogil
+    void skp_sparse_dots_f(const float* const* w, Py_ssize_t count,
+                           const float* x, const int* idx, Py_ssize_t nnz,
+                           float* out) noexcept nogil
 
 
 cdef inline floating _row_dot(
@@ -84,11 +92,12 @@ cdef inline floating _row_dot(
     # so results stay deterministic.
     cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
     if sparse:
-        # The same eight sums, with the weights gathered (see _sparse_dot.h).
+        # The same eight sums (see _sparse_dots.h).
         if floating is double:
-            return skp_sparse_dot_d(w, x_values, x_indices, nnz)
+            skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &s0)
         else:
-            return skp_sparse_dot_f(w, x_values, x_indices, nnz)
+            skp_sparse_dots_f(&w, 1, x_values, x_indices, nnz, &s0)
+        return s0
     j = 0
     while j + 8 <= nnz:
         s0 += w[j] * x_values[j]
@@ -134,31 +143,42 @@ cdef inline void _prefetch_row(
         offset += per_line
 
 
-cdef inline void _row_add(
+cdef inline bint _row_add(
     floating* w, double* w_sum, double scale, double sum_scale, bint average,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
 ) noexcept nogil:
     """Add ``scale * x`` to ``w`` (and ``sum_scale * x`` to ``w_sum``).
 
     Dense rows take one plain loop per array, which the compiler vectorizes;
-    CSR rows one loop for both arrays, which reads each entry once.
+    CSR rows one loop for both arrays, which reads each entry once.  Returns
+    whether a weight of a CSR row's columns became non-finite (an overflow),
+    so that a CSR pass proves its weights finite without a pass over all of
+    them (False for dense rows, whose caller checks every weight).
     """
     cdef Py_ssize_t j, k
+    cdef floating v
+    cdef bint bad = False
     if sparse:
         if average:
             for j in range(nnz):
                 k = x_indices[j]
-                w[k] += <floating>(scale * x_values[j])
+                v = w[k] + <floating>(scale * x_values[j])
+                w[k] = v
+                bad |= not isfinite(v)
                 w_sum[k] += sum_scale * x_values[j]
         else:
             for j in range(nnz):
-                w[x_indices[j]] += <floating>(scale * x_values[j])
+                k = x_indices[j]
+                v = w[k] + <floating>(scale * x_values[j])
+                w[k] = v
+                bad |= not isfinite(v)
     else:
         for j in range(nnz):
             w[j] += <floating>(scale * x_values[j])
         if average:
             for j in range(nnz):
                 w_sum[j] += sum_scale * x_values[j]
+    return bad
 
 
 cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexcept nogil:
@@ -188,7 +208,7 @@ cdef inline int _multiclass_visit(
     floating* coef, floating* intercept, bint fit_intercept,
     const unsigned char* active, int rule, const double* threshold,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* scores,
+    long long* updates, double* scores, bint* weights_bad,
 ) noexcept nogil:
     """The Crammer-Singer rule on one sample of class ``c``: a mistake when
     some row ``r`` of sign -1 scores ``s_own - s_r <= threshold[own]``; then
@@ -196,8 +216,9 @@ cdef inline int _multiclass_visit(
     the first in the table) by ``-step`` (``RULE_CS_MAX``), or every violating
     row by ``-step / (their number)`` (``RULE_CS_UNIFORM``).  The mistake is
     counted once, on the own row.  Returns 1 on a score that is not a number,
-    else 0.  The rows move together, so only the own row's ``active`` flag is
-    read."""
+    else 0; ``weights_bad`` is set when an update made a weight non-finite
+    (see ``_row_add``).  The rows move together, so only the own row's
+    ``active`` flag is read."""
     cdef Py_ssize_t p, k, own = -1, best = -1, n_viol = 0
     cdef double raw, own_score = 0.0, best_score = 0.0, scale
     cdef Py_ssize_t start = class_rows_ptr[c], stop = class_rows_ptr[c + 1]
@@ -242,13 +263,14 @@ cdef inline int _multiclass_visit(
                 scale = -step[i] / n_viol
             else:
                 continue
-            _row_add(
+            weights_bad[0] |= _row_add(
                 coef + k * n_features, coef_sum + k * n_features,
                 scale, scale * visits[k], average,
                 x_values, x_indices, nnz, sparse,
             )
             if fit_intercept:
                 intercept[k] += <floating>scale
+                weights_bad[0] |= not isfinite(intercept[k])
                 if average:
                     intercept_sum[k] += scale * visits[k]
     for p in range(start, stop):
@@ -323,19 +345,22 @@ cdef inline bint _update_row(
     bint sparse, Py_ssize_t n_features, floating* coef, floating* intercept,
     bint fit_intercept, int rule, double* norm, bint average,
     double* coef_sum, double* intercept_sum, long long* updates,
+    bint* weights_bad,
 ) noexcept nogil:
     """Move row ``k`` by ``scale * x`` after ``before`` visits (its score
-    on x was ``raw``); returns True when the margin rule's norm overflows."""
+    on x was ``raw``); returns True when the margin rule's norm overflows,
+    and sets ``weights_bad`` when a weight became non-finite (``_row_add``)."""
     cdef double sq_norm_x, new_sq_norm
     updates[k] += 1
     # Daume's trick: the sum of the iterates over all visits is
     # T * w_T - sum over updates of (visits before it) * delta.
-    _row_add(
+    weights_bad[0] |= _row_add(
         coef + k * n_features, coef_sum + k * n_features,
         scale, scale * before, average, x_values, x_indices, nnz, sparse,
     )
     if fit_intercept:
         intercept[k] += <floating>scale
+        weights_bad[0] |= not isfinite(intercept[k])
         if average:
             intercept_sum[k] += scale * before
     if rule == RULE_MARGIN:
@@ -349,7 +374,7 @@ cdef inline bint _update_row(
     return False
 
 
-cdef bint _epoch_rows(
+cdef int _epoch_rows(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -363,7 +388,7 @@ cdef bint _epoch_rows(
     long long* updates,
 ) noexcept nogil:
     """The pass of the rules that treat each row alone (``RULE_THRESHOLD``,
-    ``RULE_MARGIN``); returns True on a margin that is not a number.
+    ``RULE_MARGIN``); returns its status (``_epoch``).
 
     A sample with several rows first scores a block of them and decides
     which update, with no branch on a score, then applies the updates: the
@@ -395,6 +420,7 @@ cdef bint _epoch_rows(
     # it is recorded without a branch and reported at the end of the pass,
     # whose state the caller then discards.
     cdef bint not_a_number = False
+    cdef bint weights_bad = False
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
     for p in range(SCORE_BLOCK):
@@ -428,9 +454,9 @@ cdef bint _epoch_rows(
                         k, step_i * class_signs[first], visits[k], raw,
                         x_values, x_indices, nnz, sparse, n_features, coef,
                         intercept, fit_intercept, rule, norm, average,
-                        coef_sum, intercept_sum, updates,
+                        coef_sum, intercept_sum, updates, &weights_bad,
                     ):
-                        return True
+                        return PASS_NOT_A_NUMBER
                 visits[k] += 1.0
             continue
         while first < stop:
@@ -456,12 +482,16 @@ cdef bint _epoch_rows(
                         kept_entries[first + h] = scored[h]
                         kept_rows[first + h] = row_ptrs[h]
                     kept[first] = 1
-            # Dense rows are scored together (one read of x for several
-            # rows); each score is summed as _row_dot sums it.
+            # The rows are scored together (one read of x for several
+            # rows, their weights' loads in flight together); each score is
+            # summed as _row_dot sums it.
             if sparse:
-                for h in range(n_scored):
-                    dots[h] = _row_dot(scored_rows[h], x_values, x_indices,
-                                       nnz, sparse)
+                if floating is double:
+                    skp_sparse_dots_d(scored_rows, n_scored, x_values,
+                                      x_indices, nnz, dots)
+                else:
+                    skp_sparse_dots_f(scored_rows, n_scored, x_values,
+                                      x_indices, nnz, dots)
             elif floating is double:
                 skp_dense_dots_d(scored_rows, n_scored, x_values, nnz, dots)
             else:
@@ -493,14 +523,14 @@ cdef bint _epoch_rows(
                     class_rows[p], step_i * class_signs[p], seen[p - first],
                     block[p - first], x_values, x_indices, nnz, sparse,
                     n_features, coef, intercept, fit_intercept, rule, norm,
-                    average, coef_sum, intercept_sum, updates,
+                    average, coef_sum, intercept_sum, updates, &weights_bad,
                 ):
-                    return True
+                    return PASS_NOT_A_NUMBER
             first = last
-    return not_a_number
+    return _status(not_a_number, weights_bad)
 
 
-cdef bint _epoch_multiclass(
+cdef int _epoch_multiclass(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -513,11 +543,13 @@ cdef bint _epoch_multiclass(
     long long* updates, double* scores,
 ) noexcept nogil:
     """The pass of the Crammer-Singer rules (see ``_multiclass_visit``);
-    returns True, at once, on a score that is not a number."""
+    returns its status (``_epoch``), at once on a score that is not a
+    number."""
     cdef Py_ssize_t t, i, nnz
     cdef const floating* x_values
     cdef const int* x_indices = NULL
     cdef bint prefetch_sequential
+    cdef bint weights_bad = False
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
     for t in range(n_visits):
@@ -530,13 +562,24 @@ cdef bint _epoch_multiclass(
             x_values, x_indices, nnz, sparse, n_features, i, y_class[i], step,
             class_rows_ptr, class_rows, class_signs, coef, intercept,
             fit_intercept, active, rule, threshold, average, coef_sum,
-            intercept_sum, visits, updates, scores,
+            intercept_sum, visits, updates, scores, &weights_bad,
         ):
-            return True
-    return False
+            return PASS_NOT_A_NUMBER
+    return _status(False, weights_bad)
 
 
-cdef bint _epoch(
+cdef inline int _status(bint not_a_number, bint weights_bad) noexcept nogil:
+    """The status of a pass: a margin that is not a number first (the
+    weights of that pass are of no use), then a weight that became
+    non-finite."""
+    if not_a_number:
+        return PASS_NOT_A_NUMBER
+    if weights_bad:
+        return PASS_WEIGHTS_NOT_FINITE
+    return PASS_OK
+
+
+cdef int _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -549,9 +592,12 @@ cdef bint _epoch(
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates, double* scores,
 ) noexcept nogil:
-    """The pass; returns True on a margin that is not a number (``w . x``
-    overflowed: inf - inf), which no rule can compare.  The rule is
-    dispatched once per pass, so that no visit pays for the others."""
+    """The pass; returns ``PASS_NOT_A_NUMBER`` on a margin that is not a
+    number (``w . x`` overflowed: inf - inf), which no rule can compare,
+    ``PASS_WEIGHTS_NOT_FINITE`` when an update of a CSR row made a weight
+    non-finite (dense passes leave that check to their caller), else
+    ``PASS_OK``.  The rule is dispatched once per pass, so that no visit
+    pays for the others."""
     if rule >= RULE_CS_MAX:
         return _epoch_multiclass(
             X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
@@ -593,7 +639,7 @@ cdef inline void _l1_truncate(
             w_sum[j] += weight * (<double>w[j] - z)
 
 
-cdef bint _epoch_penalized(
+cdef int _epoch_penalized(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -617,8 +663,8 @@ cdef bint _epoch_penalized(
     Daume's sums in the scaled coordinates: with ``P`` the sum of the scales
     of the visits so far (``scaled_visits``), the sum of the iterates is
     ``P * coef - coef_sum``; the end of the pass restores the plain form
-    ``visits * w - coef_sum``.  Returns True on a margin that is not a
-    number.
+    ``visits * w - coef_sum``.  Returns the status of the pass
+    (``_epoch``).
     """
     cdef Py_ssize_t t, i, p, k, j, nnz
     cdef const floating* x_values
@@ -629,6 +675,7 @@ cdef bint _epoch_penalized(
     cdef double raw, m, scale, s, before
     cdef bint update, prefetch_sequential
     cdef bint not_a_number = False
+    cdef bint weights_bad = False
     # The averaging sums are differences of terms of size 1 / wscale: they
     # fold the scale in early, so that they keep all but ~3 digits.
     cdef double fold_below = 1e-3 if average else 1e-9
@@ -671,10 +718,12 @@ cdef bint _epoch_penalized(
             scale = step[i] * class_signs[p]
             if update and scale != 0.0:
                 updates[k] += 1
-                _row_add(w, w_sum, scale / s, scale / s * scaled_visits[k],
-                         average, x_values, x_indices, nnz, sparse)
+                weights_bad |= _row_add(
+                    w, w_sum, scale / s, scale / s * scaled_visits[k], average,
+                    x_values, x_indices, nnz, sparse)
                 if fit_intercept:
                     intercept[k] += <floating>scale
+                    weights_bad |= not isfinite(intercept[k])
                     if average:
                         intercept_sum[k] += scale * visits[k]
             if l1_step != 0.0:
@@ -702,7 +751,9 @@ cdef bint _epoch_penalized(
             w[j] = <floating>(s * w[j])
         wscale[k] = 1.0
         scaled_visits[k] = visits[k]
-    return not_a_number
+    # A weight of a CSR row's columns may grow again by the folded scale
+    # (at most 1): still finite, as the check made it.
+    return _status(not_a_number, weights_bad)
 
 
 cdef void _scores(
@@ -822,12 +873,13 @@ def epoch_dense(
 
     Returns
     -------
-    overflow : bool
-        True when the pass stopped early on a margin ``w . x`` that
+    status : int
+        0; 1 when the pass stopped early on a margin ``w . x`` that
         overflowed the floating-point range (the weights are then left
-        mid-pass).
+        mid-pass); 2 (CSR rows only) when an update made a weight
+        non-finite.
     """
-    cdef bint overflow
+    cdef int overflow
     with nogil:
         overflow = _epoch(
             &X[0, 0], NULL, NULL, False, X.shape[1],
@@ -874,7 +926,7 @@ def epoch_csr(
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef bint overflow
+    cdef int overflow
     with nogil:
         overflow = _epoch(
             values, indices, &X_indptr[0], True, coef.shape[1],
@@ -908,10 +960,10 @@ def penalized_dense(
     (per weight; unused when ``l1_step`` is 0) the cumulative penalty and
     what each weight took of it, carried from pass to pass; ``wscale`` (ones)
     and ``scaled_visits`` (a copy of ``visits``) scratch of the pass.  The
-    other parameters are those of :func:`epoch_dense`.  Returns True on a
-    margin that overflowed.
+    other parameters are those of :func:`epoch_dense`.  Returns the status
+    of the pass, as :func:`epoch_dense` does.
     """
-    cdef bint overflow
+    cdef int overflow
     with nogil:
         overflow = _epoch_penalized(
             &X[0, 0], NULL, NULL, False, X.shape[1],
@@ -940,7 +992,7 @@ def penalized_csr(
     """:func:`penalized_dense` for a CSR X (int32 indices)."""
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef bint overflow
+    cdef int overflow
     with nogil:
         overflow = _epoch_penalized(
             values, indices, &X_indptr[0], True, coef.shape[1],

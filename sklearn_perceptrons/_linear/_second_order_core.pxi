@@ -45,11 +45,13 @@ cdef extern from "_second_order_fast.h":
                                  const double* x, double* z) noexcept nogil
     void skp_so_downdate(double* M, Py_ssize_t pp, const double* u) noexcept nogil
 
-cdef extern from "_sparse_dot.h":
-    double skp_sparse_dot_d(const double* w, const double* x, const int* idx,
-                            Py_ssize_t nnz) noexcept nogil
-    double skp_sparse_dot_df(const double* w, const float* x, const int* idx,
-                             Py_ssize_t nnz) noexcept nogil
+cdef extern from "_sparse_dots.h":
+    void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
+                           const double* x, const int* idx, Py_ssize_t nnz,
+                           double* out) noexcept nogil
+    void skp_sparse_dots_df(const double* const* w, Py_ssize_t count,
+                            const float* x, const int* idx, Py_ssize_t nnz,
+                            double* out) noexcept nogil
 
 
 def padded_size(Py_ssize_t p):
@@ -98,7 +100,7 @@ cdef inline void _prefetch_row(
 cdef inline double _dense_dot(const double* w, const floating* x,
                               Py_ssize_t n) noexcept nogil:
     """``w . x`` over n contiguous entries in the eight partial sums of
-    ``_sparse_dot.h``: a dense row and the same row in CSR form give the
+    ``_sparse_dots.h``: a dense row and the same row in CSR form give the
     same bits, and eight sums (two AVX2 vectors) halve the dependency chain
     of four."""
     cdef Py_ssize_t j = 0
@@ -125,13 +127,15 @@ cdef inline double _dot(
     Py_ssize_t nnz, bint sparse,
 ) noexcept nogil:
     """``w . x`` for a dense row (``sparse=False``) or a CSR row (eight
-    partial sums, the weights gathered: see ``_sparse_dot.h``)."""
+    partial sums: see ``_sparse_dots.h``)."""
+    cdef double out
     if not sparse:
         return _dense_dot(w, x_values, nnz)
     if floating is double:
-        return skp_sparse_dot_d(w, x_values, x_indices, nnz)
+        skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &out)
     else:
-        return skp_sparse_dot_df(w, x_values, x_indices, nnz)
+        skp_sparse_dots_df(&w, 1, x_values, x_indices, nnz, &out)
+    return out
 
 
 cdef inline void _axpy(double* y, double alpha, const double* x,

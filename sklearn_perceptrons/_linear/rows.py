@@ -458,8 +458,8 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
     exactly the arithmetic of a one-thread pass (the rules that treat rows
     alone); the compiled pass releases the GIL.  The threads are the
     package's pool (:mod:`sklearn_perceptrons._threads`), started once.
-    ``cache``: see :func:`_thread_groups`.  Returns whether any group
-    overflowed.
+    ``cache``: see :func:`_thread_groups`.  Returns the worst status of
+    the groups' passes (see ``_epoch`` in ``_linear_epoch.pxi``).
     """
     if n_threads <= 1 or np.count_nonzero(active) <= 1:
         return call(arrays, active, table)
@@ -471,7 +471,7 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
         n_threads)
     for (rows, _, _), part in zip(groups, parts):
         arrays.put(rows, part, average, l1)
-    return any(results)
+    return max(results)
 
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
@@ -487,8 +487,11 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     whose rows are coupled); ``thread_cache``, a dict kept by the caller
     from pass to pass over the same ``table``, saves re-making the groups.
     Raises ValueError when a margin overflows (inf - inf is no number, and
-    would silently count as "no mistake"); the state is then left mid-pass,
-    for the caller to discard.
+    would silently count as "no mistake") or a weight becomes non-finite;
+    the state is then left mid-pass, for the caller to discard.  A CSR pass
+    tracks the weights its updates write, so only a dense pass reads every
+    weight afterwards to prove them finite (O(n_rows * n_features), small
+    beside a dense epoch, not beside a CSR one).
     """
     n_rows = state.coef.shape[0]
     sparse = sp.issparse(X)
@@ -536,18 +539,20 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
             rows.intercept_sum, rows.visits, rows.updates, scores,
         )
 
-    overflow = _run_in_threads(
+    status = _run_in_threads(
         call, arrays, active, table, n_threads, average=state.average,
         l1=penalty is not None and penalty.l1_step != 0, cache=thread_cache,
     )
     updates = arrays.updates
-    if overflow:
+    if status == linear_fast.PASS_NOT_A_NUMBER:
         raise ValueError(
             "A margin w . x overflowed to a non-finite value (values of X, or "
             "of X times the weights, near the largest float), which no update "
             "rule can compare. Scale the features (e.g. with "
             "StandardScaler) or lower eta0 / sample_weight."
         )
+    if status != linear_fast.PASS_OK or not sparse:
+        check_finite_weights(state)
     return updates
 
 
@@ -641,7 +646,6 @@ class LinearTrainer(StateTrainer):
             penalty_sums=self.penalty_sums, n_threads=self.n_threads,
             thread_cache=self.thread_cache,
         )
-        check_finite_weights(self.state)
         return updates
 
 

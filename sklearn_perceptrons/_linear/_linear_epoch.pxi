@@ -39,7 +39,12 @@ The walk holds no Python objects and runs without the GIL.
 from cython cimport floating
 from libc.math cimport INFINITY, fabs, fmax, fmin, isfinite, isnan, sqrt
 
-from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBuffer_Release, PyObject_GetBuffer
+from cpython.buffer cimport (
+    PyBUF_C_CONTIGUOUS,
+    PyBUF_WRITABLE,
+    PyBuffer_Release,
+    PyObject_GetBuffer,
+)
 
 import numpy as np
 
@@ -1083,33 +1088,89 @@ cdef void _sparse_scores(
                 out[t * n_rows + k] = acc_d + b
 
 
-def sparse_scores(const rowfloating[::1] X_data, const int[::1] X_indices,
-                  const int[::1] X_indptr, const floating[:, ::1] coef,
-                  const floating[::1] intercept, bint average,
-                  const double[:, ::1] coef_sum, const double[::1] intercept_sum,
-                  const double[::1] visits, bint single_model,
-                  double[:, ::1] out):
+cdef const void* _items(object array, Py_ssize_t* length, Py_ssize_t* itemsize,
+                       bint writable=False) except? NULL:
+    """The start of a C-contiguous buffer (NULL when empty), its number of
+    items and their size in bytes."""
+    cdef Py_buffer view
+    cdef const void* start
+    PyObject_GetBuffer(array, &view,
+                       PyBUF_C_CONTIGUOUS | (PyBUF_WRITABLE if writable else 0))
+    try:
+        itemsize[0] = view.itemsize
+        length[0] = view.len // view.itemsize if view.itemsize else 0
+        start = view.buf if view.len else NULL
+    finally:
+        # The caller holds a reference to the array, which keeps its data.
+        PyBuffer_Release(&view)
+    return start
+
+
+def sparse_scores(X_data, X_indices, X_indptr, coef, intercept, sums,
+                  bint single_model, out):
     """Write the scores ``X @ W.T + b`` of the CSR rows of X to ``out``
-    (n_samples x n_rows), summed as SciPy's sparse product sums them (see
-    ``_sparse_scores``), in O(nnz) per weight row: ``W, b`` is ``coef,
-    intercept``, or with ``average`` the mean of the sums ``coef_sum,
-    intercept_sum`` over ``visits`` (``LinearState.model``), rounded to
-    float32 when ``single_model``.  A float32 score is exact in ``out``."""
-    cdef const rowfloating* values = &X_data[0] if X_data.shape[0] else NULL
-    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef Py_ssize_t n_rows = coef.shape[0]
-    if out.shape[0] != X_indptr.shape[0] - 1 or out.shape[1] != n_rows:
-        raise ValueError("sparse_scores: out does not match X and coef.")
-    if average and (coef_sum.shape[0] != n_rows or coef_sum.shape[1] != coef.shape[1]
-                    or visits.shape[0] != n_rows):
-        raise ValueError("sparse_scores: the averaging sums do not match coef.")
-    if out.shape[0] == 0 or n_rows == 0:
+    (float64, n_samples x n_rows), summed as SciPy's sparse product sums
+    them (see ``_sparse_scores``), in O(nnz) per weight row: ``W, b`` is
+    ``coef, intercept`` (float32 or float64, C-ordered), or with ``sums``,
+    a tuple ``(coef_sum, intercept_sum, visits)`` of float64 arrays, the
+    mean of the sums over the visits (``LinearState.model``), rounded to
+    float32 when ``single_model``.  A float32 score is exact in ``out``.
+
+    The arrays are read through the buffer protocol, without typed
+    memoryviews, whose making would cost more than a one-row product."""
+    cdef Py_ssize_t n_values, n_indices, n_indptr, n_coef, n_intercept, n_out
+    cdef Py_ssize_t x_size, w_size, b_size, i_size, p_size, o_size, n_sums
+    cdef Py_ssize_t n_rows = coef.shape[0], n_features = coef.shape[1]
+    cdef const void* values = _items(X_data, &n_values, &x_size)
+    cdef const int* indices = <const int*> _items(X_indices, &n_indices, &i_size)
+    cdef const int* indptr = <const int*> _items(X_indptr, &n_indptr, &p_size)
+    cdef const void* w = _items(coef, &n_coef, &w_size)
+    cdef const void* b = _items(intercept, &n_intercept, &b_size)
+    cdef double* scores = <double*> _items(out, &n_out, &o_size, True)
+    cdef const double* coef_sum = NULL
+    cdef const double* intercept_sum = NULL
+    cdef const double* visits = NULL
+    cdef bint average = sums is not None
+    cdef Py_ssize_t n_samples = n_indptr - 1
+    if (x_size not in (4, 8) or w_size not in (4, 8) or b_size != w_size
+            or i_size != 4 or p_size != 4 or o_size != 8 or n_samples < 0
+            or n_out != n_samples * n_rows or n_coef != n_rows * n_features
+            or n_intercept != n_rows or n_indices < n_values
+            or n_samples and (indptr[0] < 0 or indptr[n_samples] > n_values)):
+        raise ValueError("sparse_scores: the arrays do not match.")
+    if average:
+        coef_sum = <const double*> _items(sums[0], &n_sums, &o_size)
+        if o_size != 8 or n_sums != n_coef:
+            raise ValueError("sparse_scores: the sums do not match coef.")
+        intercept_sum = <const double*> _items(sums[1], &n_sums, &o_size)
+        if o_size != 8 or n_sums != n_rows:
+            raise ValueError("sparse_scores: the sums do not match coef.")
+        visits = <const double*> _items(sums[2], &n_sums, &o_size)
+        if o_size != 8 or n_sums != n_rows:
+            raise ValueError("sparse_scores: the sums do not match coef.")
+    if n_samples == 0 or n_rows == 0:
         return
     with nogil:
-        _sparse_scores(values, indices, &X_indptr[0], out.shape[0],
-                       &coef[0, 0], &intercept[0], n_rows, coef.shape[1],
-                       average, &coef_sum[0, 0], &intercept_sum[0],
-                       &visits[0], single_model, &out[0, 0])
+        if x_size == 4 and w_size == 4:
+            _sparse_scores(<const float*> values, indices, indptr, n_samples,
+                           <const float*> w, <const float*> b, n_rows,
+                           n_features, average, coef_sum, intercept_sum,
+                           visits, single_model, scores)
+        elif x_size == 4:
+            _sparse_scores(<const float*> values, indices, indptr, n_samples,
+                           <const double*> w, <const double*> b, n_rows,
+                           n_features, average, coef_sum, intercept_sum,
+                           visits, single_model, scores)
+        elif w_size == 4:
+            _sparse_scores(<const double*> values, indices, indptr, n_samples,
+                           <const float*> w, <const float*> b, n_rows,
+                           n_features, average, coef_sum, intercept_sum,
+                           visits, single_model, scores)
+        else:
+            _sparse_scores(<const double*> values, indices, indptr, n_samples,
+                           <const double*> w, <const double*> b, n_rows,
+                           n_features, average, coef_sum, intercept_sum,
+                           visits, single_model, scores)
 
 
 cdef inline bint _safe(double bound, double largest, Py_ssize_t n_features,
@@ -1128,20 +1189,14 @@ def safe_bound(double bound, double largest, Py_ssize_t n_features,
     return _safe(bound, largest, n_features, limit)
 
 
-cdef const void* _buffer(object array, Py_ssize_t* length, Py_ssize_t itemsize):
-    """The start of a C-contiguous buffer and its number of items (NULL when
-    it has none); ValueError when its items are not ``itemsize`` bytes."""
-    cdef Py_buffer view
-    cdef const void* start
-    PyObject_GetBuffer(array, &view, PyBUF_C_CONTIGUOUS)
-    try:
-        if view.itemsize != itemsize:
-            raise ValueError("Stream: an array of the wrong type.")
-        length[0] = view.len // itemsize
-        start = view.buf if view.len else NULL
-    finally:
-        # The caller holds a reference to the array, which keeps its data.
-        PyBuffer_Release(&view)
+cdef const void* _buffer(object array, Py_ssize_t* length,
+                        Py_ssize_t itemsize) except? NULL:
+    """The start of a C-contiguous buffer of items of ``itemsize`` bytes and
+    their number (NULL when empty); ValueError for other items."""
+    cdef Py_ssize_t size
+    cdef const void* start = _items(array, length, &size)
+    if size != itemsize:
+        raise ValueError("Stream: an array of the wrong type.")
     return start
 
 

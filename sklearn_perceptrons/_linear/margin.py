@@ -825,8 +825,8 @@ class MarginPerceptron(BaseLinearPerceptron):
         self._set_margins(X, y_class, sign_matrix(table, len(table[0]) - 1, n_rows),
                           *state.model(), np.full(n_rows, float(self.margin)))
 
-    def _after_learn(self, X, y, stream, updates):
-        super()._after_learn(X, y, stream, updates)
+    def _after_learn(self, X, y, stream, total):
+        super()._after_learn(X, y, stream, total)
         self._defer_row_diagnostics(
             X.copy(), y.copy() if type(y) is np.ndarray else list(y))
 

@@ -325,9 +325,9 @@ class BaseLinearPerceptron(BasePerceptron):
         if cache is not None and classes is None and sample_weight is None:
             stream = cache.get("fast")
             if stream is not None:
-                updates = stream.learn(self._lean_key(), X, y)
-                if updates is not None:
-                    self._after_learn(X, y, stream, updates)
+                total = stream.learn(self._lean_key(), X, y)
+                if total is not None:
+                    self._after_learn(X, y, stream, total)
                     return self
         return self._checked_partial_fit(X, y, classes, sample_weight)
 
@@ -359,13 +359,12 @@ class BaseLinearPerceptron(BasePerceptron):
         """What a pass of the compiled stream in the checked path leaves to
         do (the diagnostics a subclass's own pass would set)."""
 
-    def _after_learn(self, X, y, stream, updates):
-        """The bookkeeping of a call the armed stream took (``updates``: of
-        every row, or their total): the model moved, one more pass.  A
-        subclass defers its diagnostics until they are read."""
+    def _after_learn(self, X, y, stream, total):
+        """The bookkeeping of a call the armed stream took (``total``
+        updates): the model moved, one more pass.  A subclass defers its
+        diagnostics until they are read."""
         self._model_moved()
-        record_partial_pass(
-            self, updates if type(updates) is int else int(updates.sum()))
+        record_partial_pass(self, total)
 
     def _defer_row_diagnostics(self, X, y):
         """Of a binary estimator of a reduction's lean call, on its rows X

@@ -261,17 +261,6 @@ def row_arrays(X):
     return X.data, X.indices, X.indptr
 
 
-_NO_SUMS = np.zeros((1, 1))
-_NO_SUM = np.zeros(1)
-
-
-_C_TYPES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}
-_SPARSE_SCORES = {
-    (x, w): linear_fast.sparse_scores[_C_TYPES[x], _C_TYPES[w]]
-    for x in _C_TYPES for w in _C_TYPES
-}
-
-
 def sparse_decision(X, coef, intercept, *, sums=None, dtype=None):
     """``X @ coef.T + intercept`` for CSR rows X (int32 indices), in the
     arithmetic of SciPy's sparse product and NumPy's sum (the same bits),
@@ -291,13 +280,10 @@ def sparse_decision(X, coef, intercept, *, sums=None, dtype=None):
             or not coef.flags.c_contiguous or not intercept.flags.c_contiguous):
         return None
     out = np.empty((X.shape[0], coef.shape[0]))
-    average = sums is not None and sums.average
-    if average:
-        arrays = (sums.coef_sum, sums.intercept_sum, sums.visits)
-    else:
-        arrays = (_NO_SUMS, _NO_SUM, _NO_SUM)
-    _SPARSE_SCORES[X.dtype, coef.dtype](
-        X.data, X.indices, X.indptr, coef, intercept, average, *arrays,
+    linear_fast.sparse_scores(
+        X.data, X.indices, X.indptr, coef, intercept,
+        (sums.coef_sum, sums.intercept_sum, sums.visits)
+        if sums is not None and sums.average else None,
         dtype == np.float32, out,
     )
     if X.dtype == np.float32 and dtype == np.float32:

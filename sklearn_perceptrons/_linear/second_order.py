@@ -539,11 +539,11 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
                 key=self._lean_key(), name=type(self).__name__)
         return self
 
-    def _after_learn(self, X, y, stream, updates):
+    def _after_learn(self, X, y, stream, total):
         if stream.adopted is not None:
             # A call of several full-mode rows ran on a copy.
             self._state = stream.adopted
-        super()._after_learn(X, y, stream, updates)
+        super()._after_learn(X, y, stream, total)
 
     # -- public API ----------------------------------------------------------
 

@@ -109,8 +109,8 @@ class LinearStream:
         self.n_features, self.dtype = state.coef.shape[1], state.coef.dtype
 
     def learn(self, key, X, y):
-        """A whole call: the updates of every row (a view, overwritten by the
-        next pass), or None, having changed nothing."""
+        """A whole call: the total of its updates (those of every row in
+        ``compiled.updates``), or None, having changed nothing."""
         if self.labels is None or not same_key(key, self.key):
             return None
         X = lean_rows(X, self.n_features, self.name)
@@ -119,9 +119,8 @@ class LinearStream:
         codes = lean_codes(self.labels, y, X.shape[0])
         if codes is None:
             return None
-        if self.compiled.learn(*row_arrays(X), codes, self.eta) < 0:
-            return None
-        return self.compiled.updates
+        total = self.compiled.learn(*row_arrays(X), codes, self.eta)
+        return None if total < 0 else total
 
     def run(self, X, y_class, step):
         """The pass of the full path over checked rows X (the state's dtype,

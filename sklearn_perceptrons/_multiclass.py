@@ -52,6 +52,7 @@ from sklearn.utils.validation import (
 from ._linear import margin as _margin
 from ._linear import perceptron as _linear
 from ._core.docstrings import shared_doc
+from ._core.progress import FitLog, sub_problem
 from ._core.base import (
     BasePerceptron,
     check_params,
@@ -171,10 +172,12 @@ def _same_parameters(estimators):
 # ---------------------------------------------------------------------------
 
 
-def _fit_binary(estimator, X, y, params):
+def _fit_binary(estimator, X, y, params, name):
     """Fit a clone of ``estimator`` on one binary problem (labels 0/1);
-    ``params``: the metadata of its ``fit`` (sample_weight, ...)."""
-    return clone(estimator).fit(X, y, **params)
+    ``params``: the metadata of its ``fit`` (sample_weight, ...); ``name``
+    of the problem, in front of the verbose lines of its fit."""
+    with sub_problem(name):
+        return clone(estimator).fit(X, y, **params)
 
 
 def _subset_metadata(params, n_samples, indices):
@@ -198,23 +201,32 @@ def _routing_enabled():
     return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _fit_pair(estimator, X, y_class, i, j, params):
+def _fit_pair(estimator, X, y_class, i, j, params, name):
     """Fit a clone on the samples of classes i and j only (j positive)."""
     indices = np.flatnonzero((y_class == i) | (y_class == j))
     X_pair, _ = _safe_split(estimator, X, None, indices)
     y_pair = (y_class[indices] == j).astype(np.int64)
     params = _subset_metadata(params, y_class.shape[0], indices)
-    return _fit_binary(estimator, X_pair, y_pair, params), indices
+    return _fit_binary(estimator, X_pair, y_pair, params, name), indices
 
 
-def _partial_fit_binary(estimator, X, y, params):
+def _partial_fit_binary(estimator, X, y, params, name):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
     Works on a copy so that a failure in any sub-problem leaves every fitted
-    estimator of the meta-estimator as it was.
+    estimator of the meta-estimator as it was.  ``name``: see
+    :func:`_fit_binary`.
     """
     estimator = copy.deepcopy(estimator)
-    return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
+    with sub_problem(name):
+        return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
+
+
+def _problem_name(classes, i, j):
+    """The name of binary problem (i, j) (i None: one-vs-all) in verbose
+    lines."""
+    rest = "rest" if i is None else classes[i]
+    return f"{classes[j]} vs {rest}" if i is None else f"{classes[i]} vs {classes[j]}"
 
 
 # Parameter values that copies of an estimator may share (nothing can change
@@ -917,8 +929,13 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         # Binary estimators without a state are at their first partial_fit,
         # which validates their parameters.
         run = _shared_partial_fit if trained else _first_shared_partial_fit
+        log = FitLog(reference.verbose) if reference.verbose else None
         updates = run(reference, state, X, y_class, sample_weight,
                       self._table(n_classes), self.n_jobs)
+        if log is not None:
+            log.partial(max((getattr(e, "n_iter_", 0) for e in estimators),
+                            default=0) + 1, X.shape[0], updates.sum(),
+                        float(np.linalg.norm(state.coef)))
         # Nothing can fail from here on: the estimators are updated in place.
         # Their states are views of the rows of the stacked state, which
         # the next streaming calls update in place (see _ReductionStream).
@@ -1028,17 +1045,20 @@ class OneVsAllPerceptron(_BaseReduction):
         return one_vs_all_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
+        classes = self.classes_
         return Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_binary)(
-                base, X, (y_class == k).astype(np.int64), params
+                base, X, (y_class == k).astype(np.int64), params,
+                _problem_name(classes, None, k),
             )
-            for _, k in self._rows(self.classes_.shape[0])
+            for _, k in self._rows(classes.shape[0])
         )
 
     def _partial_fit_generic(self, estimators, classes, X, y_class, params):
         return Parallel(n_jobs=self.n_jobs)(
             delayed(_partial_fit_binary)(
-                est, X, (y_class == k).astype(np.int64), params
+                est, X, (y_class == k).astype(np.int64), params,
+                _problem_name(classes, None, k),
             )
             for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
         )
@@ -1150,7 +1170,8 @@ class OneVsOnePerceptron(_BaseReduction):
 
     def _fit_generic(self, base, X, y_class, params):
         results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_pair)(base, X, y_class, i, j, params)
+            delayed(_fit_pair)(base, X, y_class, i, j, params,
+                               _problem_name(self.classes_, i, j))
             for i, j in self._rows(self.classes_.shape[0])
         )
         pairwise = get_tags(base).input_tags.pairwise
@@ -1172,6 +1193,7 @@ class OneVsOnePerceptron(_BaseReduction):
             jobs.append((p, delayed(_partial_fit_binary)(
                 estimators[p], X_pair, y_pair,
                 _subset_metadata(params, y_class.shape[0], indices),
+                _problem_name(classes, i, j),
             )))
         updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
         estimators = list(estimators)

@@ -468,7 +468,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows in the base estimator's own order.
 
     verbose : int, default=0
-        If > 0, print one line per round: updates, ``||w||`` and time.
+        If > 0, print a line per round ("Round k of max_rounds": the updates
+        over every partition, ``||w||`` of the mixed weights of every row,
+        the round's time, the total time and at most how long the remaining
+        rounds take) and a closing line with why the rounds stopped and the
+        total time.  See :ref:`ug_verbose` in the user guide.
 
     Attributes
     ----------
@@ -732,6 +736,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             mixing, train_idx=np.empty(0, dtype=np.int32), rng=rng, shuffle=False,
             max_iter=self.max_rounds, stopper=stopper, verbose=self.verbose,
             label="Round", note=f" over {len(shards)} partition(s)",
+            limit="max_rounds",
         )
         if record.unconverged.any():
             warn_not_converged(self, int(record.unconverged.sum()),

@@ -694,9 +694,12 @@ def test_zero_weight_samples_never_update():
 def test_verbose(capsys, iris):
     X, y = iris
     clf = MarginPerceptron(verbose=1, tol=None).fit(X, y == 0)
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == clf.n_iter_
-    assert all(line.startswith(f"-- Epoch {i + 1}:") for i, line in enumerate(lines))
+    lines = [line for line in capsys.readouterr().out.strip().splitlines()
+             if line.startswith("--")]
+    assert len(lines) == clf.n_iter_ + 1
+    assert all(line.startswith(f"-- Epoch {i + 1} of 1000:")
+               for i, line in enumerate(lines[:-1]))
+    assert lines[-1].startswith(f"-- Stopped after {clf.n_iter_} epochs")
     clf = MarginPerceptron(verbose=2, tol=None).fit(X, y == 0)
     out = capsys.readouterr().out
     assert "gamma halved" in out and "certified" in out

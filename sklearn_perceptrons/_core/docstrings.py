@@ -286,6 +286,16 @@ fragment("epoch_params", """
 """)
 
 
+fragment("verbose_lines", """
+    If > 0, ``fit`` prints a line per epoch ("Epoch k of max_iter": its
+    updates, the norm named below, its time, the total time and at most how
+    long the remaining epochs take at the pace so far) and a closing line
+    with why it stopped (converged, the tol rule, early stopping,
+    ``max_iter``, or a callback) and the total time; a ``partial_fit`` call
+    prints one line.  See :ref:`ug_verbose` in the user guide.
+""")
+
+
 # ---------------------------------------------------------------------------
 # KernelPerceptron, VotedPerceptron
 # ---------------------------------------------------------------------------

@@ -17,8 +17,6 @@ kernel is called on blocks of rows (the support vectors and the next rows
 to visit) and the walk reads the block's Gram matrix as a precomputed one.
 """
 
-from time import perf_counter
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -49,12 +47,9 @@ _STATUS_DONE = 0
 # the ridge.
 RIDGE = 1e-3
 # Visits per call of the compiled walk: between calls Python may print
-# progress (``verbose``).
+# progress (``verbose``; a chunk takes a fraction of a second even on a
+# loaded machine, so the lines stay less than 10 s apart).
 _CHUNK = 1 << 15
-# A line is due once this many seconds have passed since the last one, and
-# printed at the end of the chunk: 9 s leave a chunk (a fraction of a second
-# even on a loaded machine) to keep the lines less than 10 s apart.
-_PROGRESS_SECONDS = 9.0
 # Training rows on which ``fit`` (with ``tol``) checks the models of every
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
@@ -350,23 +345,6 @@ _SNAPSHOT = ("sv", "sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
              "rng")
 
 
-def _progress_printer(estimator, epoch, n, start):
-    """A ``progress`` callback printing at most every ``_PROGRESS_SECONDS``
-    (None when not verbose)."""
-    if not estimator.verbose:
-        return None
-    last = [start]
-
-    def progress(t, updates):
-        now = perf_counter()
-        if now - last[0] >= _PROGRESS_SECONDS:
-            last[0] = now
-            print(f"-- Epoch {epoch}: {t}/{n} samples visited, updates "
-                  f"{int(updates.sum())}, time {now - start:.1f} s", flush=True)
-
-    return progress
-
-
 def _sample_rows(n, k, seed):
     """``k`` distinct rows of ``n``, sorted, by Floyd's algorithm: O(k)
     memory (a permutation of the rows would cost as much as a column of
@@ -447,17 +425,15 @@ class _BudgetTrainer:
     ``check``, the model of the best epoch kept."""
 
     n_rows = 1
+    reports_progress = True
 
-    def __init__(self, walk, X, y_class, step, table, estimator, check):
+    def __init__(self, walk, X, y_class, step, table, check):
         self.walk, self.X, self.y_class, self.step = walk, X, y_class, step
         self.table = table
-        self.estimator = estimator
         self.check = check
         self.best = None
-        self.epoch = 0
 
-    def run_epoch(self, order, active):
-        self.epoch += 1
+    def run_epoch(self, order, active, progress=None):
         self.walk.refresh_inverse()
         n = order.shape[0]
         checkpoints = ([n * q // CHECKS_PER_EPOCH
@@ -465,8 +441,7 @@ class _BudgetTrainer:
                        if self.check is not None else ())
         updates = self.walk.run(
             self.X, order, self.y_class, self.step, self.table,
-            progress=_progress_printer(self.estimator, self.epoch,
-                                       n, perf_counter()),
+            progress=progress,
             checkpoints=checkpoints, checkpoint=self.check_model)
         return np.array([updates.sum()], dtype=np.int64)
 
@@ -487,7 +462,7 @@ class _BudgetTrainer:
     def end_epoch(self, epoch, active, updates, stopper, val_score, last=False):
         if self.check is not None:
             self.check_model()
-        return []
+        return None
 
     def keep_best(self):
         if self.best is not None:
@@ -548,14 +523,14 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     check = _ModelCheck(Z, y_class, n_classes, kernel, estimator, n_ext) if (
         estimator.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
-                             one_vs_all_table(n_classes), estimator, check)
+                             one_vs_all_table(n_classes), check)
     stopper = StoppingRule(1, tol=estimator.tol,
                            n_iter_no_change=estimator.n_iter_no_change,
                            n_samples=n, early_stopping=False)
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
                    shuffle=estimator.shuffle, max_iter=estimator.max_iter,
-                   stopper=stopper, verbose=estimator.verbose)
+                   stopper=stopper, verbose=estimator.verbose, norm="||f||")
     # The largest support set of the whole fit, not of the model kept.
     max_seen = int(walk.counters[2])
     trainer.keep_best()

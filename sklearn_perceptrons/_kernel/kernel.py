@@ -19,7 +19,7 @@ from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from . import budget as _kernel_budget
 from .._core.cpu import select_build
@@ -32,6 +32,7 @@ from .._core.base import (
     stream_cache,
 )
 from .._core.docstrings import shared_doc
+from .._core.progress import FitLog, chunks
 from .stream import KernelStream
 from .._core.base import as_csr_int32
 from .._core.tables import crammer_singer_table, one_vs_all_table
@@ -531,17 +532,30 @@ class _DualWalk:
                 self.rows, self.kernel, self.samples, self.dual, self.cache)
         return self._compiled
 
-    def run(self, order, active):
-        """One walk over the Z rows ``order``; returns the updates per row."""
+    def run(self, order, active, progress=None):
+        """One walk over the Z rows ``order``; returns the updates per row.
+        With ``progress``, the walk goes in chunks of visits
+        (:func:`~sklearn_perceptrons._core.progress.chunks`) and calls
+        ``progress(visited, updates)`` between them; the result is the
+        same bit for bit (a chunk ends with no update waiting, as a walk
+        stopped for a callable's column does)."""
         updates = np.zeros(self.scores.shape[1], dtype=np.int64)
-        if order.shape[0] == 0:
+        n = order.shape[0]
+        if n == 0:
             return updates
         walker = self._walker()
+        for start, stop in [(0, n)] if progress is None else chunks(n):
+            self._run_part(walker, order[start:stop], active, updates)
+            if progress is not None and stop < n:
+                progress(stop, updates)
+        return updates
+
+    def _run_part(self, walker, order, active, updates):
         t = 0
         while True:
             status, t, row = walker.run(order, t, active, updates)
             if status == _STATUS_DONE:
-                return updates
+                return
             if status == _STATUS_NEED_COLUMN:
                 self._store_callable_column(row)
             elif status == _STATUS_NONFINITE_KERNEL:
@@ -609,17 +623,19 @@ class _WalkTrainer:
     driver then sees one row, the total of the updates.
     """
 
+    reports_progress = True
+
     def __init__(self, walk, n_rows, coupled):
         self.walk = walk
         self.coupled = coupled
         self.n_rows = 1 if coupled else n_rows
         self._repeat = n_rows
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         if self.coupled:
-            return self.walk.run(order, np.repeat(active, self._repeat)).sum(
-                keepdims=True)
-        return self.walk.run(order, active)
+            return self.walk.run(order, np.repeat(active, self._repeat),
+                                 progress).sum(keepdims=True)
+        return self.walk.run(order, active, progress)
 
     def weight_norm(self):
         return self.walk.weight_norm()
@@ -902,8 +918,14 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Seed of the epoch orders and of the "random" budget strategy.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||f||`` in kernel space
-        and time.
+        {{verbose_lines}}
+        The norm is ``||f||``, the norm of the current iterate in the kernel
+        space (the intercept counted as a constant feature), over all rows.
+        An epoch that runs longer than about 10 s prints a line at least
+        every 10 s (the samples visited, the updates so far, the time left
+        in the epoch at its pace so far).  A ``partial_fit`` line gives the
+        number of support vectors instead of ``||f||`` (which would cost the
+        kernel values among all of them at every call).
 
     n_jobs : int, default=None
         Number of threads that score the rows of X in ``predict`` and
@@ -1222,7 +1244,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         record = train(
             _WalkTrainer(walk, n_rows, coupled), train_idx=train_idx, rng=rng,
             shuffle=self.shuffle, max_iter=self.max_iter, stopper=stopper,
-            verbose=self.verbose,
+            verbose=self.verbose, norm="||f||",
         )
         set_fit_results(self, record)
 
@@ -1276,6 +1298,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     @partial_fit_context
     def _checked_partial_fit(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` the full way: every check, then the walk."""
+        log = FitLog(self.verbose, norm="support vectors") if self.verbose else None
+        self._partial_walk(X, y, classes, sample_weight)
+        if log is not None:
+            # The line gives the number of support vectors: ||f|| would
+            # cost the kernel values among all of them at every call.
+            log.partial(self.n_iter_, _num_samples(X),
+                        self.mistakes_per_epoch_[-1],
+                        self.support_vectors_.shape[0])
+        return self
+
+    def _partial_walk(self, X, y, classes, sample_weight):
+        """One pass over a validated batch, from the current iterate."""
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )

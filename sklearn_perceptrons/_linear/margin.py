@@ -419,12 +419,7 @@ class _SearchTrainer(LinearTrainer):
             if val_score is None and proved.any():
                 stopper.restart(going[proved])
             self._level_changed()
-        # Lazily: the driver reads them only when verbose > 1.
-        return (
-            f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
-            f"({'certified' if p else 'tol rule'})"
-            for k, p in zip(going, proved)
-        )
+        return _Halvings(going, proved, search) if len(going) else None
 
     def final_model(self, converged):
         """The last iterate of converged rows, the pocket of the others (of
@@ -435,6 +430,32 @@ class _SearchTrainer(LinearTrainer):
         coef[keep_pocket] = self.pocket_coef[keep_pocket]
         intercept[keep_pocket] = self.pocket_intercept[keep_pocket]
         return coef, intercept
+
+
+class _Halvings:
+    """The halvings of gamma at the end of an epoch, for the verbose line
+    (formatted only when printed: see the driver's ``end_epoch``)."""
+
+    def __init__(self, rows, proved, search):
+        self.rows, self.proved, self.search = rows, proved, search
+
+    def summary(self):
+        """One phrase: the new gamma (its range over several rows) and why."""
+        gamma = self.search.gamma()[self.rows]
+        n, certified = len(self.rows), int(np.count_nonzero(self.proved))
+        why = ("certified" if certified == n else "tol rule" if not certified
+               else f"{certified} certified, {n - certified} tol rule")
+        low, high = float(gamma.min()), float(gamma.max())
+        to = f"{low:.4g}" if low == high else f"{low:.4g} to {high:.4g}"
+        rows = "" if self.search.halvings.shape[0] == 1 else f" in {n} rows"
+        return f"gamma halved{rows} to {to} ({why})"
+
+    def details(self):
+        """A line per row."""
+        gamma = self.search.gamma()
+        return [f"row {k}: gamma halved to {gamma[k]:.6g} "
+                f"({'certified' if p else 'tol rule'})"
+                for k, p in zip(self.rows, self.proved)]
 
 
 class _MarginStream:
@@ -891,8 +912,14 @@ class MarginPerceptron(BaseLinearPerceptron):
         Seed of the epoch permutations and of the validation split.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time; if
-        > 1, also a line whenever "auto" halves the γ of a row.
+        {{verbose_lines}}
+        The norm is ``||w||``, the Euclidean norm of the current weights of
+        every row (the iterate, not the average; intercepts left out).  An
+        epoch costs about one pass ``X @ w``, so lines come per epoch.
+        With ``margin="auto"``, an epoch after which the search halved γ is
+        followed by a line with the new γ (its range over the rows) and
+        whether a proof or the tol rule halved it; at ``verbose > 1``, a
+        line per row instead.
 
     {{linear_coef_attrs}}
 

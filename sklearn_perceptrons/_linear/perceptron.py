@@ -16,7 +16,6 @@ rows without touching their private attributes.
 """
 
 import numbers
-from time import perf_counter
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -36,6 +35,7 @@ from .._core.base import (
     stream_cache,
 )
 from .._core.docstrings import shared_doc
+from .._core.progress import FitLog
 from .rows import (
     RULE_CS_MAX,
     RULE_CS_UNIFORM,
@@ -57,7 +57,6 @@ from .._core.tables import crammer_singer_table, one_vs_all_table, sign_matrix
 from .._core.training import (
     ArgmaxValidation,
     Validation,
-    print_epoch,
     record_partial_pass,
     set_fit_results,
     stopping_rule,
@@ -445,7 +444,7 @@ class BaseLinearPerceptron(BasePerceptron):
                 f"{n_rows}. Call fit to start anew."
             )
         cache = stream_cache(self)
-        start = perf_counter() if self.verbose else 0.0
+        log = FitLog(self.verbose) if self.verbose else None
         updates = None
         # A penalized pass moves the weights by more than pass_bound's
         # updates (its decay is folded in at the end): it is always checked.
@@ -479,9 +478,9 @@ class BaseLinearPerceptron(BasePerceptron):
             # Nothing below can fail.
             commit_state(cache, self, state, bound)
         total = int(updates.sum())
-        if self.verbose:
-            print_epoch(getattr(self, "n_iter_", 0) + 1, total,
-                        float(np.linalg.norm(state.coef)), perf_counter() - start)
+        if log is not None:
+            log.partial(getattr(self, "n_iter_", 0) + 1, X.shape[0], total,
+                        float(np.linalg.norm(state.coef)))
         self.classes_ = classes
         self._state = state
         # coef_ may share the state: later calls update it in place, as
@@ -623,7 +622,10 @@ class Perceptron(BaseLinearPerceptron):
         default, so that a default fit is reproducible.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time.
+        {{verbose_lines}}
+        The norm is ``||w||``, the Euclidean norm of the current weights of
+        every row (the iterate, not the average; intercepts left out).  An
+        epoch costs about one pass ``X @ w``, so lines come per epoch.
 
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         How the classes are learned.  "ovr": one-vs-all, one binary

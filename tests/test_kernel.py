@@ -1094,9 +1094,9 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     import importlib
 
     from sklearn_perceptrons._kernel import kernel as _kernel
-    from sklearn_perceptrons._core.cpu import _cpu_has_avx2
+    from sklearn_perceptrons._core.cpu import cpu_has_avx2
 
-    if not _cpu_has_avx2():
+    if not cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
         avx2 = importlib.import_module("sklearn_perceptrons._kernel._kernel_fast_avx2")

@@ -507,9 +507,9 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     # (binary: one score, a dot product; 3 classes: one score per row).
     import importlib
 
-    from sklearn_perceptrons._core.cpu import _cpu_has_avx2
+    from sklearn_perceptrons._core.cpu import cpu_has_avx2
 
-    if not _cpu_has_avx2():
+    if not cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
         avx2 = importlib.import_module(

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 

@@ -279,7 +279,7 @@ def rule_text(stopper):
 
 def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
           validation=None, keep_best=True, verbose=0, label="Epoch", note="",
-          norm="||w||", limit="max_iter"):
+          norm="||w||", limit="max_iter", callbacks=None, model=None):
     """Run the epochs of ``fit`` until every row has stopped.
 
     Parameters
@@ -308,6 +308,14 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
         named ``norm``, the times; progress within the epochs of a trainer
         that reports it; a closing line with the stop reason, ``limit``
         naming ``max_iter``); if > 1, also the details ``end_epoch`` gives.
+    callbacks : FitTasks or None
+        The callback tasks of the fit
+        (:func:`~sklearn_perceptrons._core.callbacks.fit_tasks`): every
+        epoch is a subtask; a callback may stop the fit after an epoch (the
+        rows still going then end unconverged, without a warning).
+    model : callable or None
+        ``model(trainer, stopper) -> dict``: the attributes of the fitted
+        model at the end of an epoch, for the callbacks that ask for it.
 
     Returns
     -------
@@ -319,8 +327,11 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
     best = trainer.snapshot() if validation is not None and keep_best else None
     end_epoch = getattr(trainer, "end_epoch", None)
     history = []
+    stopped_by_callback = False
     for epoch in range(1, max_iter + 1):
         log.begin_epoch()
+        if callbacks is not None:
+            callbacks.begin()
         order = epoch_order(train_idx, shuffle, rng)
         active = stopper.active.astype(bool)
         if reports:
@@ -347,6 +358,10 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
                       summary=events.summary() if events else "",
                       details=events.details() if events and verbose > 1
                       else ())
+        if callbacks is not None and callbacks.end(
+                None if model is None else lambda: model(trainer, stopper)):
+            stopped_by_callback = not stopper.done
+            break
         if stopper.done:
             break
     if best is not None:
@@ -354,10 +369,15 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
     history = (np.array(history, dtype=np.int64) if history
                else np.zeros((0, stopper.active.shape[0]), dtype=np.int64))
     if verbose:
-        log.done(len(history), stop_reasons(stopper),
+        log.done(len(history),
+                 stop_reasons(stopper, callback=stopped_by_callback),
                  details=rule_text(stopper))
+    unconverged = stopper.active.astype(bool)
+    if stopped_by_callback:
+        # Stopped on request, not at max_iter: no ConvergenceWarning.
+        unconverged[:] = False
     return TrainingRecord(stopper.n_iter.copy(), stopper.converged.copy(),
-                          stopper.active.astype(bool), history)
+                          unconverged, history)
 
 
 def warn_not_converged(estimator, n_unconverged, *, limit="max_iter"):

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import kernel as _k
+from .._core.callbacks import fit_tasks
 from .._core.cpu import select_build
 from .._core.tables import one_vs_all_table
 from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
@@ -473,7 +474,7 @@ class _BudgetTrainer:
 
 
 def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
-        rng, state, matched):
+        rng, state, matched, *, model):
     """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
     through the epoch driver.
 
@@ -488,7 +489,8 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     at every check are the average and the iterate (which averaging does
     not change): a carried average can decay (see ``_BudgetTrainer``), and
     the averaged fit is then never worse on the check rows than the plain
-    one.
+    one.  ``model(state)``: the attributes of the model of an iterate, for
+    the callbacks that ask for the model of an epoch.
     """
     n, n_classes = X.shape[0], classes.shape[0]
     n_rows = 1 if n_classes == 2 else n_classes
@@ -530,7 +532,10 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
                    shuffle=estimator.shuffle, max_iter=estimator.max_iter,
-                   stopper=stopper, verbose=estimator.verbose, norm="||f||")
+                   stopper=stopper, verbose=estimator.verbose, norm="||f||",
+                   callbacks=fit_tasks(estimator, estimator.max_iter),
+                   model=lambda trainer, stopper: model(
+                       walk.result(X, by_row=True, n_ext=n_ext)))
     # The largest support set of the whole fit, not of the model kept.
     max_seen = int(walk.counters[2])
     trainer.keep_best()

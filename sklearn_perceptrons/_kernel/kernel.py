@@ -32,6 +32,7 @@ from .._core.base import (
     stream_cache,
 )
 from .._core.docstrings import shared_doc
+from .._core.callbacks import fit_tasks, model_attributes
 from .._core.progress import FitLog, chunks
 from .stream import KernelStream
 from .._core.base import as_csr_int32
@@ -1114,6 +1115,16 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             return draw ^ 0x5851F42D4C957F2D
         return 0
 
+    def _model_attributes(self, state, classes, gamma):
+        """The attributes a fit that ended at the iterate ``state`` sets (the
+        model of an epoch, for the callbacks that ask for it)."""
+        def set_model(est):
+            est._set_model(state, classes)
+            est.gamma_ = gamma
+            est.support_ = state.sv_index
+
+        return model_attributes(self, set_model)
+
     def _set_model(self, state, classes):
         coef = state.model(self.average)
         # A plain dict of arrays and numbers: persistence formats such as
@@ -1194,8 +1205,11 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             # the array of ones of the validation is released.
             if unweighted:
                 sample_weight = None
-            return _kernel_budget.fit(self, X, classes, y_class, sample_weight,
-                                      class_step, kernel, rng, state, matched)
+            return _kernel_budget.fit(
+                self, X, classes, y_class, sample_weight, class_step, kernel,
+                rng, state, matched,
+                model=lambda state: self._model_attributes(state, classes,
+                                                           kernel.gamma))
         # -- end of the budgeted walk --
         step = sample_weight * class_step[y_class]
         if state is not None and state.alpha.shape[1] != n_rows:
@@ -1245,6 +1259,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             _WalkTrainer(walk, n_rows, coupled), train_idx=train_idx, rng=rng,
             shuffle=self.shuffle, max_iter=self.max_iter, stopper=stopper,
             verbose=self.verbose, norm="||f||",
+            callbacks=fit_tasks(self, self.max_iter),
+            model=lambda trainer, stopper: self._model_attributes(
+                walk.result(n_ext, training_rows=True), classes, gamma),
         )
         set_fit_results(self, record)
 

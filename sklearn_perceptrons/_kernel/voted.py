@@ -25,6 +25,7 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.callbacks import fit_tasks, model_attributes
 from .._core.progress import chunks
 from .kernel import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
 from .._core.tables import one_vs_all_table
@@ -452,6 +453,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
                                  n_samples=n, early_stopping=False),
             verbose=self.verbose,
             norm="||w||" if self.kernel == "linear" else "||f||",
+            callbacks=fit_tasks(self, self.max_iter),
+            model=lambda trainer, stopper: self._model_attributes(
+                X, state.log, n_rows, classes, gamma),
         )
         # The vote's own warning: more epochs do not converge, they add
         # perceptrons to the vote.
@@ -462,6 +466,15 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         self.classes_ = classes
         self.gamma_ = gamma
         return self
+
+    def _model_attributes(self, X, log, n_rows, classes, gamma):
+        """The attributes a fit that ended now sets (the model of an epoch,
+        for the callbacks that ask for it)."""
+        def set_model(est):
+            est._set_model(X, log, n_rows)
+            est.classes_, est.gamma_ = classes, gamma
+
+        return model_attributes(self, set_model)
 
     def _set_model(self, X, log, n_rows):
         """The mistake sequence, grouped by row, over the distinct samples."""

@@ -1148,6 +1148,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         self._set_margins(X, y_class, signs_of_class, coef, intercept, gamma)
         return coef, intercept
 
+    def _current_model(self, trainer, stopper):
+        if isinstance(trainer, _SearchTrainer):
+            return trainer.final_model(stopper.converged)
+        return super()._current_model(trainer, stopper)
+
     def _finish_row(self, X, samples):
         indices, signs = samples()
         coef, intercept = self.coef_, self.intercept_

@@ -34,6 +34,7 @@ from .._core.base import (
     set_init_params,
     stream_cache,
 )
+from .._core.callbacks import fit_tasks, model_attributes
 from .._core.docstrings import shared_doc
 from .._core.progress import FitLog
 from .rows import (
@@ -153,6 +154,25 @@ class BaseLinearPerceptron(BasePerceptron):
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
         """The (coef, intercept) of a finished fit; sets extra attributes."""
         return trainer.state.model()
+
+    def _current_model(self, trainer, stopper):
+        """The (coef, intercept) a fit stopped now would return (for the
+        callbacks that ask for the model of an epoch)."""
+        return trainer.state.model()
+
+    def _epoch_attributes(self, classes):
+        """``model(trainer, stopper)`` of the driver: the attributes of the
+        model of the current epoch."""
+        def model(trainer, stopper):
+            coef, intercept = self._public_model(
+                self._current_model(trainer, stopper))
+
+            def set_model(est):
+                est.classes_, est.coef_, est.intercept_ = classes, coef, intercept
+
+            return model_attributes(self, set_model)
+
+        return model
 
     def _partial_pass(self, X, state, y_class, step, table):
         """The pass of ``partial_fit`` over the rows of X, in order.
@@ -408,6 +428,8 @@ class BaseLinearPerceptron(BasePerceptron):
             max_iter=self.max_iter, validation=validation,
             keep_best=not getattr(trainer, "keeps_own_best", False), verbose=self.verbose,
             stopper=stopping_rule(self, trainer.n_rows, train_idx.shape[0]),
+            callbacks=fit_tasks(self, self.max_iter),
+            model=self._epoch_attributes(classes),
         )
         model = self._finish_fit(trainer, record, X, y_class, signs_of_class)
         set_fit_results(self, record)

@@ -597,8 +597,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
         "sample_weight": metadata_routing.UNUSED,
     }
 
-    def __init__(self, estimator=None, *, n_jobs=None):
-        set_init_params(self, locals())
+    # Each public reduction defines its own __init__ (the same one), so that
+    # a misspelt parameter's TypeError names the class the user wrote.
 
     def __getstate__(self):
         # The streaming cache (see _base.stream_cache) is never saved.
@@ -1078,6 +1078,9 @@ class OneVsAllPerceptron(_BaseReduction):
     array([0, 1])
     """
 
+    def __init__(self, estimator=None, *, n_jobs=None):
+        set_init_params(self, locals())
+
     def _rows(self, n_classes):
         if n_classes == 2:
             return [(None, 1)]
@@ -1205,6 +1208,9 @@ class OneVsOnePerceptron(_BaseReduction):
     >>> votes
     array([[ 2.,  1., -0.]])
     """
+
+    def __init__(self, estimator=None, *, n_jobs=None):
+        set_init_params(self, locals())
 
     def _rows(self, n_classes):
         return list(combinations(range(n_classes), 2))

@@ -272,54 +272,68 @@ def every_chunk_prints(monkeypatch):
     monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)
 
 
-def _fits(cls, params, X, y):
-    """A silent fit and a verbose one whose walk prints after every chunk."""
-    silent = quiet_fit(cls(**params), X, y)
-    loud = quiet_fit(cls(verbose=1, **params), X, y)
-    return silent, loud
-
-
 WALKS = [
-    (KernelPerceptron, dict(max_iter=2, tol=None)),
-    (KernelPerceptron, dict(max_iter=2, tol=None, average=True,
-                            kernel="poly", cache_size=0.001)),
-    (KernelPerceptron, dict(max_iter=2, multi_class="crammer_singer",
-                            kernel="laplacian")),
-    (KernelPerceptron, dict(max_iter=2, tol=None, budget=60,
-                            budget_strategy="forgetron")),
-    (KernelPerceptron, dict(max_iter=2, tol=None,
-                            kernel=lambda A, B: (A @ B.T + 1.0) ** 2)),
-    (VotedPerceptron, dict(max_iter=2)),
-    (VotedPerceptron, dict(max_iter=2, kernel="rbf", cache_size=0.001)),
+    KernelPerceptron(max_iter=2, tol=None),
+    KernelPerceptron(max_iter=2, tol=None, average=True, kernel="poly",
+                     cache_size=0.001),
+    KernelPerceptron(max_iter=2, multi_class="crammer_singer", kernel="laplacian"),
+    KernelPerceptron(max_iter=2, tol=None, budget=60, budget_strategy="forgetron"),
+    KernelPerceptron(max_iter=2, tol=None, kernel=lambda A, B: (A @ B.T + 1.0) ** 2),
+    VotedPerceptron(max_iter=2),
+    VotedPerceptron(max_iter=2, kernel="rbf", cache_size=0.001),
+    Perceptron(max_iter=2, tol=None),
+    Perceptron(max_iter=2, tol=None, average=True, n_jobs=2),
+    Perceptron(max_iter=2, tol=None, multi_class="crammer_singer"),
+    MarginPerceptron(max_iter=2, tol=None),
+    MarginPerceptron(max_iter=2, tol=None, margin=0.5, average=True),
+    SecondOrderPerceptron(max_iter=2, tol=None),
+    SecondOrderPerceptron(max_iter=2, tol=None, diagonal=True, average=True),
+    OneVsOnePerceptron(Perceptron(max_iter=2, tol=None)),
 ]
 
 
 @pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("cls, params", WALKS)
+@pytest.mark.parametrize("est", WALKS, ids=repr)
 def test_walks_report_within_epochs_and_keep_their_results(
-        cls, params, sparse, every_chunk_prints, capsys):
+        est, sparse, every_chunk_prints, capsys):
     X, y = data(3, n=150)
     if sparse:
-        if callable(params.get("kernel")):
+        if callable(getattr(est, "kernel", None)):
             pytest.skip("the callable is written for dense rows")
         X = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
-    silent, loud = _fits(cls, params, X, y)
-    for name in ["dual_coef_", "intercept_", "support_", "mistake_coef_",
-                 "survival_counts_", "mistakes_per_epoch_"]:
+    silent = quiet_fit(clone(est), X, y)
+    assert capsys.readouterr().out == ""
+    loud = quiet_fit(_with_verbose(est), X, y)
+    # The model bit for bit (the reductions' through their decisions).
+    assert_array_equal(loud.decision_function(X), silent.decision_function(X))
+    for name in ["coef_", "intercept_", "dual_coef_", "support_",
+                 "mistake_coef_", "survival_counts_", "mistakes_per_epoch_"]:
         if hasattr(silent, name):
             assert_array_equal(getattr(loud, name), getattr(silent, name))
     lines = lines_of(capsys)
-    check_fit_lines(lines, loud.n_iter_, 2)
+    fitted = loud.estimators_[0] if hasattr(loud, "estimators_") else loud
+    check_fit_lines(lines, fitted.n_iter_, 2)
     within = [WITHIN.match(line) for line in lines if WITHIN.match(line)]
     visited = [int(m["visited"].replace(",", "")) for m in within
                if m["k"] == "1"]
     assert visited and visited == sorted(visited) and visited[-1] < 150
     assert all(int(m["n"].replace(",", "")) == 150 for m in within)
-    if params.get("budget") is None:
+    if getattr(est, "budget", None) is None:
         # Chunks of 7, 3, then single visits: a line after each but the last.
         assert visited[:3] == [7, 10, 11] and len(visited) == 150 - 7 - 3 + 1
     else:
         assert visited == list(range(10, 150, 10))
+
+
+def test_a_penalized_epoch_runs_whole(every_chunk_prints, capsys):
+    X, y = data(3, n=150)
+    params = dict(max_iter=2, tol=None, penalty="elasticnet", alpha=1e-3)
+    silent = quiet_fit(Perceptron(**params), X, y)
+    loud = quiet_fit(Perceptron(verbose=1, **params), X, y)
+    assert_array_equal(loud.coef_, silent.coef_)
+    lines = lines_of(capsys)
+    assert not any(WITHIN.match(line) for line in lines)
+    check_fit_lines(lines, 2, 2)
 
 
 def test_no_line_within_short_epochs(capsys):

@@ -289,10 +289,12 @@ fragment("epoch_params", """
 fragment("verbose_lines", """
     If > 0, ``fit`` prints a line per epoch ("Epoch k of max_iter": its
     updates, the norm named below, its time, the total time and at most how
-    long the remaining epochs take at the pace so far) and a closing line
-    with why it stopped (converged, the tol rule, early stopping,
-    ``max_iter``, or a callback) and the total time; a ``partial_fit`` call
-    prints one line.  See :ref:`ug_verbose` in the user guide.
+    long the remaining epochs take at the pace so far), a line at least
+    every 10 s within an epoch that runs longer (the samples visited, the
+    updates so far, the time left in the epoch), and a closing line with
+    why it stopped (converged, the tol rule, early stopping, ``max_iter``,
+    or a callback) and the total time; a ``partial_fit`` call prints one
+    line.  See :ref:`ug_verbose` in the user guide.
 """)
 
 

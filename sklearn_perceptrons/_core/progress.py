@@ -72,6 +72,23 @@ def chunks(n):
         start = stop
 
 
+def in_chunks(walk, order, progress):
+    """``walk(part)`` over the whole of ``order`` (``progress`` None), or
+    over its :func:`chunks` in turn, calling ``progress(visited, updates)``
+    between them; returns the sum of the updates ``walk`` returns.  For the
+    walks whose result does not depend on where a call ends."""
+    n = order.shape[0]
+    if progress is None:
+        return walk(order)
+    total = None
+    for start, stop in chunks(n):
+        updates = walk(order[start:stop])
+        total = updates if total is None else total + updates
+        if stop < n:
+            progress(stop, total)
+    return total
+
+
 def format_seconds(seconds):
     """A duration for a person: ``0.41 ms``, ``330 ms``, ``2.5 s``,
     ``2 min 05 s``, ``1 h 02 min``."""

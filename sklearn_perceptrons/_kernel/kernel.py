@@ -922,9 +922,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         {{verbose_lines}}
         The norm is ``||f||``, the norm of the current iterate in the kernel
         space (the intercept counted as a constant feature), over all rows.
-        An epoch that runs longer than about 10 s prints a line at least
-        every 10 s (the samples visited, the updates so far, the time left
-        in the epoch at its pace so far).  A ``partial_fit`` line gives the
+        A ``partial_fit`` line gives the
         number of support vectors instead of ``||f||`` (which would cost the
         kernel values among all of them at every call).
 

@@ -261,8 +261,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         The updates are the mistakes, and the norm that of the current
         perceptrons: ``||w||`` (the Euclidean norm of their weights,
         intercepts left out) with the linear kernel, else ``||f||`` (in the
-        kernel space, the intercept a constant feature).  An epoch that runs
-        longer than about 10 s prints a line at least every 10 s.
+        kernel space, the intercept a constant feature).
 
     Attributes
     ----------

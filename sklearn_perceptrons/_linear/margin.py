@@ -316,10 +316,10 @@ class _SearchTrainer(LinearTrainer):
         self.budget = search.budget(self.epsilon)
         self.proof_rate = gamma * self._step_min
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         if self.budget is None:
             self._level_changed()
-        updates = super().run_epoch(order, active)
+        updates = super().run_epoch(order, active, progress)
         self.search.run_updates += updates
         return updates
 
@@ -914,8 +914,7 @@ class MarginPerceptron(BaseLinearPerceptron):
     verbose : int, default=0
         {{verbose_lines}}
         The norm is ``||w||``, the Euclidean norm of the current weights of
-        every row (the iterate, not the average; intercepts left out).  An
-        epoch costs about one pass ``X @ w``, so lines come per epoch.
+        every row (the iterate, not the average; intercepts left out).
         With ``margin="auto"``, an epoch after which the search halved γ is
         followed by a line with the new γ (its range over the rows) and
         whether a proof or the tol rule halved it; at ``verbose > 1``, a

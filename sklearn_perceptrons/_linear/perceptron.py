@@ -646,8 +646,9 @@ class Perceptron(BaseLinearPerceptron):
     verbose : int, default=0
         {{verbose_lines}}
         The norm is ``||w||``, the Euclidean norm of the current weights of
-        every row (the iterate, not the average; intercepts left out).  An
-        epoch costs about one pass ``X @ w``, so lines come per epoch.
+        every row (the iterate, not the average; intercepts left out).  With
+        a ``penalty`` no line comes within an epoch (the pass folds its
+        weight decay in at its end, so it runs whole).
 
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         How the classes are learned.  "ovr": one-vs-all, one binary

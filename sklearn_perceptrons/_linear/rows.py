@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cpu import select_build
+from .._core.progress import in_chunks
 from .._core.threads import run_tasks
 
 linear_fast = select_build(f"{__package__}._linear_fast")
@@ -652,16 +653,28 @@ class LinearTrainer(StateTrainer):
         self.penalty_sums = None
         self.thread_cache = {}
 
-    def run_epoch(self, order, active):
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
         if self.rule.penalty is not None and self.penalty_sums is None:
             self.penalty_sums = PenaltySums(self.n_rows, self.X.shape[1],
                                             self.rule.penalty)
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-            penalty_sums=self.penalty_sums, n_threads=self.n_threads,
-            thread_cache=self.thread_cache,
-        )
+        if self.rule.penalty is not None:
+            # A penalized pass folds its weight decay in at its end: in
+            # chunks it would round otherwise.  It walks whole.
+            progress = None
+
+        def walk(part):
+            return run_epoch(
+                self.X, self.state, part, self.y_class, self.step, self.table,
+                fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+                penalty_sums=self.penalty_sums, n_threads=self.n_threads,
+                thread_cache=self.thread_cache,
+            )
+
+        # With ``progress``, in chunks: a pass resumes anywhere with the same
+        # arithmetic (tested bit for bit against whole epochs).
+        updates = in_chunks(walk, order, progress)
         check_finite_weights(self.state)
         return updates
 
@@ -678,14 +691,18 @@ class CoupledTrainer:
     def __init__(self, trainer):
         self.trainer = trainer
         self._n_inner = trainer.n_rows
+        self.reports_progress = getattr(trainer, "reports_progress", False)
 
     @property
     def state(self):
         return self.trainer.state
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         inner = np.repeat(active, self._n_inner)
-        return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        if progress is None:
+            return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        return self.trainer.run_epoch(order, inner, progress=progress).sum(
+            keepdims=True)
 
     def weight_norm(self):
         return self.trainer.weight_norm()

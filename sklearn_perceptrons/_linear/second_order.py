@@ -32,7 +32,7 @@ from .._core.docstrings import shared_doc
 from .perceptron import BaseLinearPerceptron
 from .rows import StateTrainer, check_finite_weights
 from .._core.tables import one_vs_all_table
-from .._core.progress import FitLog
+from .._core.progress import FitLog, in_chunks
 from .._core.training import record_partial_pass
 
 _second_order_fast = select_build(f"{__package__}._second_order_fast", "FMA3")
@@ -211,9 +211,15 @@ class SecondOrderTrainer(StateTrainer):
     :mod:`sklearn_perceptrons._training` (what it shares with the linear
     trainer comes from :class:`~sklearn_perceptrons._rows.StateTrainer`)."""
 
-    def run_epoch(self, order, active):
-        updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
-                                       self.table, active)
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        # With ``progress``, in chunks: a pass resumes anywhere with the same
+        # arithmetic (tested bit for bit against whole epochs).
+        updates = in_chunks(
+            lambda part: self.state.run_epoch(self.X, part, self.y_class,
+                                              self.step, self.table, active),
+            order, progress)
         check_finite_weights(self.state)
         return updates
 

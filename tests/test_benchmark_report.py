@@ -173,6 +173,15 @@ def test_the_main_job_prints_each_result_once_in_80_columns(
     assert sum("ours per epoch / floor" in line for line in lines) == 1
     assert sum("accuracy, ours" in line for line in lines) == 1
     assert sum("fit time / SVC's" in line for line in lines) == 1
+    # A long metric name wraps under its figures, whole.
+    at = next(i for i, line in enumerate(lines) if "a metric whose" in line)
+    assert lines[at].endswith("1.450  <= 1.2    MISSED")
+    words = lines[at][11:11 + 36].split()
+    for line in lines[at + 1:]:
+        if not line.startswith(" " * 11) or line[11] == " ":
+            break
+        words += line.split()
+    assert words == LONG.split()
     # Notes go to the file only.
     assert not any("floor 2.9 ms" in line for line in lines)
     # The summary comes last: counts, the missed target by name, the failed
@@ -202,19 +211,19 @@ def test_a_long_measurement_gets_a_line_every_heartbeat(
     ], pause=0.7)}
     _main_job(bench, monkeypatch, tmp_path, suites, HEARTBEAT=0.2)
     lines = capsys.readouterr().out.splitlines()
-    beats = [i for i, line in enumerate(lines) if "... still measuring" in line]
+    beats = [i for i, line in enumerate(lines) if "still measuring (" in line]
     # Before each result (0.7 s of silence) at least two lines.
     first = next(i for i, line in enumerate(lines) if "alpha-metric" in line)
     second = next(i for i, line in enumerate(lines) if "beta-metric" in line)
     assert sum(i < first for i in beats) >= 2
     assert sum(first < i < second for i in beats) >= 2
-    assert lines[second - 1].endswith("since the last line (linear: after P1)")
+    assert lines[second - 1].endswith("still measuring (linear: after P1)")
     assert max(map(len, lines)) <= 80
 
     # A quick suite gets none.
     suites = {"linear": _Suite(common, [(("P1", "alpha-metric", 1.0), {})])}
     _main_job(bench, monkeypatch, tmp_path, suites, HEARTBEAT=5.0)
-    assert "still measuring" not in capsys.readouterr().out
+    assert "still measuring (" not in capsys.readouterr().out
 
 
 def test_every_bench_file_runs_listed_first(bench, tmp_path):

@@ -285,6 +285,17 @@ def _linear_scores(estimators, X):
     return out
 
 
+def _confidence_limit(n_classes):
+    """The largest magnitude of a pair's confidence in a one-vs-one vote.
+
+    A class sums the confidences of its ``n_classes - 1`` pairs, and the vote
+    normalizes the sum ``s`` as ``s / (3 (|s| + 1))``: confidences clipped to
+    this limit keep the sum, and ``3 (|s| + 1)``, finite (scores near the
+    largest float would make it ``inf / inf``); no smaller score changes.
+    """
+    return float(np.finfo(np.float64).max) / (4.0 * max(n_classes - 1, 1))
+
+
 def _binary_decision(estimator, X):
     """The 1-d decision of a binary estimator and its 0/1 predictions."""
     scores = np.ravel(estimator.decision_function(X))
@@ -1204,7 +1215,9 @@ class OneVsOnePerceptron(_BaseReduction):
             ``votes + s / (3 (|s| + 1))`` where ``votes[:, c]`` counts the
             pairs that predict class c and ``s[:, c]`` sums the confidences
             of the pairs involving c (the decision of pair (i, j) counts for
-            j and against i).  For a binary problem, the column of
+            j and against i; a decision beyond the largest float divided by
+            ``4 (n_classes - 1)`` counts as that bound, so that the sums
+            stay finite).  For a binary problem, the column of
             ``classes_[1]`` (positive iff ``classes_[1]`` is predicted).
         """
         X = self._validate_X(X)
@@ -1217,6 +1230,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 return decision[:, 1] if n_classes == 2 else decision
         votes = np.zeros((n_samples, n_classes))
         confidence = np.zeros((n_samples, n_classes))
+        limit = _confidence_limit(n_classes)
         for p, (i, j) in enumerate(self._rows(n_classes)):
             est = self.estimators_[p]
             if not _is_fitted(est):
@@ -1224,6 +1238,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 continue
             X_pair = X if indices is None else X[:, indices[p]]
             scores, positive = _binary_decision(est, X_pair)
+            scores = np.clip(scores, -limit, limit)
             votes[:, j] += positive
             votes[:, i] += ~positive
             confidence[:, j] += scores
@@ -1243,6 +1258,7 @@ class OneVsOnePerceptron(_BaseReduction):
             return None
         votes = [0.0] * n_classes
         confidence = [0.0] * n_classes
+        limit = _confidence_limit(n_classes)
         scores = iter(scores)
         for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
             if "classes_" not in est.__dict__:
@@ -1252,6 +1268,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 votes[j] += 1.0
             else:
                 votes[i] += 1.0
+            score = min(max(score, -limit), limit)
             confidence[j] += score
             confidence[i] -= score
         # The general path's formula, each IEEE operation on the floats.

@@ -9,6 +9,7 @@ one-row calls of streaming, shared by every estimator and meta-estimator:
 estimator (:func:`keep_state_on_error`).
 """
 
+import copy
 import functools
 import math
 import numbers
@@ -163,6 +164,38 @@ def stream_cache(estimator):
     if cache is None:
         cache = estimator.__dict__["_stream"] = {}
     return cache
+
+
+def fork(estimator):
+    """A copy of ``estimator`` that ``partial_fit`` may update while
+    ``estimator`` stays exactly as it is, at a cost that does not grow with
+    what the estimator has learned.
+
+    A meta-estimator updates such copies of its binary estimators and adopts
+    them only once every one has succeeded (all or nothing).  An estimator of
+    this package writes in place only what its stream cache (``_stream``)
+    owns; everything else it replaces, never mutates (the invariant of
+    :func:`keep_state_on_error`).  So its copy is a shallow copy of its
+    ``__dict__`` with a new cache, which keeps only the entries that never
+    write what the original holds (the parameters' key, and streams marked
+    ``appends_only``, which write past the end of the arrays the model
+    views): the copy's call copies what it changes, as the original's first
+    call after a ``fit`` would, and the append-only log of
+    ``mistakes_per_epoch_`` is shared by design.  Any other estimator is
+    deep-copied.
+    """
+    if not isinstance(estimator, BasePerceptron):
+        return copy.deepcopy(estimator)
+    state = dict(estimator.__dict__)
+    cache = state.pop("_stream", None)
+    if cache:
+        state["_stream"] = {
+            key: value for key, value in cache.items()
+            if key == "params" or getattr(value, "appends_only", False)
+        }
+    twin = type(estimator).__new__(type(estimator))
+    twin.__dict__.update(state)
+    return twin
 
 
 def check_params(estimator):

@@ -56,6 +56,7 @@ from ._base import (
     check_params,
     class_indices,
     encode_labels,
+    fork,
     keep_state_on_error,
     lean_codes,
     partial_fit_classes,
@@ -210,11 +211,19 @@ def _fit_pair(estimator, X, y_class, i, j, params):
 def _partial_fit_binary(estimator, X, y, params):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
-    Works on a copy so that a failure in any sub-problem leaves every fitted
-    estimator of the meta-estimator as it was.
+    Works on a copy (:func:`~._base.fork`: of this package's estimators, one
+    whose cost does not grow with the stream) so that a failure in any
+    sub-problem leaves every fitted estimator of the meta-estimator as it
+    was.
     """
-    estimator = copy.deepcopy(estimator)
-    return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
+    estimator = fork(estimator)
+    # Classes on the first call only, as scikit-learn's partial_fit asks: a
+    # later call without them may take the base's lean streaming path.
+    fitted = getattr(estimator, "classes_", None)
+    classes = None if (isinstance(fitted, np.ndarray)
+                       and np.array_equal(fitted, _BINARY_CLASSES)) \
+        else _BINARY_CLASSES
+    return estimator.partial_fit(X, y, classes=classes, **params)
 
 
 # Parameter values that copies of an estimator may share (nothing can change

@@ -58,3 +58,118 @@ def test_one_vs_one_votes_stay_finite_near_the_largest_float(n_rows):
         votes[:, i] += ~positive
     assert np.all(np.abs(decision - votes) <= 1 / 3 + 1e-12)
     assert model.score(X, y) == 1.0
+
+
+# ----------------------------------------------------------------------------
+# Row 2: a reduction's one-row partial_fit around a base without a fast path
+# ----------------------------------------------------------------------------
+
+
+def _python_calls(function):
+    """The number of Python function calls made by ``function()``."""
+    import sys
+
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        if event == "call":
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        function()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def _traced_peak(function):
+    """The peak of the memory traced by ``tracemalloc`` during ``function()``."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("Meta", [OneVsAllPerceptron, OneVsOnePerceptron])
+@pytest.mark.parametrize("base", [SecondOrderPerceptron(),
+                                  KernelPerceptron(kernel="rbf")],
+                         ids=["second_order", "kernel"])
+def test_reduction_partial_fit_costs_the_same_late_in_a_stream(Meta, base):
+    """Row 2: every one-row call deep-copied each binary estimator (the
+    state kept for a failed call), its history included: the log of
+    ``mistakes_per_epoch_`` and the support vectors.  The Python calls of a
+    call grew 3x and its traced memory 3-8x from call 100 to call 1,400.
+    Counted here, not timed: call 1,000 must cost what call 100 costs."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1100, 4))
+    y = rng.integers(0, 3, size=1100)
+    model = Meta(base).partial_fit(X[:3], y[:3], classes=[0, 1, 2])
+    measures = {}
+    for i in range(3, 1100):
+        call = lambda i=i: model.partial_fit(X[i:i + 1], y[i:i + 1])  # noqa: E731
+        if i in (100, 1000):
+            measures[i] = (_python_calls(call),)
+        elif i in (101, 102, 103, 1001, 1002, 1003):
+            measures[i] = (_traced_peak(call),)
+        else:
+            call()
+    early_calls, late_calls = measures[100][0], measures[1000][0]
+    assert late_calls <= early_calls + 20
+    early_peak = np.median([measures[i][0] for i in (101, 102, 103)])
+    late_peak = np.median([measures[i][0] for i in (1001, 1002, 1003)])
+    assert late_peak <= 1.5 * early_peak + 4096
+    # The stream learned: the binary estimators saw every row of their problem.
+    assert sum(est.n_iter_ for est in model.estimators_) >= 1000
+
+
+@pytest.mark.parametrize("base", [SecondOrderPerceptron(), KernelPerceptron()],
+                         ids=["second_order", "kernel"])
+def test_reduction_partial_fit_failing_in_one_pair_changes_nothing(
+        base, monkeypatch):
+    """Row 2 (what the fix must keep): the copies that ``partial_fit``
+    updates are independent of the estimators a failed call keeps, even
+    though they share the history (the log of ``mistakes_per_epoch_``, the
+    support vectors and their stream's buffers)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = rng.integers(0, 3, size=60)
+    model = OneVsOnePerceptron(base).partial_fit(X[:3], y[:3], classes=[0, 1, 2])
+    twin = OneVsOnePerceptron(base).partial_fit(X[:3], y[:3], classes=[0, 1, 2])
+    for i in range(3, 30):
+        model.partial_fit(X[i:i + 1], y[i:i + 1])
+        twin.partial_fit(X[i:i + 1], y[i:i + 1])
+    # A row that pair (0, 1) gets wrong (an update of its stream), of class
+    # 1 or 0; the next pair to see it, (1, 2) or (0, 2), fails.
+    first = model.estimators_[0]
+    pool = 3 * rng.normal(size=(500, 3))
+    scores = first.decision_function(pool)
+    label = 1 if scores.min() <= 0 else 0
+    row = pool[np.argmin(scores) if label == 1 else np.argmax(scores)][None, :]
+    original = type(base).partial_fit
+    calls = []
+
+    def failing(self, *args, **kwargs):
+        calls.append(self)
+        if len(calls) == 2:
+            raise RuntimeError("the second pair fails")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(base), "partial_fit", failing)
+    with pytest.raises(RuntimeError, match="second pair"):
+        model.partial_fit(row, [label])
+    monkeypatch.undo()
+    assert len(calls) == 2
+    for i in range(30, 60):
+        model.partial_fit(X[i:i + 1], y[i:i + 1])
+        twin.partial_fit(X[i:i + 1], y[i:i + 1])
+    np.testing.assert_array_equal(model.decision_function(X),
+                                  twin.decision_function(X))
+    for est, ref in zip(model.estimators_, twin.estimators_):
+        assert est.mistakes_per_epoch_ == ref.mistakes_per_epoch_
+        assert est.n_mistakes_ == ref.n_mistakes_

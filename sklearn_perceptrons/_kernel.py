@@ -54,6 +54,8 @@ _KERNEL_CODES = {
 }
 _PRECOMPUTED = 6
 _CALLABLE = 7
+# The kernels that read gamma (the others ignore it, whatever its value).
+_GAMMA_KERNELS = frozenset({"poly", "rbf", "sigmoid", "laplacian"})
 # The exponential kernels: a fit keeps their kernel values in float32 cache
 # lines, computed in single precision (see ``_kernel_fast``).
 _SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
@@ -671,12 +673,15 @@ class KernelMixin:
                        self.kernel_params)
 
     def _resolve_gamma(self, X):
+        """The value of ``gamma`` on X.  "scale" out of the range of float64
+        (X of extreme variance) is an error only for a kernel that reads it."""
         if not isinstance(self.gamma, str):
             return float(self.gamma)
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         gamma = _scale_gamma(X)
-        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+        if (isinstance(self.kernel, str) and self.kernel in _GAMMA_KERNELS
+                and not np.finfo(np.float64).tiny <= gamma < np.inf):
             limit = "below" if gamma == np.inf else "above"
             raise ValueError(
                 f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
@@ -755,7 +760,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
         "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
-        first batch and keeps it; ``gamma_`` holds the value used.
+        first batch and keeps it; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".

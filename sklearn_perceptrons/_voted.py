@@ -203,7 +203,10 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.
+        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".

@@ -173,3 +173,40 @@ def test_reduction_partial_fit_failing_in_one_pair_changes_nothing(
     for est, ref in zip(model.estimators_, twin.estimators_):
         assert est.mistakes_per_epoch_ == ref.mistakes_per_epoch_
         assert est.n_mistakes_ == ref.n_mistakes_
+
+
+# ----------------------------------------------------------------------------
+# Row 3: gamma='scale' of kernels that do not use it
+# ----------------------------------------------------------------------------
+
+
+def _two_blobs(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], n // 2)
+    X = rng.normal(size=(n, 3)) + 3.0 * (2 * y[:, None] - 1)
+    return X, y
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e300])
+@pytest.mark.parametrize("make", [
+    lambda: KernelPerceptron(kernel="linear"),
+    lambda: KernelPerceptron(kernel="cosine"),
+    lambda: VotedPerceptron(),
+    lambda: VotedPerceptron(kernel="cosine"),
+], ids=["kernel-linear", "kernel-cosine", "voted-linear", "voted-cosine"])
+def test_gamma_is_resolved_only_for_kernels_that_use_it(make, scale):
+    """Row 3: ``gamma='scale'`` is ``1 / (n_features X.var())``, inf or 0 in
+    float64 for X * 1e-160 or X * 1e300 (finite X), and fit refused it with
+    "gamma='scale' ... is inf" although "linear" and "cosine" never read
+    gamma.  A kernel that reads it still refuses it.  (At 1e300 the dot
+    products of the dual forms overflow: that is their own, named, error.)"""
+    X, y = _two_blobs()
+    try:
+        model = make().fit(X * scale, y)
+    except ValueError as error:
+        assert scale == 1e300 and "overflow" in str(error)
+        assert "gamma" not in str(error)
+    else:
+        assert np.isfinite(model.decision_function(X * scale)).all()
+    with pytest.raises(ValueError, match="gamma='scale'"):
+        make().set_params(kernel="rbf").fit(X * scale, y)

@@ -614,6 +614,16 @@ class PredictMixin:
         return predict_from_decision(scores, self.classes_)
 
 
+# joblib's ``n_jobs``: None (1 unless in a joblib context), a number of
+# workers, or -1, -2, ... (every CPU, every CPU but one, ...); 0 means
+# nothing, and is refused with the other bad parameters.
+N_JOBS_CONSTRAINT = [
+    None,
+    Interval(numbers.Integral, 1, None, closed="left"),
+    Interval(numbers.Integral, None, -1, closed="right"),
+]
+
+
 class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
     """Parameters, validation, labels and diagnostics of every perceptron."""
 

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _kernel_budget
 from ._cpu import kernel_fast as _kernel_fast
 from ._base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     fit_method,
     keep_state_on_error,
@@ -1044,7 +1045,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(

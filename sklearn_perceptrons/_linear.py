@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
 from ._base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     decision_shape,
     fit_method,
@@ -756,7 +757,7 @@ class Perceptron(BaseLinearPerceptron):
         "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(

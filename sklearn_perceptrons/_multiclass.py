@@ -52,6 +52,7 @@ from sklearn.utils.validation import (
 from . import _linear, _margin
 from ._docstrings import shared_doc
 from ._base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     check_params,
     class_indices,
@@ -319,6 +320,15 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
+def _joblib_jobs(n_jobs, n_tasks):
+    """``n_jobs`` for joblib's ``Parallel`` over ``n_tasks`` tasks: a count
+    beyond the tasks starts no more workers than there are tasks (a huge
+    one would make joblib fail on its own limits)."""
+    if n_jobs is None or n_jobs < 0:
+        return n_jobs
+    return max(1, min(n_jobs, n_tasks))
+
+
 def _n_threads(n_jobs):
     """Threads of the fast path's compiled pass for ``n_jobs``: each trains
     a group of rows, bit for bit as one thread would (see ``_rows.run_epoch``)."""
@@ -577,7 +587,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "decision_function"]), None],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     # sample_weight is passed on to the binary estimators, never consumed by
@@ -1048,7 +1058,8 @@ class OneVsAllPerceptron(_BaseReduction):
         return one_vs_all_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        return Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(self._rows(self.classes_.shape[0]))
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_fit_binary)(
                 base, X, (y_class == k).astype(np.int64), params
             )
@@ -1056,7 +1067,8 @@ class OneVsAllPerceptron(_BaseReduction):
         )
 
     def _partial_fit_generic(self, estimators, classes, X, y_class, params):
-        return Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(estimators)
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_partial_fit_binary)(
                 est, X, (y_class == k).astype(np.int64), params
             )
@@ -1169,7 +1181,8 @@ class OneVsOnePerceptron(_BaseReduction):
         return one_vs_one_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        results = Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(self._rows(self.classes_.shape[0]))
+        results = Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_fit_pair)(base, X, y_class, i, j, params)
             for i, j in self._rows(self.classes_.shape[0])
         )
@@ -1193,7 +1206,8 @@ class OneVsOnePerceptron(_BaseReduction):
                 estimators[p], X_pair, y_pair,
                 _subset_metadata(params, y_class.shape[0], indices),
             )))
-        updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
+        updated = Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(jobs)))(
+            job for _, job in jobs)
         estimators = list(estimators)
         for (p, _), est in zip(jobs, updated):
             estimators[p] = est

@@ -210,3 +210,59 @@ def test_gamma_is_resolved_only_for_kernels_that_use_it(make, scale):
         assert np.isfinite(model.decision_function(X * scale)).all()
     with pytest.raises(ValueError, match="gamma='scale'"):
         make().set_params(kernel="rbf").fit(X * scale, y)
+
+
+# ----------------------------------------------------------------------------
+# Row 5: n_jobs=0 and huge n_jobs
+# ----------------------------------------------------------------------------
+
+_N_JOBS_ESTIMATORS = {
+    "kernel": lambda n_jobs: KernelPerceptron(n_jobs=n_jobs),
+    "perceptron": lambda n_jobs: Perceptron(n_jobs=n_jobs),
+    "ova-fast": lambda n_jobs: OneVsAllPerceptron(n_jobs=n_jobs),
+    "ovo-fast": lambda n_jobs: OneVsOnePerceptron(n_jobs=n_jobs),
+    "ova-generic": lambda n_jobs: OneVsAllPerceptron(SecondOrderPerceptron(),
+                                                     n_jobs=n_jobs),
+    "ovo-generic": lambda n_jobs: OneVsOnePerceptron(SecondOrderPerceptron(),
+                                                     n_jobs=n_jobs),
+}
+
+
+@pytest.mark.parametrize("make", _N_JOBS_ESTIMATORS.values(),
+                         ids=_N_JOBS_ESTIMATORS.keys())
+def test_n_jobs_zero_is_an_invalid_parameter_at_fit(make):
+    """Row 5: ``n_jobs=0`` fitted KernelPerceptron (``predict`` then raised
+    joblib's "n_jobs == 0 in Parallel has no meaning"); the others raised
+    that plain ValueError."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = _four_corners(1.0)
+    with pytest.raises(InvalidParameterError, match="n_jobs"):
+        make(0).fit(X, y)
+    if hasattr(make(0), "partial_fit"):
+        with pytest.raises(InvalidParameterError, match="n_jobs"):
+            make(0).partial_fit(X, y, classes=np.unique(y))
+
+
+@pytest.mark.parametrize("n_jobs", [10**9, 2**63, -(2**63)])
+@pytest.mark.parametrize("make", _N_JOBS_ESTIMATORS.values(),
+                         ids=_N_JOBS_ESTIMATORS.keys())
+def test_huge_n_jobs_is_clipped_to_the_work(make, n_jobs):
+    """Row 5: on the generic one-vs-all/one-vs-one path, ``n_jobs=10**9``
+    raised joblib's "Numeric literal ... too large" and ``2**63`` an
+    ``OverflowError``; the compiled paths clip it to the work there is.
+    Results equal those of ``n_jobs=1``.  (joblib's threads: starting
+    processes would cost seconds.)"""
+    from joblib import parallel_config
+
+    X, y = _four_corners(1.0)
+    with parallel_config(backend="threading"):
+        model = make(n_jobs).fit(X, y)
+        reference = make(1).fit(X, y)
+        np.testing.assert_array_equal(model.decision_function(X),
+                                      reference.decision_function(X))
+        if hasattr(model, "partial_fit"):
+            model.partial_fit(X[:5], y[:5])
+            reference.partial_fit(X[:5], y[:5])
+            np.testing.assert_array_equal(model.decision_function(X),
+                                          reference.decision_function(X))

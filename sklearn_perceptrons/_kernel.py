@@ -805,7 +805,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         leaves it (see ``budget_strategy``).  What a budget B costs and buys,
         with the built-in kernels other than "precomputed": memory O(B *
         (n_features + n_classes)) beside X (no per-sample scores; B**2 more
-        for "projection"); a visit computes its scores from the B support
+        for "projection"), or that of the vectors a ``partial_fit`` call can
+        hold when they are fewer than B (so a huge budget costs nothing until
+        it fills); a visit computes its scores from the B support
         vectors, so an epoch costs O(n_samples * B * n_features) (CSR:
         O(nnz * B)) instead of O(n_samples) per update: with B much smaller
         than the unbudgeted number of support vectors, ``fit`` on a million

@@ -266,3 +266,43 @@ def test_huge_n_jobs_is_clipped_to_the_work(make, n_jobs):
             reference.partial_fit(X[:5], y[:5])
             np.testing.assert_array_equal(model.decision_function(X),
                                           reference.decision_function(X))
+
+
+# ----------------------------------------------------------------------------
+# Row 6: partial_fit with a budget far above what a stream holds
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strategy", ["local_projection", "projection",
+                                      "forgetron", "random", "oldest"])
+def test_partial_fit_allocates_for_the_support_vectors_that_can_arrive(strategy):
+    """Row 6: ``partial_fit`` allocated the arrays of a full budget:
+    ``budget=10**6`` took 116 MB per call (``"projection"``: a 10**6 x 10**6
+    inverse, a MemoryError of 7.28 TiB) and ``budget=2**62`` raised "array
+    is too big", while ``fit`` worked.  A budget that cannot bind gives the
+    model of any other budget that cannot bind."""
+    import tracemalloc
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 2, size=40)  # noise: many mistakes
+    models = {}
+    for budget in (60, 10**6, 2**62):
+        model = KernelPerceptron(budget=budget, budget_strategy=strategy)
+        tracemalloc.start()
+        try:
+            model.partial_fit(X[:20], y[:20], classes=[0, 1])
+            for i in range(20, 40):
+                model.partial_fit(X[i:i + 1], y[i:i + 1])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 2**20  # 1 MiB: what 40 rows of 3 features can need
+        models[budget] = model
+    for budget in (10**6, 2**62):
+        np.testing.assert_array_equal(models[budget].dual_coef_,
+                                      models[60].dual_coef_)
+        np.testing.assert_array_equal(models[budget].support_vectors_,
+                                      models[60].support_vectors_)
+    assert models[60].support_vectors_.shape[0] > 5
+

@@ -202,8 +202,11 @@ class _Kernel:
         return _DUMMY_DOUBLE
 
     def call(self, A, B):
-        """The callable kernel on (A, B), with its result checked."""
-        K = np.asarray(self.function(A, B, **self.params))
+        """The callable kernel on (A, B), with its result checked; a sparse
+        result (natural for a kernel of CSR rows) is a block of kernel
+        values like any other, densified."""
+        K = self.function(A, B, **self.params)
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)
         if np.iscomplexobj(K):
             raise ValueError(
                 "The kernel callable returned complex values; a kernel must be "
@@ -752,7 +755,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         row), as :func:`sklearn.metrics.pairwise.pairwise_kernels` computes
         them.  With "precomputed", X is a Gram matrix: (n_samples, n_samples)
         in ``fit``, (n_test, n_train) in ``predict``.  A callable ``k(A, B,
-        **kernel_params)`` must return the real (n_A, n_B) kernel matrix.
+        **kernel_params)`` must return the real (n_A, n_B) kernel matrix
+        (an array, or a scipy sparse matrix, densified).
 
     degree : int, default=3
         Degree of the "poly" kernel.

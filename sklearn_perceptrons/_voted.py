@@ -194,8 +194,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         ||b||)``.  With "precomputed", X is a Gram matrix: (n_samples,
         n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
         ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
-        matrix.  "linear" trains in the primal (weights updated in place).
-        A float32 Gram matrix is converted to float64 once in ``fit``.
+        matrix (an array, or a scipy sparse matrix, densified).  "linear"
+        trains in the primal (weights updated in place).  A float32 Gram
+        matrix is converted to float64 once in ``fit``.
 
     degree : int, default=3
         Degree of the "poly" kernel.

@@ -306,3 +306,33 @@ def test_partial_fit_allocates_for_the_support_vectors_that_can_arrive(strategy)
                                       models[60].support_vectors_)
     assert models[60].support_vectors_.shape[0] > 5
 
+
+# ----------------------------------------------------------------------------
+# Row 7: a callable kernel that returns a sparse matrix
+# ----------------------------------------------------------------------------
+
+
+def _sparse_linear_kernel(A, B):
+    """<a, b> as a scipy sparse matrix (what ``A @ B.T`` gives on CSR)."""
+    return sp.csr_matrix(A) @ sp.csr_matrix(B).T
+
+
+@pytest.mark.parametrize("Estimator", [KernelPerceptron, VotedPerceptron])
+@pytest.mark.parametrize("sparse_input", [True, False])
+def test_callable_kernel_may_return_a_sparse_matrix(Estimator, sparse_input):
+    """Row 7: ``np.asarray`` of a sparse matrix is a 0-d object array, and
+    the fit failed with "setting an array element with a sequence".  The
+    block is densified: the model equals that of the dense kernel."""
+    X, y = _two_blobs()
+    X[X < 0.5] = 0.0
+    Z = sp.csr_matrix(X) if sparse_input else X
+    sparse_model = Estimator(kernel=_sparse_linear_kernel).fit(Z, y)
+    dense_model = Estimator(
+        kernel=lambda A, B: _sparse_linear_kernel(A, B).toarray()).fit(Z, y)
+    np.testing.assert_array_equal(sparse_model.decision_function(Z),
+                                  dense_model.decision_function(Z))
+    if hasattr(sparse_model, "partial_fit"):
+        sparse_model.partial_fit(Z[:3], y[:3])
+        dense_model.partial_fit(Z[:3], y[:3])
+        np.testing.assert_array_equal(sparse_model.decision_function(Z),
+                                      dense_model.decision_function(Z))

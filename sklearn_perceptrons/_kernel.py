@@ -273,6 +273,12 @@ def _raise_nonfinite_kernel(kernel):
     )
 
 
+# Multiply-adds of one block of dual scores (a few hundredths of a second):
+# the compiled scoring runs without the GIL, and returns to Python, where a
+# pending signal (Ctrl-C) is handled, between blocks.
+BLOCK_WORK = 1 << 24
+
+
 def _row_blocks(n, n_blocks):
     """``n_blocks`` (at most ``n``) contiguous ranges ``(start, stop)`` that
     cover ``range(n)``."""
@@ -345,8 +351,14 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
         )
 
     # A few blocks per thread, so that a thread slowed down by other work
-    # on the machine does not hold up the others.
-    blocks = _row_blocks(n, 1 if n_jobs <= 1 else 4 * n_jobs)
+    # on the machine does not hold up the others; and blocks of at most
+    # BLOCK_WORK multiply-adds (a kernel value costs a row of a support
+    # vector, then one multiply-add per one-vs-all row), so that Ctrl-C
+    # stops a long call within one of them.
+    width = sv.nnz / n_sv if sp.issparse(sv) else n_features
+    rows_per_block = max(1, int(BLOCK_WORK // (n_sv * (width + n_rows + 1))))
+    blocks = _row_blocks(n, max(1 if n_jobs <= 1 else 4 * n_jobs,
+                                -(-n // rows_per_block)))
     if any(_run_blocks(score_block, blocks, n_jobs)):
         _raise_nonfinite_kernel(kernel)
     return out
@@ -1376,7 +1388,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Computed in compiled code without the GIL, one sample at a time, so
         the extra memory is one kernel column per sample and thread (blocks
         bounded by ``cache_size`` for callable and precomputed kernels);
-        ``n_jobs`` threads score blocks of rows in parallel.
+        ``n_jobs`` threads score blocks of rows in parallel.  The blocks are
+        small (a few hundredths of a second of work), and Ctrl-C stops the
+        call between two of them.
 
         {{kernel_predict_X}}
 

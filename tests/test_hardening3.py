@@ -336,3 +336,78 @@ def test_callable_kernel_may_return_a_sparse_matrix(Estimator, sparse_input):
         dense_model.partial_fit(Z[:3], y[:3])
         np.testing.assert_array_equal(sparse_model.decision_function(Z),
                                       dense_model.decision_function(Z))
+
+
+# ----------------------------------------------------------------------------
+# Row 8: KernelPerceptron.decision_function stops on a signal (Ctrl-C)
+# ----------------------------------------------------------------------------
+
+
+class _Alarm(Exception):
+    pass
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"),
+                    reason="needs POSIX interval timers")
+def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
+    """Row 8: the dual scores of all rows were one compiled call without the
+    GIL, where Python cannot act on a signal: Ctrl-C waited 10-17 s on
+    400,000 rows x 2,500 support vectors.  They are now computed in blocks
+    of bounded work, and a signal is handled between two of them.  A timer
+    signal (SIGALRM, handled as Ctrl-C is) arrives while the scores are being
+    computed: the call must stop before it scored every block.  No timing is
+    asserted: a call that ends before the signal (a fast machine) is retried
+    on four times the rows."""
+    import signal
+
+    from sklearn_perceptrons import _kernel
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 10))
+    y = rng.integers(0, 2, size=400)  # noise: most rows are support vectors
+    model = KernelPerceptron(max_iter=2).fit(X, y)
+    assert model.support_vectors_.shape[0] > 150
+    calls = []
+    compiled = _kernel._kernel_fast
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(compiled, name)
+
+        def decision(self, *args, **kwargs):
+            calls.append(args[4])  # the rows of the block
+            return compiled.decision(*args, **kwargs)
+
+    monkeypatch.setattr(_kernel, "_kernel_fast", Counting())
+    armed = [False]
+
+    def handler(signum, frame):
+        if armed[0]:
+            raise _Alarm
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        n_rows = 20_000
+        for _ in range(6):
+            rows = rng.normal(size=(n_rows, 10))
+            calls.clear()
+            armed[0] = True
+            signal.setitimer(signal.ITIMER_REAL, 0.02)
+            try:
+                model.decision_function(rows)
+            except _Alarm:
+                scored = sum(calls)
+                break
+            finally:
+                armed[0] = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            n_rows *= 4
+        else:
+            pytest.fail("every call ended before the timer signal")
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert 0 < scored < n_rows
+    # Each block is bounded: a few hundredths of a second of work.
+    per_row = model.support_vectors_.shape[0] * (10 + 1)
+    assert max(calls) * per_row <= 2 * _kernel.BLOCK_WORK
+

@@ -416,6 +416,29 @@ def check_class_weights(weights, classes):
     return weights
 
 
+def check_some_weight(class_weights, classes, class_totals=None):
+    """Refuse the weights of a fit under which every sample weighs 0 (its
+    sample weight times the weight of its class): no sample could update
+    the model.  The error of an all-zero ``sample_weight``, raised for class
+    weights too.
+
+    ``class_weights``: the weight of every class of the training data (each
+    has samples); ``class_totals``: the sum of the sample weights of every
+    class (None: no sample weights).
+    """
+    positive = class_weights > 0
+    if class_totals is not None:
+        positive &= class_totals > 0
+    if positive.any():
+        return
+    weights = dict(zip(classes.tolist(), class_weights.tolist()))
+    raise ValueError(
+        "Sample weights must contain at least one non-zero number once "
+        f"multiplied by the class weights {weights!r}: with every weight 0 no "
+        "sample can update the model."
+    )
+
+
 def partial_fit_classes(estimator, classes):
     """The classes of a ``partial_fit`` call: required and set on the first
     call, checked against ``classes_`` on the later ones."""
@@ -723,10 +746,22 @@ class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
             check_is_fitted(self)
         return predict_rows(self, X)
 
-    def _class_weights(self, classes, y_class=None, *, partial=False):
-        """Weight of every class index, from ``class_weight``."""
+    def _class_weights(self, classes, y_class=None, *, partial=False,
+                       sample_weight=None):
+        """Weight of every class index, from ``class_weight``; for ``fit``
+        (``y_class`` and ``sample_weight`` given), refused when they make
+        every sample weigh 0 (:func:`check_some_weight`)."""
         if self.class_weight is None:
             return np.ones(classes.shape[0])
+        weights = self._class_weight_values(classes, y_class, partial=partial)
+        if y_class is not None and not partial and not (weights > 0).all():
+            # Some class weighs 0: do the others have samples that weigh?
+            totals = None if sample_weight is None else np.bincount(
+                y_class, weights=sample_weight, minlength=classes.shape[0])
+            check_some_weight(weights, classes, totals)
+        return weights
+
+    def _class_weight_values(self, classes, y_class, *, partial):
         if partial and isinstance(self.class_weight, str):
             raise ValueError(
                 "class_weight='balanced' is not supported by partial_fit, which "

@@ -1185,7 +1185,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
-        class_step = self._class_weights(classes, y_class)
+        class_step = self._class_weights(classes, y_class,
+                                         sample_weight=sample_weight)
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)

@@ -388,7 +388,8 @@ class BaseLinearPerceptron(BasePerceptron):
         n_classes = classes.shape[0]
         n_rows, table = self._layout(n_classes)
         coupled = self._crammer_singer()
-        class_weight = self._class_weights(classes, y_class)
+        class_weight = self._class_weights(classes, y_class,
+                                           sample_weight=sample_weight)
         step = self._learning_rate() * sample_weight * class_weight[y_class]
         state = self._initial_state(X, n_rows, coef_init, intercept_init)
         rng = check_random_state(self.random_state)

@@ -410,7 +410,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
         step = np.ascontiguousarray(
-            sample_weight * self._class_weights(classes, y_class)[y_class],
+            sample_weight * self._class_weights(
+                classes, y_class, sample_weight=sample_weight)[y_class],
             dtype=np.float64,
         )
         y_class = np.ascontiguousarray(y_class, dtype=np.int32)

@@ -411,3 +411,46 @@ def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
     per_row = model.support_vectors_.shape[0] * (10 + 1)
     assert max(calls) * per_row <= 2 * _kernel.BLOCK_WORK
 
+
+# ----------------------------------------------------------------------------
+# Row 9: every sample of weight 0 through class_weight
+# ----------------------------------------------------------------------------
+
+_WEIGHTED = {
+    "perceptron": Perceptron,
+    "margin": MarginPerceptron,
+    "second_order": SecondOrderPerceptron,
+    "kernel": KernelPerceptron,
+    "kernel-budget": lambda **kw: KernelPerceptron(budget=5, **kw),
+    "voted": VotedPerceptron,
+    "ova": lambda **kw: OneVsAllPerceptron(Perceptron(**kw)),
+    "ovo": lambda **kw: OneVsOnePerceptron(Perceptron(**kw)),
+    "mixing": lambda **kw: _parameter_mixing(Perceptron(**kw)),
+}
+
+
+def _parameter_mixing(base):
+    from sklearn_perceptrons.distributed import ParameterMixing
+
+    return ParameterMixing(base)
+
+
+@pytest.mark.parametrize("make", _WEIGHTED.values(), ids=_WEIGHTED.keys())
+def test_all_zero_class_weights_are_refused_as_all_zero_sample_weights(make):
+    """Row 9: ``class_weight={0: 0.0, 1: 0.0}`` fitted with
+    ``converged_=True`` and 0 mistakes (accuracy 0.425), while an all-zero
+    ``sample_weight`` raised: no sample can update the model in either case.
+    The same error for both, and for sample weights that are 0 on every
+    class of positive weight."""
+    X, y = _two_blobs()
+    with pytest.raises(ValueError, match="at least one non-zero") as by_sample:
+        make().fit(X, y, sample_weight=np.zeros(len(y)))
+    with pytest.raises(ValueError, match="at least one non-zero") as by_class:
+        make(class_weight={0: 0.0, 1: 0.0}).fit(X, y)
+    assert by_class.type is by_sample.type is ValueError
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        make(class_weight={0: 0.0, 1: 2.0}).fit(
+            X, y, sample_weight=(y == 0).astype(float))
+    # One class of weight 0 with samples of the other that weigh: a model.
+    model = make(class_weight={0: 0.0, 1: 1.0}).fit(X, y)
+    assert model.predict(X[y == 1]).tolist() == [1] * int((y == 1).sum())

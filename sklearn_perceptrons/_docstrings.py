@@ -52,7 +52,9 @@ fragment("feasibility_A", """
     A : {array-like, sparse matrix} of shape (n_constraints, n_features)
         The constraint rows. float32 and float64 arrays and CSR matrices are
         used in place; other inputs are converted once. Must be finite, with
-        at least one row and one column.
+        at least one row and one column. Rows whose squared norms leave
+        float64 (norms beyond about 1e154 or below 1e-154) are scaled by
+        powers of two in a copy (see the module docstring).
 """)
 
 fragment("feasibility_random_state", """

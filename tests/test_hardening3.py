@@ -454,3 +454,82 @@ def test_all_zero_class_weights_are_refused_as_all_zero_sample_weights(make):
     # One class of weight 0 with samples of the other that weigh: a model.
     model = make(class_weight={0: 0.0, 1: 1.0}).fit(X, y)
     assert model.predict(X[y == 1]).tolist() == [1] * int((y == 1).sum())
+
+
+# ----------------------------------------------------------------------------
+# Row 10: feasibility systems with rows of extreme (finite) magnitude
+# ----------------------------------------------------------------------------
+
+from sklearn_perceptrons import feasibility  # noqa: E402
+
+_HOMOGENEOUS = {
+    "perceptron": feasibility.perceptron_feasibility,
+    "smooth": feasibility.smooth_perceptron,
+    "von_neumann": feasibility.perceptron_von_neumann,
+    "rescaled": feasibility.rescaled_perceptron,
+}
+
+_EXTREME_SYSTEMS = {
+    "tiny": np.array([[1e-300, 0.0], [0.0, 1e-300]]),
+    "huge-and-tiny": np.array([[1e200, 0.0], [0.0, 1e-200]]),
+    "huge": np.array([[1e300, 1e299], [-1e299, 1e300], [2e300, 3e300]]),
+    "subnormal": np.array([[5e-320, 1e-321], [1e-321, 5e-320]]),
+}
+
+
+@pytest.mark.parametrize("sparse_A", [False, True])
+@pytest.mark.parametrize("system", _EXTREME_SYSTEMS.values(),
+                         ids=_EXTREME_SYSTEMS.keys())
+@pytest.mark.parametrize("solve", _HOMOGENEOUS.values(), ids=_HOMOGENEOUS.keys())
+def test_homogeneous_solvers_scale_extreme_rows(solve, system, sparse_A):
+    """Row 10: rows whose squared norms leave float64 were refused ("underflow
+    to 0 ... rescale A", "overflow float64; rescale A"), though the systems
+    are finite and feasible (w = (1, 1) solves the first two).  A positive
+    scaling of a row does not change the solutions of ``A @ w > 0``: the
+    rows are scaled internally, and the answer is checked on A itself."""
+    A = sp.csr_matrix(system) if sparse_A else system
+    res = solve(A)
+    assert res.success and res.status == 0
+    assert np.all(system @ res.x > 0)
+
+
+def test_relaxation_method_scales_uniformly_tiny_or_huge_rows():
+    """Row 10, ``A @ x <= b``: scaling rows changes what ``tol`` means, but
+    one power of two for all of A, b and tol changes nothing (every step is
+    the same, exactly): a system of tiny rows is solved."""
+    A = np.array([[1e-300, 0.0], [0.0, 1e-300], [-1e-300, -1e-300]])
+    b = np.array([1e-300, 1e-300, 0.5e-300])
+    tol = 1e-310
+    res = feasibility.relaxation_method(A, b, x0=[5.0, -7.0], tol=tol)
+    assert res.success
+    assert np.all(A @ res.x - b <= tol)
+    reference = feasibility.relaxation_method(
+        np.ldexp(A, 996), np.ldexp(b, 996), x0=[5.0, -7.0],
+        tol=float(np.ldexp(tol, 996)))
+    assert res.nit == reference.nit > 0
+    np.testing.assert_array_equal(res.x, reference.x)
+
+
+@pytest.mark.parametrize("scale, tol", [(1e-300, 1e-9), (1e200, 1e196)])
+def test_certificates_of_scaled_rows_hold_on_the_rows_of_A(scale, tol):
+    """Row 10, infeasible side: a certificate found on the internally
+    scaled rows is mapped back to the rows of A and checked there
+    (``x >= 0``, ``sum(x) = 1``, ``||A.T @ x|| <= tol`` on A itself; tol is
+    absolute, so it is on the scale of the rows)."""
+    A = np.array([[1.0, 0.5], [-1.0, -0.5], [0.0, 0.0]]) * scale
+    A[2] = [0.0, -1.0]  # a row of norm 1: the norms are mixed
+    for solve in (feasibility.perceptron_von_neumann,
+                  feasibility.rescaled_perceptron):
+        res = solve(A, tol=tol)
+        assert res.status == 2
+        x = res.certificate
+        assert np.all(x >= 0) and np.isclose(x.sum(), 1.0)
+        assert np.linalg.norm(A.T @ x) <= tol
+
+
+def test_relaxation_method_refuses_rows_too_far_apart_and_says_why():
+    """Row 10: rows one power of two cannot bring into range together stay
+    refused, with the reason (tol is absolute) and what to do."""
+    with pytest.raises(ValueError, match="cannot rescale rows one by one"):
+        feasibility.relaxation_method([[1e200, 0.0], [0.0, 1e-200]],
+                                      [1.0, 1.0])

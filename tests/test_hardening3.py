@@ -360,7 +360,7 @@ def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
     on four times the rows."""
     import signal
 
-    from sklearn_perceptrons import _kernel
+    from sklearn_perceptrons._kernel import kernel as _kernel
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 10))

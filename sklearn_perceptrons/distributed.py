@@ -98,8 +98,8 @@ def _load_block(X, y, sample_weight, dtype):
     if hasattr(X, "to_numpy") and not sp.issparse(X):  # a pandas partition
         X = X.to_numpy()
     X = check_array(
-        X, accept_sparse="csr", dtype=dtype, order="C", accept_large_sparse=False,
-        ensure_min_samples=0, input_name="X",
+        X, accept_sparse="csr", dtype=dtype, order="C", ensure_min_samples=0,
+        input_name="X",
     )
     X = as_csr_int32(sum_duplicates(X))
     if hasattr(y, "to_numpy"):
@@ -665,7 +665,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-                accept_large_sparse=False, reset=True,
+                reset=True,
             )
             if sample_weight is not None:
                 sample_weight = check_sample_weight(sample_weight, X)
@@ -789,7 +789,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         X = validate_data(
             self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-            accept_large_sparse=False, reset=False,
+            reset=False,
         )
         return _block_decision(X, self.coef_, self.intercept_)
 

@@ -533,3 +533,65 @@ def test_relaxation_method_refuses_rows_too_far_apart_and_says_why():
     with pytest.raises(ValueError, match="cannot rescale rows one by one"):
         feasibility.relaxation_method([[1e200, 0.0], [0.0, 1e-200]],
                                       [1.0, 1.0])
+
+
+# ----------------------------------------------------------------------------
+# Row 11: CSR matrices with int64 indices
+# ----------------------------------------------------------------------------
+
+
+def _csr_int64(X):
+    """CSR with int64 indices (scipy's constructor would narrow them)."""
+    X = sp.csr_matrix(X)
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    return X
+
+
+_CSR_ESTIMATORS = {
+    "perceptron": Perceptron,
+    "margin": MarginPerceptron,
+    "second_order": SecondOrderPerceptron,
+    "kernel": KernelPerceptron,
+    "kernel-budget": lambda: KernelPerceptron(budget=5),
+    "voted": VotedPerceptron,
+    "ova": OneVsAllPerceptron,
+    "ovo": OneVsOnePerceptron,
+    "ova-generic": lambda: OneVsAllPerceptron(SecondOrderPerceptron()),
+    "mixing": lambda: _parameter_mixing(Perceptron()),
+}
+
+
+@pytest.mark.parametrize("make", _CSR_ESTIMATORS.values(),
+                         ids=_CSR_ESTIMATORS.keys())
+def test_csr_with_int64_indices_is_converted_once(make):
+    """Row 11: every estimator refused a CSR matrix with int64 ``indices``
+    and ``indptr`` (scipy's choice for large matrices, or after some
+    operations) with scikit-learn's "Only sparse matrices with 32-bit
+    integer indices are accepted ... report a minimal reproducer"; the
+    solvers accepted it.  It is converted once, like the other sparse
+    formats: the same model as from int32 indices."""
+    X, y = _four_corners(1.0)
+    X = np.hstack([X, np.zeros((X.shape[0], 2))])
+    X32, X64 = sp.csr_matrix(X), _csr_int64(X)
+    assert X64.indices.dtype == np.int64
+    model, reference = make().fit(X64, y), make().fit(X32, y)
+    np.testing.assert_array_equal(model.decision_function(X64),
+                                  reference.decision_function(X32))
+    if hasattr(model, "partial_fit"):
+        model.partial_fit(X64[:3], y[:3])
+        reference.partial_fit(X32[:3], y[:3])
+        np.testing.assert_array_equal(model.predict(X64), reference.predict(X32))
+
+
+def test_csr_beyond_int32_is_refused_with_the_reason():
+    """Row 11: int64 indices are narrowed only when every index and offset
+    fits in int32; a matrix too large for the compiled loops says so."""
+    from sklearn_perceptrons._core.base import as_csr_int32
+
+    wide = sp.csr_matrix((1, 2**31 + 1))
+    wide.indices = np.array([2**31], dtype=np.int64)
+    wide.indptr = np.array([0, 1], dtype=np.int64)
+    wide.data = np.ones(1)
+    with pytest.raises(ValueError, match="int32"):
+        as_csr_int32(wide)

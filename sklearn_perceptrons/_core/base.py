@@ -58,10 +58,23 @@ def _is_float_matrix(X):
     )
 
 
+_INT32_MAX = np.iinfo(np.int32).max
+
+
 def as_csr_int32(X):
-    """The compiled loop reads int32 CSR indices (a copy of indices, not data)."""
+    """The compiled loops read int32 CSR indices: other index types (scipy's
+    int64 for large matrices, or after some operations) are narrowed once
+    (a copy of the indices, not of the data), when every column index and
+    offset fits; a matrix beyond int32 is refused with the reason."""
     if sp.issparse(X) and (X.indices.dtype != np.int32
                            or X.indptr.dtype != np.int32):
+        if X.shape[1] > _INT32_MAX or int(X.indptr[-1]) > _INT32_MAX:
+            raise ValueError(
+                f"This CSR matrix has {X.shape[1]} columns and "
+                f"{int(X.indptr[-1])} stored values; the compiled loops index "
+                f"both with int32, up to {_INT32_MAX}. Split the rows into "
+                "batches (partial_fit), or reduce the columns."
+            )
         X = sp.csr_matrix(
             (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
             shape=X.shape, copy=False,
@@ -574,7 +587,8 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
     """Validate X (and y) for the compiled code of the package.
 
     X becomes a float64 or float32 C-ordered ndarray or an int32-indexed CSR
-    matrix without duplicate entries, as scikit-learn's ``validate_data`` (which sets or checks
+    matrix without duplicate entries (:func:`as_csr_int32`), as
+    scikit-learn's ``validate_data`` (which sets or checks
     ``n_features_in_`` and ``feature_names_in_``).  The one lean path of the
     package: when ``reset`` is False and X is already in that form (a float
     C-ordered ndarray or a canonical int32 CSR matrix) for an estimator
@@ -591,7 +605,7 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
         return X if no_y else (X, y)
     out = validate_data(
         estimator, X, y, accept_sparse="csr", dtype=list(_FLOAT_DTYPES),
-        order="C", accept_large_sparse=False, reset=reset,
+        order="C", reset=reset,
     )
     if no_y:
         return as_csr_int32(sum_duplicates(out))

@@ -178,7 +178,9 @@ fragment("fit_X_y", """
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Training data; float32 and CSR data are used without copies.
+        Training data; float32 and CSR data are used without copies (CSR
+        indices other than int32 are narrowed once, in a copy of the
+        indices).
 
     y : array-like of shape (n_samples,)
         Target labels.

@@ -13,7 +13,8 @@ For the homogeneous system ``A @ w > 0``, besides :func:`perceptron_feasibility`
   ``||A.T @ x|| <= tol`` when the system is infeasible;
 * :func:`rescaled_perceptron` (the deterministic rescaling of Peña and
   Soheili, 2016): ``O(p log(1 / rho(A)))`` rescalings, polynomial time on
-  ill-conditioned systems.
+  ill-conditioned systems; once they prove a system infeasible (or nearly
+  so), it searches a certificate as :func:`perceptron_von_neumann` does.
 
 ``rho(A)`` is the condition measure of
 :func:`sklearn_perceptrons.bounds.condition_measure`. These three share the
@@ -1263,8 +1264,9 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
             On ``status=2``: ``x >= 0``, ``sum(x) = 1``, ``||A.T @ x|| <=
             tol``. ``None`` otherwise.
         certificate_norm : float
-            ``||A.T @ x||`` for the dual point of the last phase that ended
-            with a rescaling (NaN if none did).
+            ``||A.T @ x||`` for the certificate on ``status=2``; otherwise
+            for the dual point of the last phase that ended with a
+            rescaling (NaN if none did).
 
     See Also
     --------
@@ -1297,15 +1299,17 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     probability).
 
     Conversely, ``k`` rescalings prove ``rho(A) < 2 (sqrt(e) / 2)**(k / p)``;
-    once that is below ``1e-12`` the solver stops (``status=1``, the message
-    says so): the system is infeasible, or too close to it for double
-    precision. So on an infeasible system it ends after about ``150 p``
-    rescalings, at ``max_iter`` (``status=1``), or, when a phase ends with a
-    certificate, with ``status=2`` (rare unless
-    ``A.T @ x = 0`` exactly for a simple ``x``, since phases end long before
-    ``||A.T @ x||`` is small):
-    :func:`perceptron_von_neumann` is the solver that certifies
-    infeasibility. An all-zero row gives ``status=2`` at once.
+    once that is below ``1e-12`` (after about ``150 p`` rescalings; or once
+    the rescaled rows degenerate, which only an infeasible system or one
+    without interior makes them do) the system is infeasible, or too close
+    to it for double precision, and the rest of ``max_iter`` runs the
+    iteration of :func:`perceptron_von_neumann` on the rows of ``A``: it
+    ends with a certificate (``status=2``, ``x >= 0``, ``sum(x) = 1``,
+    ``||A.T @ x|| <= tol``), or, on a system that is feasible after all,
+    with a solution, or at ``max_iter`` (``status=1``, the message says
+    which). A phase may also end with a certificate (``status=2``) before
+    that, when its dual point already has ``||A.T @ x|| <= tol``. An
+    all-zero row gives ``status=2`` at once.
 
     References
     ----------
@@ -1390,6 +1394,34 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
                 break
         if reason != _smooth.PHASE:
             break
+    if thin or degenerate:
+        # The rescalings prove the system infeasible, or too close to it for
+        # double precision: the rest of the budget searches a certificate
+        # (the iteration of perceptron_von_neumann, on the rows of A).
+        found = _certify(mat, rows, sqnorm, shift, tol,
+                         max_iter - nit - n_rescalings)
+        if found is not None:
+            found_reason, found_nit, found_w, y, found_norm = found
+            nit += found_nit
+            if found_reason == _smooth.PRIMAL:
+                return _primal_result(
+                    mat, found_w, found_reason, nit, max_iter,
+                    n_rescalings=n_rescalings, certificate=None,
+                    certificate_norm=cert_norm,
+                )  # fmt: skip
+            if found_reason == _smooth.CERTIFICATE:
+                res = _primal_result(mat, found_w, found_reason, nit, max_iter)
+                res.update(
+                    status=STATUS_INFEASIBLE, success=False, certificate=y,
+                    certificate_norm=found_norm, n_rescalings=n_rescalings,
+                    message=(
+                        f"Infeasible (within tol): {n_rescalings} rescalings "
+                        f"proved rho(A) < {_RHO_FLOOR:g}, and x >= 0, "
+                        f"sum(x) = 1 has ||A.T @ x|| = {found_norm:.3g} <= "
+                        f"tol = {tol:.3g}."
+                    ),
+                )  # fmt: skip
+                return res
     res = _primal_result(
         mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings,
         certificate=None, certificate_norm=cert_norm,
@@ -1405,12 +1437,28 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
         res.message = (
             f"Stopped after {n_rescalings} rescalings, which prove that "
             f"rho(A) < {_RHO_FLOOR:g}: the system is infeasible, or too close "
-            "to infeasible for double precision."
+            "to infeasible for double precision; the rest of max_iter found "
+            "no certificate with ||A.T @ x|| <= tol (increase max_iter or tol)."
         )
     if degenerate:
         res.message = (
             f"Stopped after {n_rescalings} rescalings: the rescaled rows "
             "degenerated, which happens only when the system is infeasible "
-            "or has no interior (rho(A) <= 0)."
+            "or has no interior (rho(A) <= 0); the rest of max_iter found no "
+            "certificate with ||A.T @ x|| <= tol (increase max_iter or tol)."
         )
     return res
+
+
+def _certify(mat, rows, sqnorm, shift, tol, max_iter):
+    """The iteration of :func:`perceptron_von_neumann` on the rows of A for
+    at most ``max_iter`` iterations: ``(reason, nit, w, certificate,
+    certificate_norm)``, or None without a budget."""
+    if max_iter <= 0:
+        return None
+    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
+    reason, nit, w, x, _ = _smooth.run(
+        op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
+    )
+    y, norm = op.certificate(x)
+    return reason, nit, op.original(w), y, norm

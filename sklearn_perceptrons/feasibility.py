@@ -173,6 +173,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import OptimizeResult
 from sklearn.utils import check_array, check_random_state
+from sklearn.utils._param_validation import InvalidParameterError
 
 from ._feasibility import smooth as _smooth
 from ._core.base import sum_duplicates
@@ -220,28 +221,40 @@ _MESSAGES = {
 # ---------------------------------------------------------------------------
 
 
+# Bad parameters raise scikit-learn's InvalidParameterError, as the
+# estimators' do (a subclass of both ValueError and TypeError).
+
+
 def _check_order(order):
     if not isinstance(order, str) or order not in _ORDERS:
-        raise ValueError(
+        raise InvalidParameterError(
             f"order must be one of {', '.join(map(repr, _ORDERS))}; got {order!r}."
         )
     return order
 
 
 def _check_max_iter(max_iter):
+    """max_iter as an int the compiled loops can count to (a C ssize_t)."""
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-        raise TypeError(f"max_iter must be an integer; got {max_iter!r}.")
+        raise InvalidParameterError(
+            f"max_iter must be an integer; got {max_iter!r}.")
     if max_iter < 0:
-        raise ValueError(f"max_iter must be >= 0; got {max_iter}.")
+        raise InvalidParameterError(f"max_iter must be >= 0; got {max_iter}.")
+    if max_iter > sys.maxsize:
+        raise InvalidParameterError(
+            f"max_iter must be at most {sys.maxsize} (2**63 - 1, the largest "
+            f"count of the solvers' loops); got {max_iter}."
+        )
     return int(max_iter)
 
 
 def _check_real(name, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r}.")
+        raise InvalidParameterError(
+            f"{name} must be a real number; got {value!r}.")
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value}.")
+        raise InvalidParameterError(f"{name} must be finite; got {value}.")
     return value
 
 
@@ -799,10 +812,10 @@ def relaxation_method(
     """
     eta = _check_real("eta", eta)
     if not 0.0 < eta <= 2.0:
-        raise ValueError(f"eta must be in (0, 2]; got {eta}.")
+        raise InvalidParameterError(f"eta must be in (0, 2]; got {eta}.")
     tol = _check_real("tol", tol)
     if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol}.")
+        raise InvalidParameterError(f"tol must be >= 0; got {tol}.")
     order = _check_order(order)
     if max_iter is None:
         max_iter = 100_000 if order.startswith("max_") else 10_000
@@ -907,7 +920,7 @@ def _certifying_setup(A, tol, max_iter, **extra):
     zero row, else None."""
     tol = _check_real("tol", tol)
     if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol}.")
+        raise InvalidParameterError(f"tol must be >= 0; got {tol}.")
     mat, rows, sqnorm, shift, max_iter, zero = _smooth_setup(A, max_iter)
     n, p = mat[0].shape
     zero_result = None

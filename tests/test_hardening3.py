@@ -631,3 +631,69 @@ def test_rescaled_perceptron_certifies_infeasible_systems(seed):
     assert np.all(x >= 0) and np.isclose(x.sum(), 1.0)
     assert np.linalg.norm(A.T @ x) <= tol
     assert res.certificate_norm == pytest.approx(np.linalg.norm(A.T @ x))
+
+
+# ----------------------------------------------------------------------------
+# Row 13: max_iter beyond what the loops count; overflow caused by weights
+# ----------------------------------------------------------------------------
+
+_ORDERS = ["cyclic", "permuted", "random", "max_distance", "max_residual"]
+
+
+@pytest.mark.parametrize("max_iter", [2**63, 2**70, -1, 1.5, True])
+def test_feasibility_max_iter_out_of_range_is_an_invalid_parameter(max_iter):
+    """Row 13: ``max_iter=2**70`` raised ``OverflowError`` ("Python int too
+    large to convert to C ssize_t") for the row-action orders and was taken
+    by the greedy ones and the smooth solvers.  Every solver and order now
+    refuses what its loops cannot count, as the estimators refuse bad
+    parameters (InvalidParameterError, a ValueError and a TypeError)."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    A = np.array([[1.0, 2.0], [2.0, 1.0]])
+    for order in _ORDERS:
+        with pytest.raises(InvalidParameterError, match="max_iter"):
+            feasibility.perceptron_feasibility(A, max_iter=max_iter, order=order)
+        with pytest.raises(InvalidParameterError, match="max_iter"):
+            feasibility.relaxation_method(A, [1.0, 1.0], max_iter=max_iter,
+                                          order=order)
+    for solve in (feasibility.smooth_perceptron,
+                  feasibility.perceptron_von_neumann,
+                  feasibility.rescaled_perceptron):
+        with pytest.raises(InvalidParameterError, match="max_iter"):
+            solve(A, max_iter=max_iter)
+
+
+def test_feasibility_largest_max_iter_is_taken_by_every_order():
+    """Row 13: the largest count the loops hold works for every order."""
+    A = np.array([[1.0, 2.0], [2.0, 1.0]])
+    for order in _ORDERS:
+        assert feasibility.perceptron_feasibility(
+            A, max_iter=2**63 - 1, order=order).success
+        assert feasibility.relaxation_method(
+            A, [1.0, 1.0], x0=[3.0, 3.0], max_iter=2**63 - 1, order=order).success
+
+
+@pytest.mark.parametrize("Estimator", [MarginPerceptron, SecondOrderPerceptron,
+                                       Perceptron])
+def test_overflow_from_huge_sample_weights_names_them(Estimator):
+    """Row 13: ``sample_weight=1e300`` made an update 1e300 x and a margin
+    overflow, and the error said "values of X, or of X times the weights,
+    near the largest float" about an X of magnitude 2.  The message gives
+    the largest feature and update size, and leads its advice with what is
+    extreme.  (The perceptron's rule is invariant to a common scale of the
+    weights: it does not overflow there, only with huge features.)"""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 2, size=40)  # noise: updates to the end
+    if Estimator is not Perceptron:
+        with pytest.raises(ValueError, match=r"sample_weight.*1e\+300") as error:
+            Estimator().fit(X, y, sample_weight=np.full(len(y), 1e300))
+        message = str(error.value).lower()
+        assert message.index("lower sample_weight") < message.index(
+            "scale the features")
+    # Huge features with unit weights: the features are named first.
+    with pytest.raises(ValueError, match=r"2\.\d+e\+200") as error:
+        Estimator().fit(X * 1e200, y)
+    message = str(error.value).lower()
+    assert message.index("scale the features") < message.index(
+        "lower sample_weight")

@@ -25,6 +25,7 @@ from itertools import combinations
 from operator import attrgetter
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -55,6 +56,7 @@ from ._core.docstrings import shared_doc
 from ._core.base import (
     N_JOBS_CONSTRAINT,
     BasePerceptron,
+    as_csr_int32,
     check_params,
     class_indices,
     encode_labels,
@@ -248,6 +250,19 @@ def _unfitted_copies(template, n):
         estimator.__dict__.update(copy.deepcopy(others))
         copies.append(estimator)
     return copies
+
+
+def _narrow_csr(X):
+    """CSR ``X`` with int32 indices when they fit (scikit-learn's own
+    estimators, LinearSVC or SGDClassifier as bases, refuse int64 indices;
+    this package's convert them once, see ``as_csr_int32``); any other X,
+    or one too large for int32, as it is, for the base to judge."""
+    if sp.issparse(X) and X.format == "csr":
+        try:
+            return as_csr_int32(X)
+        except ValueError:
+            return X
+    return X
 
 
 def _is_fitted(estimator):
@@ -788,6 +803,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 self, X, y, accept_sparse=["csr", "csc"], dtype=None,
                 ensure_all_finite=False, reset=reset,
             )
+            X = _narrow_csr(X)
         if y.dtype.kind not in "iub" and not labels_known:
             # Integer labels are always a classification target (and
             # encode_labels counts them without this O(n log n) check);
@@ -803,10 +819,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             check_is_fitted(self)
         if getattr(self, "_shared_input", False):
             return predict_rows(self, X)
-        return validate_data(
+        return _narrow_csr(validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,
-        )
+        ))
 
     def _check_metadata(self, params, X, estimator, method, shared):
         """The metadata with ``sample_weight`` checked (non-negative on the

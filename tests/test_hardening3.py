@@ -558,8 +558,17 @@ _CSR_ESTIMATORS = {
     "ova": OneVsAllPerceptron,
     "ovo": OneVsOnePerceptron,
     "ova-generic": lambda: OneVsAllPerceptron(SecondOrderPerceptron()),
+    "ova-sklearn": lambda: OneVsAllPerceptron(_linear_svc()),
     "mixing": lambda: _parameter_mixing(Perceptron()),
 }
+
+
+def _linear_svc():
+    from sklearn.svm import LinearSVC
+
+    # liblinear refuses int64 indices: the reduction narrows them for its
+    # base (found by tests/test_adversarial.py).
+    return LinearSVC()
 
 
 @pytest.mark.parametrize("make", _CSR_ESTIMATORS.values(),

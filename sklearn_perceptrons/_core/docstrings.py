@@ -97,7 +97,8 @@ fragment("reduction_parameters", """
         thread pays the cost of reading each sample, so the threads gain
         most when each has many problems, or long rows, to score.  ``None``
         means 1 unless in a :obj:`joblib.parallel_backend` context; ``-1``
-        means all processors.
+        means all processors; ``0`` is refused.  No more workers start than
+        there are binary problems.
 """)
 
 fragment("reduction_classes", """

@@ -937,7 +937,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         ``decision_function`` (blocks of rows in parallel, without the GIL;
         the results are the same bit for bit whatever ``n_jobs``).
         ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
-        context; ``-1`` means all processors.  Training is not affected.
+        context; ``-1`` means all processors; ``0`` is refused.  Training
+        is not affected.
 
     Attributes
     ----------

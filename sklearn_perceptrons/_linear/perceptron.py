@@ -662,7 +662,8 @@ class Perceptron(BaseLinearPerceptron):
         bit for bit to ``n_jobs=1``.  Every thread pays the cost of reading
         each sample, so the threads gain most when each has many rows or
         long rows to score.  ``None`` means 1 unless in a
-        :obj:`joblib.parallel_config` context; ``-1`` means all processors.  No effect on binary problems (one row) nor with
+        :obj:`joblib.parallel_config` context; ``-1`` means all processors;
+        ``0`` is refused.  No effect on binary problems (one row) nor with
         ``multi_class="crammer_singer"``, whose rows are coupled.
 
     Attributes

@@ -4,9 +4,9 @@
 """Regression tests of issue #33 (hardening III): one test per row at least.
 
 Each test failed on the code before its fix; the docstring says how.
+Row 4 (the second-order perceptron's numerical stability) is not here: it
+belongs to the second-order core's own work.
 """
-
-import warnings
 
 import numpy as np
 import pytest
@@ -20,6 +20,7 @@ from sklearn_perceptrons import (
     Perceptron,
     SecondOrderPerceptron,
     VotedPerceptron,
+    feasibility,
 )
 
 
@@ -460,8 +461,6 @@ def test_all_zero_class_weights_are_refused_as_all_zero_sample_weights(make):
 # Row 10: feasibility systems with rows of extreme (finite) magnitude
 # ----------------------------------------------------------------------------
 
-from sklearn_perceptrons import feasibility  # noqa: E402
-
 _HOMOGENEOUS = {
     "perceptron": feasibility.perceptron_feasibility,
     "smooth": feasibility.smooth_perceptron,
@@ -491,6 +490,26 @@ def test_homogeneous_solvers_scale_extreme_rows(solve, system, sparse_A):
     res = solve(A)
     assert res.success and res.status == 0
     assert np.all(system @ res.x > 0)
+
+
+@pytest.mark.parametrize("exponent", [-512, -520, -530])
+def test_unit_rows_are_exact_where_squares_are_subnormal(exponent):
+    """Row 10, found by tests/test_adversarial.py: rows of norm about 1e-155
+    have subnormal squares (a few bits of precision), not 0, so they were
+    not scaled and their unit rows were off by rounding; a row is now
+    scaled whenever its squared norm leaves the normal range (below 2**53
+    times the smallest normal), and ``A * 2**k`` gives the answer of A bit
+    for bit."""
+    rng = np.random.default_rng(0)
+    A = np.round(rng.normal(size=(10, 3)), 2)
+    A[A == 0] = 0.25
+    A *= np.sign(A @ np.array([1.0, 0.5, -0.25]))[:, None]
+    scaled = np.ldexp(A, exponent)
+    for solve in (feasibility.smooth_perceptron,
+                  feasibility.perceptron_von_neumann):
+        reference, res = solve(A), solve(scaled)
+        assert res.success and reference.success
+        np.testing.assert_array_equal(res.x, reference.x)
 
 
 def test_relaxation_method_scales_uniformly_tiny_or_huge_rows():

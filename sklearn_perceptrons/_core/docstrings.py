@@ -53,7 +53,7 @@ fragment("feasibility_A", """
         The constraint rows. float32 and float64 arrays and CSR matrices are
         used in place; other inputs are converted once. Must be finite, with
         at least one row and one column. Rows whose squared norms leave
-        float64 (norms beyond about 1e154 or below 1e-154) are scaled by
+        float64 (norms beyond about 1e154 or below 1e-146) are scaled by
         powers of two in a copy (see the module docstring).
 """)
 

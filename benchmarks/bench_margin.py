@@ -10,7 +10,7 @@
    regularises its intercept like a weight, so it works in the same padded
    space).  Every margin is measured the same way, with
    :func:`sklearn_perceptrons.bounds.margin` (padded norm ``||[w; b]||``).
-   The target is the guarantee of API.md §3: ``margin_ >= γ*/4`` at ε = 1/2
+   The target is the certificate of the search: ``margin_ >= γ*/4`` at ε = 1/2
    when the search converges with ``tol=None`` (the default ``tol`` is
    reported alongside, without target; so is a search that did not converge
    within ``max_iter``, whose pocket has no margin guarantee).

@@ -4,9 +4,11 @@
 search for a large margin (``margin="auto"``).
 
 The update rule is ``RULE_MARGIN`` of the compiled linear epoch.  The search
-plugs into the driver of :mod:`sklearn_perceptrons._training` as a trainer
-(:class:`_SearchTrainer`) whose ``end_epoch`` halves the margin of rows and
-keeps the pocket; its online form splits the pass of ``partial_fit``.
+plugs into the driver of :mod:`sklearn_perceptrons._core.training` as a
+trainer (:class:`_SearchTrainer`) whose ``end_epoch`` lowers the margin of
+rows to the level of their certified bound on the maximum margin, and which
+keeps the running average of the iterates; its online form splits the pass
+of ``partial_fit``.
 """
 
 import dataclasses
@@ -38,6 +40,7 @@ from .rows import (
     LinearState,
     LinearTrainer,
     Rule,
+    check_finite_weights,
     commit_state,
     dense_stream,
     row_scores,
@@ -114,8 +117,9 @@ class _MarginSearch:
     """State of the certified margin search of every row (``margin="auto"``).
 
     Row ``k`` runs the margin perceptron with ``gamma_k = R_k / 2**h_k``;
-    ``run_updates_k`` counts the updates since the current run started (at
-    ``w~ = 0``, or at a warm start of norm ``start_norm_k``).  Plain arrays,
+    ``run_updates_k`` counts the updates of its current run, since its γ
+    last changed or the fit or stream started, at an iterate of norm
+    ``start_norm_k`` (0 for ``w~ = 0``).  Plain arrays,
     replaced rather than mutated once fitted by the full way, so that the
     all-or-nothing snapshot of ``keep_state_on_error`` stays valid; only the
     lean stream (:class:`_MarginStream`) writes them in place, once its call
@@ -176,16 +180,13 @@ class _MarginSearch:
         full[rows] = out
         return full
 
-    def halve(self, state, rows, fit_intercept):
-        """Halve gamma of ``rows`` and go on from their current iterates.
-
-        The updates are counted anew from here, against the bound of a run
-        started at the current ``||w~||``.
-        """
-        self.halvings[rows] += 1
+    def lower(self, rows, halvings, norms):
+        """Lower the γ of ``rows`` to ``R / 2**halvings`` and go on from their
+        current iterates (of norms ``norms``): the updates are counted anew
+        from here, against the bound of a run started at that norm."""
+        self.halvings[rows] = halvings
         self.run_updates[rows] = 0
-        self.start_norm[rows] = _weight_norms(
-            state.coef[rows], state.intercept[rows], fit_intercept)
+        self.start_norm[rows] = norms
 
     def restart(self, state, rows):
         """Halve gamma of ``rows`` and restart their runs at ``w~ = 0``."""
@@ -195,245 +196,252 @@ class _MarginSearch:
         state.reset_rows(rows)
 
 
-class _TrainingErrors:
-    """Weighted training errors of weight rows on the samples ``idx``.
+_EPS64 = np.finfo(np.float64).eps
 
-    A sample counts with its step (sample weight times class weight) when a
-    row's classifier (positive iff score > 0, as ``predict``) gets its sign
-    wrong.  The per-sample masks are built once per fit, so that an epoch
-    costs one compiled scoring pass and a comparison.  The scores come from
-    the compiled routine, which computes each row with the same arithmetic
-    whatever the other rows are, so row ``k`` of a one-vs-all fit agrees bit
-    for bit with its binary fit.
+
+def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
+    """Half the distance between the means of the positive and the negative
+    samples of every row (its samples ``idx`` of positive step), plus the
+    rounding of the computed means: an upper bound on the maximum margin γ*
+    of the row, or its radius where one side has no sample.
+
+    Why a bound: for any convex combination ``z = sum p_i s_i x~_i`` of the
+    signed padded samples and any unit ``u``, ``u . z >= min_i s_i u . x~_i``,
+    so ``γ* <= ||z||``; the midpoint of the two means is such a ``z``, and its
+    intercept coordinate is ``1/2 - 1/2 = 0``.  Costs one pass over X (a
+    float32 X in blocks of rows) and ``O(n_rows * n_features)``.
     """
-
-    def __init__(self, idx, y_class, step, signs_of_class):
-        signs = signs_of_class[y_class[idx]]
-        self.idx = idx
-        self.positive = signs > 0
-        takes_part = signs != 0
-        every = np.count_nonzero(takes_part) == takes_part.size
-        self.takes_part = None if every else takes_part
-        weights = step[idx]
-        # The weight of every row's training samples: errors / total is a rate.
-        self.total = (np.full(signs.shape[1], weights.sum()) if every
-                      else weights @ takes_part)
-        self.uniform = (weights.shape[0] == 0
-                        or np.count_nonzero(weights != weights[0]) == 0)
-        self.weights = weights[:1] if self.uniform else weights
-
-    def of_zero(self):
-        """The errors of ``w~ = 0`` (every score 0: every sample negative),
-        for every row, without a scoring pass."""
-        wrong = self.positive if self.takes_part is None \
-            else self.positive & self.takes_part
-        if self.uniform:
-            return wrong.sum(axis=0) * self.weights[0]
-        return self.weights @ wrong
-
-    def __call__(self, X, coef, intercept, rows):
-        if isinstance(rows, slice) or len(rows) == coef.shape[0]:
-            # Every row (``slice(None)``, or all the rows, sorted and
-            # distinct): no copies.
-            positive, takes_part = self.positive, self.takes_part
+    n_classes, n_rows = signs_of_class.shape
+    n_samples, n_features = X.shape
+    idx = idx[step[idx] > 0]
+    classes = y_class[idx]
+    counts = np.bincount(classes, minlength=n_classes).astype(np.float64)
+    # Sums of the samples of every class, in float64.
+    sums = np.zeros((n_classes, n_features))
+    if sp.issparse(X):
+        width = max(1, X.nnz // max(1, n_samples))
+        block = n_samples if X.dtype == np.float64 else max(1, (1 << 20) // width)
+    else:
+        block = n_samples if X.dtype == np.float64 else max(1, (1 << 19) // max(1, n_features))
+    chosen = np.zeros(n_samples, dtype=bool)
+    chosen[idx] = True
+    for start in range(0, n_samples, block):
+        stop = min(start + block, n_samples)
+        keep = np.flatnonzero(chosen[start:stop])
+        if not len(keep):
+            continue
+        indicator = sp.csr_matrix(
+            (np.ones(len(keep)), (y_class[start:stop][keep], keep)),
+            shape=(n_classes, stop - start))
+        part = X[start:stop]
+        if part.dtype != np.float64:
+            part = part.astype(np.float64)
+        product = indicator @ part
+        sums += product.toarray() if sp.issparse(product) else product
+    total = sums.sum(axis=0)
+    positive, negative = signs_of_class > 0, signs_of_class < 0
+    n_pos, n_neg = counts @ positive, counts @ negative
+    gaps = np.array(radius, dtype=np.float64, copy=True)
+    for k in range(n_rows):
+        if not (n_pos[k] > 0 and n_neg[k] > 0):
+            continue
+        pos = sums[positive[:, k]].sum(axis=0)
+        if np.count_nonzero(positive[:, k] | negative[:, k]) == n_classes:
+            neg = total - pos
         else:
-            coef, intercept = coef[rows], intercept[rows]
-            positive = self.positive[:, rows]
-            takes_part = None if self.takes_part is None else self.takes_part[:, rows]
-        scores = row_scores(X, self.idx, coef, intercept)
-        wrong = (scores > 0) != positive
-        if takes_part is not None:
-            wrong &= takes_part
-        if self.uniform:
-            return wrong.sum(axis=0) * self.weights[0]
-        return self.weights @ wrong
+            neg = sums[negative[:, k]].sum(axis=0)
+        gap = np.linalg.norm(pos / n_pos[k] - neg / n_neg[k]) / 2.0
+        # Each computed mean is within n eps R of the exact one (summation),
+        # the rest within a few eps of the gap.
+        gap = gap * (1.0 + 8.0 * _EPS64) + (n_pos[k] + n_neg[k] + 4.0) * _EPS64 * radius[k]
+        gaps[k] = min(gaps[k], gap)
+    return gaps
+
+
+def _levels(radius, bound):
+    """The smallest ``h >= 0`` with ``radius / 2**h <= bound``, per row (the
+    level of the search whose γ is at most ``bound`` and more than half of
+    it); 0 where the bound is not positive and finite."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        h = np.ceil(np.log2(radius / bound))
+    # 1100 halvings take any float64 radius below the smallest float.
+    h = np.where(np.isfinite(h), np.clip(h, 0, 1100), 0).astype(np.int64)
+    # log2 is rounded: settle the level on the exact comparisons.
+    h += np.ldexp(radius, -h) > bound
+    h -= (h > 0) & (np.ldexp(radius, -(h - 1)) <= bound)
+    return h
 
 
 class _SearchTrainer(LinearTrainer):
-    """The trainer of ``margin="auto"``: the margin rule at every row's
-    current γ, and after every epoch the search's decisions (see the Notes
-    of :class:`MarginPerceptron`): a converged row stops; a row with a
-    proof (over its update budget, or an iterate too short) restarts at the
-    halved γ from ``w~ = 0``; a row
-    whose tol rule fired goes on at the halved γ, and so after every
-    further epoch until its pocket gains by more than ``tol``, or stops
-    when the last ``patience`` halvings did not improve its pocket by more
-    than ``tol``;
-    with a validation set a row whose validation score stalled stops.
-    Keeps the pocket (or, with a validation set, every row's best validation
-    epoch) itself."""
+    """The trainer of ``margin="auto"`` (see the Notes of
+    :class:`MarginPerceptron`): the margin rule at every row's current γ,
+    which after every epoch drops to the level of the row's certified upper
+    bound on the maximum margin (or one level down, when the run made more
+    updates than a margin-γ separator allows).  The iterates go on from
+    where they are; their average over every visit of the fit is kept
+    alongside (in the state itself when the estimator averages), the model
+    of a row that does not converge.  Rows stop by the driver's rules
+    (convergence, the tol rule, early stopping, ``max_iter``); with a
+    validation set the trainer keeps every row's best validation epoch."""
 
     keeps_own_best = True
 
     def __init__(self, X, y_class, step, table, state, *, fit_intercept, search,
-                 epsilon, training_errors, tol, patience):
+                 bound, epsilon, train_idx, signs_of_class, keep_best):
         n_rows = state.coef.shape[0]
+        self.train_idx = train_idx
+        self.signs_of_class = signs_of_class
+        self.averaged = state.average
+        if not state.average:
+            # The running average, over the iterates themselves (no copy).
+            state = LinearState(state.coef, state.intercept, True)
         super().__init__(X, y_class, step, table, state,
                          fit_intercept=fit_intercept,
                          rule=Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows)))
         self.search = search
+        self.bound = bound
         self.epsilon = epsilon
-        self.training_errors = training_errors
-        self.tol = tol
-        self.patience = patience
-        self.pocket_coef, self.pocket_intercept = state.model()
-        # Minus the training error rate, or the validation accuracy.
-        self.pocket_score = np.full(n_rows, -np.inf)
-        self.score_at_halving = np.full(n_rows, -np.inf)
-        self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
-        # Rows whose last halving was by the tol rule, with no pocket gain
-        # since: they halve again after every epoch that brings none.
-        self.stalling = np.zeros(n_rows, dtype=bool)
-        self.budget = None
-        self.all_rows = np.arange(n_rows)
-        if training_errors is not None:
-            total = training_errors.total
-            self.error_total = np.where(total > 0, total, 1.0)
-            # The pocket starts with the starting model, as Gallant's does:
-            # under skewed weights w~ = 0 (every sample negative) can be best.
-            if self.pocket_coef.any() or self.pocket_intercept.any():
-                errors = training_errors(X, self.pocket_coef,
-                                         self.pocket_intercept, self.all_rows)
-            else:
-                errors = training_errors.of_zero()
-            self.pocket_score = -(errors / self.error_total)
-        self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
+        self.radius = np.sqrt(search.sq_radius)
+        # Rows that no sample can update never prove anything.
+        self.usable = (search.sq_radius > 0) & (search.step_max > 0)
+        self.step_min = np.where(self.usable, search.step_min, 1.0)
+        self.reach = np.where(self.usable, search.step_max, 0.0) * self.radius
+        # ||w~|| at the start of the fit (as the margin rule computes it),
+        # and the updates since.
+        self.start = weight_norms(state.coef, state.intercept, fit_intercept)
+        self.updates = np.zeros(n_rows, dtype=np.int64)
+        # Rows that converged: an epoch in which they were trained made no
+        # update (the driver's verdict too); their iterate is then fixed.
+        self.fixed = np.zeros(n_rows, dtype=bool)
+        # The exact norms of the iterates, kept from the end of an epoch to
+        # the start of the next.
+        self.norm = self.start.copy()
+        # Rounding: of the iterate (per update, see _certified_bounds), and
+        # of the norm, accumulated in float64 over n_features + 1 squares.
+        self.rounding = 2.0 * np.finfo(state.coef.dtype).eps
+        self.norm_slack = 1.0 + (X.shape[1] + 8) * _EPS64
+        self.best = None
+        if keep_best:
+            self.best = (*self.model(), np.full(n_rows, -np.inf))
+        self._level_changed()
 
     def _level_changed(self):
-        # gamma and the budgets change only with the levels: recomputed
-        # then, not after every epoch, from constants of the fit (the
-        # radius and step range of a row do not change during a fit).
-        search = self.search
-        if self.budget is None:
-            self._radius = np.sqrt(search.sq_radius)
-            # Rows that no sample can update get a rate of 0 and never
-            # prove (see _proved).
-            usable = np.isfinite(search.step_min) & (search.step_max > 0)
-            self._step_min = np.where(usable, search.step_min, 0.0)
-            self.proof_cr = np.where(usable, search.step_max, 0.0) * self._radius
-        gamma = np.ldexp(self._radius, -search.halvings)
+        gamma = np.ldexp(self.radius, -self.search.halvings)
         self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
-        self.budget = search.budget(self.epsilon)
-        self.proof_rate = gamma * self._step_min
+        self.budget = self.search.budget(self.epsilon)
 
     def run_epoch(self, order, active):
-        if self.budget is None:
-            self._level_changed()
-        updates = super().run_epoch(order, active)
+        state = self.state
+        updates = run_epoch(
+            self.X, state, order, self.y_class, self.step, self.table,
+            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+            norm=self.norm,
+        )
+        # The exact norms: for the next epoch, the bounds, and the check that
+        # the weights are finite (a non-finite weight makes its norm so).
+        self.norm = weight_norms(state.coef, state.intercept, self.fit_intercept)
+        if not np.isfinite(self.norm).all():
+            check_finite_weights(state)
         self.search.run_updates += updates
+        self.updates += updates
+        self.fixed |= (updates == 0) & (active != 0)
         return updates
 
-    def _proved(self):
-        """Rows whose run proves that no separator of margin gamma exists:
-        over the update budget, or an iterate too short.
+    def model(self):
+        """Every row's model: its iterate after an epoch without update
+        (unless the estimator averages), otherwise its average."""
+        coef, intercept = self.state.model()
+        if not self.averaged:
+            fixed = self.fixed
+            coef[fixed] = self.state.coef[fixed]
+            intercept[fixed] = self.state.intercept[fixed]
+        return coef, intercept
 
-        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
-        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
-        triggered it; a run started at ``||w~_0|| = a`` that has made ``n``
-        updates has then ``||w~|| >= u . w~ >= gamma c_min n - a``.  A norm
-        below half of that is a proof, usually reached long before the
-        update budget.  The computed iterate differs from the exact one by
-        at most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
+    def scores(self, rows):
+        return row_scores(self.X, rows, *self.model())
+
+    def weight_norm(self):
+        return float(np.linalg.norm(self.state.coef))
+
+    def _certified_bounds(self):
+        """Upper bounds on every row's maximum margin γ* from its iterate.
+
+        A unit ``u`` with ``s_i u . x~_i >= γ*`` for every sample gains
+        ``u . w~ >= γ* c`` from any update of step ``c``, whatever rule
+        triggered it; after ``n`` updates from a start of norm ``a``,
+        ``||w~|| >= u . w~ >= γ* c_min n - a``, so ``γ* <= (||w~|| + a) /
+        (c_min n)``.  The computed iterate differs from the exact one by at
+        most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
         once per coordinate, and ``||w~|| <= a + n c_max R`` all along):
-        that slack, doubled, is added to the norm, and the factor 2 covers
-        the rest.
+        that slack, doubled, is added to the norm, itself inflated by the
+        rounding of its float64 sum.
         """
-        search, state = self.search, self.state
-        n = search.run_updates
-        start = search.start_norm
-        norms = weight_norms(state.coef, state.intercept, self.fit_intercept)
-        slack = self.proof_eps * n * (start + (n + 1.0) * self.proof_cr)
-        return (n > self.budget) | (2.0 * (norms + slack) < self.proof_rate * n - start)
+        n = self.updates.astype(np.float64)
+        slack = self.rounding * n * (self.start + (n + 1.0) * self.reach)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound = ((self.norm * self.norm_slack + slack + self.start)
+                     / (self.step_min * n))
+        return np.where(self.usable & (n > 0), bound, np.inf)
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
-        search, state = self.search, self.state
-        # Whole arrays when every row is active (the common case): an epoch
-        # of a small problem costs little more than these few operations.
-        # (np.count_nonzero: a fraction of the cost of .all()/.any() on the
-        # few rows of a fit, after every epoch.)
-        rows = (slice(None) if np.count_nonzero(active) == active.shape[0]
-                else np.flatnonzero(active))
+        search = self.search
         if val_score is not None:
-            score = val_score[rows]
-        else:
-            # The model is only read here (the pocket copies its rows).
-            coef, intercept = state.model(copy=False)
-            errors = self.training_errors(self.X, coef, intercept, rows)
-            # A row without training weight has no error: rate 0.
-            score = -(errors / self.error_total[rows])
-        pocket = self.pocket_score[rows]
-        improved = score > pocket
-        if np.count_nonzero(improved):
-            if self.tol is not None:
-                # A gain by more than tol ends a tol-rule streak of halvings.
-                self.stalling[self.all_rows[rows][score > pocket + self.tol]] = False
-            better = self.all_rows[rows][improved]
-            coef, intercept = state.model(copy=False)
-            self.pocket_score[better] = score[improved]
-            self.pocket_coef[better] = coef[better]
-            self.pocket_intercept[better] = intercept[better]
-
-        # The rows still searching (as masks over all rows: fewer
-        # operations than indexing, for the few rows a fit has).
-        going = active & ~stopper.converged
-        proved = self._proved()
-        if val_score is not None:
-            # The validation score stalled: the row stops, keeping its best
-            # validation epoch; only proofs halve.
-            halve = stopper.active != 0
-            halve &= going
-            halve &= proved
-        else:
-            # The search stops rows when they converge, or when halving no
-            # longer improves their pocket; the tol rule (the stopper's
-            # verdict) halves, and so does every epoch of a streak.
-            halve = stopper.active == 0
-            halve |= proved
-            halve |= self.stalling
-            halve &= going
-            stopper.active[going] = 1
-        if last or not np.count_nonzero(halve):
+            coef, intercept, best_score = self.best
+            better = active & (val_score > best_score)
+            if np.count_nonzero(better):
+                model_coef, model_intercept = self.model()
+                coef[better] = model_coef[better]
+                intercept[better] = model_intercept[better]
+                best_score[better] = val_score[better]
+        np.minimum(self.bound, self._certified_bounds(), out=self.bound)
+        halvings = search.halvings
+        target = np.maximum(halvings, _levels(self.radius, self.bound))
+        # Over the update budget: no separator of margin γ (one level down).
+        proved = search.run_updates > self.budget
+        target[proved] = np.maximum(target[proved], halvings[proved] + 1)
+        lower = (stopper.active != 0) & (target > halvings)
+        if last or not np.count_nonzero(lower):
             return ()
-        going = np.flatnonzero(halve)
-        proved = proved[going]
-        if self.tol is not None:
-            pocket = self.pocket_score[going]
-            gain = pocket > self.score_at_halving[going] + self.tol
-            idle = np.where(gain, 0, self.idle_halvings[going] + 1)
-            self.idle_halvings[going] = idle
-            self.score_at_halving[going] = np.maximum(
-                self.score_at_halving[going], pocket)
-            stopper.active[going[idle >= self.patience]] = 0
-            keep = idle < self.patience
-            going, proved = going[keep], proved[keep]
-        if len(going):
-            # A proof restarts the run at w~ = 0; the tol rule only
-            # halves gamma and lets the run go on from where it is.
-            if proved.any():
-                search.restart(state, going[proved])
-            if not proved.all():
-                search.halve(state, going[~proved], self.fit_intercept)
-            # A perfect pocket cannot gain: there halvings serve the margin,
-            # and wait for the tol rule as before.
-            self.stalling[going] = ~proved & (self.pocket_score[going] < 0)
-            if val_score is None and proved.any():
-                stopper.restart(going[proved])
-            self._level_changed()
+        rows = np.flatnonzero(lower)
+        search.lower(rows, target[rows], self.norm[rows])
+        self._level_changed()
         # Lazily: the driver reads them only when verbose > 1.
         return (
-            f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
-            f"({'certified' if p else 'tol rule'})"
-            for k, p in zip(going, proved)
+            f"   row {k}: gamma lowered to {search.gamma()[k]:.6g} "
+            f"(the maximum margin is at most {self.bound[k]:.6g})"
+            for k in rows
         )
 
-    def final_model(self, converged):
-        """The last iterate of converged rows, the pocket of the others (of
-        every row, with a validation set)."""
-        coef, intercept = self.state.model()
-        keep_pocket = (np.ones(self.n_rows, dtype=bool)
-                       if self.training_errors is None else ~converged)
-        coef[keep_pocket] = self.pocket_coef[keep_pocket]
-        intercept[keep_pocket] = self.pocket_intercept[keep_pocket]
+    def training_errors(self, model):
+        """The weighted training errors of every row of ``model`` (the sum
+        of the steps of the training samples its classifier, positive iff
+        the score is > 0 as ``predict``, gets wrong)."""
+        idx = self.train_idx
+        signs = self.signs_of_class[self.y_class[idx]]
+        wrong = (row_scores(self.X, idx, *model) > 0) != (signs > 0)
+        wrong &= signs != 0
+        return self.step[idx] @ wrong
+
+    def final_model(self):
+        """The model of every row (see :meth:`model`), or with a validation
+        set its best validation epoch; the state becomes the estimator's own
+        kind again (without averaging sums unless it averages)."""
+        if self.best is not None:
+            coef, intercept = self.best[0].copy(), self.best[1].copy()
+        else:
+            coef, intercept = self.model()
+            if not self.averaged:
+                # The last iterate where it makes fewer weighted training
+                # errors than the average (see the Notes of MarginPerceptron).
+                iterate = (self.state.coef, self.state.intercept)
+                better = (self.training_errors(iterate)
+                          < self.training_errors((coef, intercept)))
+                coef[better] = self.state.coef[better]
+                intercept[better] = self.state.intercept[better]
+        if not self.averaged:
+            plain = LinearState(self.state.coef, self.state.intercept, False)
+            plain.visits[:] = self.state.visits
+            self.state = plain
         return coef, intercept
 
 
@@ -803,26 +811,30 @@ class MarginPerceptron(BaseLinearPerceptron):
     **When to use it.**  When you want a perceptron whose answer keeps a
     margin: on separable data it finds a hyperplane with at least a quarter
     of the largest margin (``margin="auto"``), a certified approximation of
-    the hard-margin SVM at the cost of a few perceptron runs; on data that
-    are not separable it keeps the epoch with the fewest training errors
-    (the *pocket*), which usually predicts better than the plain perceptron.
+    the hard-margin SVM at the cost of a few perceptron epochs; where it
+    does not converge (data that are not separable, or a search the tol
+    rule ends first) it returns the average of its iterates, as
+    ``Perceptron(average=True)`` does.
 
     **Cost.**  With a float ``margin`` an epoch costs the same as
-    :class:`Perceptron`'s.  "auto" adds one scoring pass over the training
-    data per epoch (to keep the pocket), and runs until the search ends:
-    on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
-    otherwise a few epochs after the pocket stops improving (see Notes).
-    A ``partial_fit`` call on a few rows with "auto" adds to the pass only
-    the rows' norms and the search's bookkeeping of every row.
+    :class:`Perceptron`'s.  "auto" keeps the running average of the
+    iterates (one more float64 array the size of ``coef_``; an update costs
+    about twice a plain one), computes the norms of the weight rows once per
+    epoch (``O(n_classes * n_features)``), reads X once more before the
+    first epoch (the class means) and scores the training data twice after
+    the last; it runs until every row converges or the tol rule stops it
+    (see Notes).  A ``partial_fit`` call on a few rows with "auto" adds to
+    the pass only the rows' norms and the search's bookkeeping of every
+    row.
 
     Parameters
     ----------
     margin : float > 0 or "auto", default="auto"
         The target margin γ.  A float is used as is.  "auto" searches for a
-        large margin by certified halving (see Notes): γ starts at the
-        radius R of the (padded) training data and is halved whenever a run
-        has made more updates, or has weights shorter, than a margin-γ
-        separator would allow.
+        large margin (see Notes): γ stays within a factor 2 below a
+        certified upper bound on the maximum margin, which the class means
+        give at the start and the iterates lower as they learn, so that a
+        row that converges has at least a quarter of the maximum margin.
 
     epsilon : float in (0, 1], default=0.5
         Approximation parameter ε: samples closer to the hyperplane than
@@ -836,26 +848,21 @@ class MarginPerceptron(BaseLinearPerceptron):
         of the padded vectors.
 
     max_iter : int, default=1000
-        Maximum number of epochs of ``fit``; with "auto", over all runs of
-        the search together.
+        Maximum number of epochs of ``fit``; with "auto", over all the
+        levels of the search together.
 
     tol : float or None, default=1e-3
-        Stopping tolerance: when not None, a row's run is stalled after
-        ``n_iter_no_change`` consecutive epochs whose number of updates did
-        not fall below ``best - tol * n_samples`` (or, with early stopping,
-        whose validation accuracy did not rise above ``best + tol``).  With
-        a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead and its run goes on (a heuristic halving, see Notes), then
-        again after every epoch that does not lower the pocket's training
-        error rate by more than ``tol``, and the search stops once
-        ``n_iter_no_change`` halvings in a row have not lowered it by more
-        than ``tol``.
-        ``None`` disables both: only convergence or ``max_iter`` end a fit.
+        Stopping tolerance, as in :class:`Perceptron`: when not None, a row
+        stops after ``n_iter_no_change`` consecutive epochs whose number of
+        updates did not fall below ``best - tol * n_samples`` (or, with early
+        stopping, whose validation accuracy did not rise above
+        ``best + tol``), unconverged (with "auto" it then returns the average
+        of its iterates, see Notes).  ``None``: only convergence or
+        ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5
-        Number of epochs without improvement before the tol rule fires (and,
-        with "auto", of halvings without improvement before the search
-        stops).
+        Number of epochs without improvement before the tol rule stops a
+        row.
 
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch;
@@ -863,8 +870,9 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the average of ``(w, b)``
-        over every sample visit of training (of the current run, with
-        "auto"), computed without storing the history.
+        over every sample visit of training, computed without storing the
+        history (also for rows that converge; with "auto" a row that does
+        not converge gets the average anyway, see Notes).
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class ``j`` is
@@ -876,23 +884,23 @@ class MarginPerceptron(BaseLinearPerceptron):
         Whether to hold out ``validation_fraction`` of the training data and
         stop each row when its validation accuracy has not risen above
         ``best + tol`` for ``n_iter_no_change`` epochs (with "auto" too); the
-        coefficients of each row's best validation epoch (over all runs,
-        with "auto") are kept, as in :class:`Perceptron`.
+        coefficients of each row's best validation epoch are kept, as in
+        :class:`Perceptron` (with "auto", its model then: see Notes).
 
     validation_fraction : float, default=0.1
         Fraction of the training data held out for early stopping.
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the last iterate of the previous fit
-        (and, with "auto", from its number of halvings ``h``, so from its γ
-        on the same data).
+        (and, with "auto", at most at the previous fit's last γ: no
+        higher level than ``h`` of its ``gamma_ = R / 2**h``).
 
     random_state : int, RandomState instance or None, default=0
         Seed of the epoch permutations and of the validation split.
 
     verbose : int, default=0
         If > 0, print one line per epoch: updates, ``||w||`` and time; if
-        > 1, also a line whenever "auto" halves the γ of a row.
+        > 1, also a line whenever "auto" lowers the γ of a row.
 
     {{linear_coef_attrs}}
 
@@ -906,18 +914,19 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     gamma_ : float or ndarray of shape (n_classes,)
         The γ used: ``margin`` for a float; with "auto", the last γ tried,
-        ``R / 2**h`` (R the radius of the padded training data of the row).
+        ``R / 2**h`` (R the radius of the padded training data of the row,
+        ``h >= 0`` its level).
 
     {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows, all runs of the search included); after ``partial_fit``, the
+        rows, all levels of the search included); after ``partial_fit``, the
         number of passes since the first.
 
     n_mistakes_ : int
         Updates (mistakes and margin mistakes) made by the last ``fit`` over
-        all rows and runs; ``partial_fit`` adds to it.
+        all rows; ``partial_fit`` adds to it.
 
     {{epoch_record_attrs}}
 
@@ -943,52 +952,49 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     **margin="auto".**  Every one-vs-all row searches on its own, with
     ``R`` the radius of the padded training samples that can update it
-    (positive weight) and ``gamma = R / 2**h``.  The search starts with
-    ``h = 0`` (the previous ``h`` with ``warm_start``) and a run at
-    ``w~ = 0`` (or at the warm start).  At the end of each epoch:
+    (positive weight), at ``gamma = R / 2**h``: the level ``h >= 0`` is the
+    smallest whose γ is at most ``U``, a certified upper bound on the row's
+    maximum margin γ*, so that ``γ* <= U < 2 γ``.  ``U`` only falls:
 
-    * a row that made no update has converged and is frozen;
-    * a row whose run has made more updates than the bound above, or
-      whose iterate is too short for a run of margin γ (``2 (||w~|| + ρ)
-      < γ c_min u - a`` after ``u`` updates of the run, ρ a bound on the
-      rounding of the iterate: a unit separator of margin γ would give
-      ``||w~|| >= u . w~ >= γ c_min u - a``), has *proved* that no separator of
-      margin γ exists: ``h`` increases by one
-      and its run **restarts from** ``w~ = 0``, where the bound of the next
-      level holds exactly as stated (continuing would need the larger bound
-      of a run started at ``||w~|| = a``);
-    * otherwise, when ``tol`` is set and the tol rule fires, ``h`` also
-      increases by one, but the run goes on from its iterate (a stalled run
-      is usually close to satisfying the halved margin) and its updates are
-      counted from there against the bounds of a run started at the current
-      ``||w~||``, so that a later halving by a bound is still a proof.
-      After such a halving γ is halved again after every epoch that does
-      not lower the pocket's weighted training error rate by more than
-      ``tol`` (a halving that did not help the pocket is not waited on),
-      unless the pocket makes no training error; such a gain, or a proof,
-      ends the streak, and the tol rule keeps its history until a proof
-      starts it anew.  A halving by the tol rule
-      is a heuristic, not a proof.
+    * before the first epoch it is half the distance between the means of
+      the row's positive and negative samples (their midpoint is a convex
+      combination of the signed samples ``s_i x~_i``, and no such
+      combination is shorter than γ*: ``u . z >= min_i s_i u . x~_i`` for any
+      of them), at most R.  Starting at R instead would spend the first
+      epochs where every sample is a margin mistake when a few rare, large
+      feature values (a pixel that is nonzero on a few images, standardized)
+      make R many times the typical norm of a sample;
+    * after every epoch it takes the bound of the iterate: after ``n``
+      updates from a start of norm ``a``, a unit separator ``u`` of margin
+      γ* would give ``||w~|| >= u . w~ >= γ* c_min n - a``, so ``γ* <=
+      (||w~|| + ρ + a) / (c_min n)`` (ρ a bound on the rounding of the
+      iterate).  The margin rule lets ``||w~||`` grow by about
+      ``(1 - ε) γ`` per update, so while a row keeps making updates at a γ
+      above γ* this bound falls below γ and the row moves down.
 
-    A row stops when it converges; with ``tol`` set, also when the last
-    ``n_iter_no_change`` halvings (proofs or not) have not lowered its
-    pocket's weighted training error rate by more than ``tol`` (so that data
-    that are not separable end a few epochs after the pocket stalls); with
-    ``early_stopping``, when its validation accuracy stalls, as the tol rule
-    of :class:`Perceptron` (only proofs halve γ then).  Every row stops after
-    ``max_iter`` epochs in total (no halving after the last one).  A row that
-    converges at γ, without averaging, has ``margin_ >= (1 - epsilon) *
-    gamma``; if moreover all its halvings were proofs (always the case with
-    ``tol=None`` and no warm start), the maximum margin γ* is below
-    ``2 gamma``, so ``margin_ > (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2).
-    A row that never converges (non-separable data, or ``max_iter`` too
-    small) keeps the *pocket*: the coefficients, over the starting model
-    (``w~ = 0``, or the warm start) and the ends of all epochs of all its
-    runs, with the smallest weighted number of training errors
-    (the sum of the sample and class weights of the misclassified training
-    samples); ``converged_`` is then False and ``gamma_`` is its last γ.
-    With ``early_stopping`` every row keeps its best validation epoch over
-    all runs, as in :class:`Perceptron`.
+    A row whose updates since its γ last changed exceed the bound of the
+    guarantee (that of a run started at the norm of the iterate then) also
+    moves one level down.  The iterate goes on from where it is.  Rows stop
+    when they converge (an epoch without update), by the tol rule (as in
+    :class:`Perceptron`, also with early stopping), or at ``max_iter``
+    (with a ``ConvergenceWarning``).
+
+    **The model.**  A row that converges keeps its last iterate (unless
+    ``average=True``): every training sample is at distance
+    ``>= (1 - epsilon) * gamma``, and since ``γ* < 2 gamma``, ``margin_ >
+    (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2), whatever ``tol``; only a
+    warm start on other data, whose level is carried over, voids it.  A row
+    that does not converge (data that are not separable, or a search that
+    the tol rule or ``max_iter`` ends first; ``converged_`` is then False)
+    gets the average of its iterates over every visit of the fit, or its
+    last iterate where that makes fewer weighted training errors (the sum
+    of the sample and class weights of the samples it gets wrong).  The
+    average damps the oscillation of the iterates on data that are not
+    separable and generalizes better than the epoch with the fewest
+    training errors (a pocket, which also ranks the one-vs-all rows
+    poorly); the comparison catches very uneven class weights, under which
+    the early iterates mislead the average.  With ``early_stopping`` every
+    row keeps the model of its best validation epoch.
 
     **partial_fit with "auto"** runs the same certified rule online: row
     ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the
@@ -1090,29 +1096,31 @@ class MarginPerceptron(BaseLinearPerceptron):
             _padded_sq_norms(X, self.fit_intercept)[train_idx],
             y_class[train_idx], step[train_idx], signs_of_class,
         )
-        halvings = np.zeros(n_rows, dtype=np.int64)
+        radius = np.sqrt(sq_radius)
+        # The first level: that of the class means' bound on γ* (R at most).
+        bound = _class_mean_gaps(X, train_idx, y_class, step, signs_of_class,
+                                 radius)
+        halvings = np.where(sq_radius > 0, _levels(radius, bound), 0)
         previous = getattr(self, "_search_state", None)
         if (self.warm_start and previous is not None
                 and previous.halvings.shape == (n_rows,)):
-            halvings = previous.halvings.copy()
+            halvings = np.maximum(halvings, previous.halvings)
         search = _MarginSearch(
             sq_radius, halvings, np.zeros(n_rows, dtype=np.int64),
             _weight_norms(state.coef, state.intercept, self.fit_intercept),
             step_min, step_max,
         )
-        errors = None
-        if not self.early_stopping:
-            errors = _TrainingErrors(train_idx, y_class, step, signs_of_class)
         return _SearchTrainer(
             X, y_class, step, table, state, fit_intercept=self.fit_intercept,
-            search=search, epsilon=float(self.epsilon), training_errors=errors,
-            tol=self.tol, patience=self.n_iter_no_change,
+            search=search, bound=np.where(sq_radius > 0, bound, np.inf),
+            epsilon=float(self.epsilon), train_idx=train_idx,
+            signs_of_class=signs_of_class, keep_best=bool(self.early_stopping),
         )
 
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
         n_rows = trainer.n_rows
         if isinstance(trainer, _SearchTrainer):
-            coef, intercept = trainer.final_model(record.converged)
+            coef, intercept = trainer.final_model()
             search, gamma = trainer.search, trainer.search.gamma()
         else:
             coef, intercept = trainer.state.model()

@@ -216,28 +216,36 @@ def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
     idx = idx[step[idx] > 0]
     classes = y_class[idx]
     counts = np.bincount(classes, minlength=n_classes).astype(np.float64)
-    # Sums of the samples of every class, in float64.
-    sums = np.zeros((n_classes, n_features))
+    # Sums of the samples of every class, in float64 (a float32 X in
+    # blocks of about 1M values, never converted whole).
+    class_of = np.full(n_samples, -1, dtype=np.int64)
+    class_of[idx] = classes
     if sp.issparse(X):
+        # Every stored value adds to the cell (its class, its column).
+        sums = np.zeros(n_classes * n_features)
         width = max(1, X.nnz // max(1, n_samples))
         block = n_samples if X.dtype == np.float64 else max(1, (1 << 20) // width)
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            lo, hi = X.indptr[start], X.indptr[stop]
+            cells = np.repeat(class_of[start:stop],
+                              np.diff(X.indptr[start:stop + 1])) * n_features
+            cells += X.indices[lo:hi]
+            counted = cells >= 0
+            sums += np.bincount(cells[counted],
+                                weights=X.data[lo:hi][counted].astype(np.float64),
+                                minlength=n_classes * n_features)
+        sums = sums.reshape(n_classes, n_features)
     else:
-        block = n_samples if X.dtype == np.float64 else max(1, (1 << 19) // max(1, n_features))
-    chosen = np.zeros(n_samples, dtype=bool)
-    chosen[idx] = True
-    for start in range(0, n_samples, block):
-        stop = min(start + block, n_samples)
-        keep = np.flatnonzero(chosen[start:stop])
-        if not len(keep):
-            continue
-        indicator = sp.csr_matrix(
-            (np.ones(len(keep)), (y_class[start:stop][keep], keep)),
-            shape=(n_classes, stop - start))
-        part = X[start:stop]
-        if part.dtype != np.float64:
-            part = part.astype(np.float64)
-        product = indicator @ part
-        sums += product.toarray() if sp.issparse(product) else product
+        sums = np.zeros((n_classes, n_features))
+        block = n_samples if X.dtype == np.float64 else max(1, (1 << 20) // max(1, n_features))
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            keep = np.flatnonzero(class_of[start:stop] >= 0)
+            indicator = sp.csr_matrix(
+                (np.ones(len(keep)), (class_of[start:stop][keep], keep)),
+                shape=(n_classes, stop - start))
+            sums += indicator @ X[start:stop].astype(np.float64, copy=False)
     total = sums.sum(axis=0)
     positive, negative = signs_of_class > 0, signs_of_class < 0
     n_pos, n_neg = counts @ positive, counts @ negative
@@ -245,12 +253,15 @@ def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
     for k in range(n_rows):
         if not (n_pos[k] > 0 and n_neg[k] > 0):
             continue
-        pos = sums[positive[:, k]].sum(axis=0)
+        members = np.flatnonzero(positive[:, k])
+        pos = sums[members[0]] if len(members) == 1 else sums[members].sum(axis=0)
         if np.count_nonzero(positive[:, k] | negative[:, k]) == n_classes:
             neg = total - pos
         else:
             neg = sums[negative[:, k]].sum(axis=0)
-        gap = np.linalg.norm(pos / n_pos[k] - neg / n_neg[k]) / 2.0
+        diff = pos / n_pos[k] - neg / n_neg[k]
+        # (A sum of squares of our own: no BLAS threads for one vector.)
+        gap = math.sqrt(_c_einsum("i,i->", diff, diff)) / 2.0
         # Each computed mean is within n eps R of the exact one (summation),
         # the rest within a few eps of the gap.
         gap = gap * (1.0 + 8.0 * _EPS64) + (n_pos[k] + n_neg[k] + 4.0) * _EPS64 * radius[k]
@@ -326,8 +337,8 @@ class _SearchTrainer(LinearTrainer):
         self._level_changed()
 
     def _level_changed(self):
-        gamma = np.ldexp(self.radius, -self.search.halvings)
-        self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
+        self.gamma = np.ldexp(self.radius, -self.search.halvings)
+        self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * self.gamma)
         self.budget = self.search.budget(self.epsilon)
 
     def run_epoch(self, order, active):
@@ -394,16 +405,19 @@ class _SearchTrainer(LinearTrainer):
                 intercept[better] = model_intercept[better]
                 best_score[better] = val_score[better]
         np.minimum(self.bound, self._certified_bounds(), out=self.bound)
-        halvings = search.halvings
-        target = np.maximum(halvings, _levels(self.radius, self.bound))
-        # Over the update budget: no separator of margin γ (one level down).
+        # A row goes down when its bound fell below its γ, or when its run
+        # went over the update budget (no separator of margin γ: one level).
         proved = search.run_updates > self.budget
-        target[proved] = np.maximum(target[proved], halvings[proved] + 1)
-        lower = (stopper.active != 0) & (target > halvings)
+        lower = self.bound < self.gamma
+        lower |= proved
+        lower &= stopper.active != 0
         if last or not np.count_nonzero(lower):
             return ()
         rows = np.flatnonzero(lower)
-        search.lower(rows, target[rows], self.norm[rows])
+        halvings = search.halvings[rows]
+        target = np.maximum(_levels(self.radius[rows], self.bound[rows]),
+                            halvings + proved[rows])
+        search.lower(rows, np.maximum(target, halvings), self.norm[rows])
         self._level_changed()
         # Lazily: the driver reads them only when verbose > 1.
         return (
@@ -430,14 +444,21 @@ class _SearchTrainer(LinearTrainer):
             coef, intercept = self.best[0].copy(), self.best[1].copy()
         else:
             coef, intercept = self.model()
-            if not self.averaged:
-                # The last iterate where it makes fewer weighted training
-                # errors than the average (see the Notes of MarginPerceptron).
-                iterate = (self.state.coef, self.state.intercept)
-                better = (self.training_errors(iterate)
-                          < self.training_errors((coef, intercept)))
-                coef[better] = self.state.coef[better]
-                intercept[better] = self.state.intercept[better]
+            if not self.averaged and not self.fixed.all():
+                # The average of a row that does not converge, unless it does
+                # worse on the training data than a constant answer and the
+                # last iterate does better (see the Notes of MarginPerceptron).
+                averaged = self.training_errors((coef, intercept))
+                idx = self.train_idx
+                signs = self.signs_of_class[self.y_class[idx]]
+                constant = np.minimum(self.step[idx] @ (signs > 0),
+                                      self.step[idx] @ (signs < 0))
+                doubt = ~self.fixed & (averaged > constant)
+                if np.count_nonzero(doubt):
+                    iterate = (self.state.coef, self.state.intercept)
+                    better = doubt & (self.training_errors(iterate) < averaged)
+                    coef[better] = self.state.coef[better]
+                    intercept[better] = self.state.intercept[better]
         if not self.averaged:
             plain = LinearState(self.state.coef, self.state.intercept, False)
             plain.visits[:] = self.state.visits
@@ -821,7 +842,7 @@ class MarginPerceptron(BaseLinearPerceptron):
     iterates (one more float64 array the size of ``coef_``; an update costs
     about twice a plain one), computes the norms of the weight rows once per
     epoch (``O(n_classes * n_features)``), reads X once more before the
-    first epoch (the class means) and scores the training data twice after
+    first epoch (the class means) and scores the training data once after
     the last; it runs until every row converges or the tol rule stops it
     (see Notes).  A ``partial_fit`` call on a few rows with "auto" adds to
     the pass only the rows' norms and the search's bookkeeping of every
@@ -986,14 +1007,16 @@ class MarginPerceptron(BaseLinearPerceptron):
     warm start on other data, whose level is carried over, voids it.  A row
     that does not converge (data that are not separable, or a search that
     the tol rule or ``max_iter`` ends first; ``converged_`` is then False)
-    gets the average of its iterates over every visit of the fit, or its
-    last iterate where that makes fewer weighted training errors (the sum
-    of the sample and class weights of the samples it gets wrong).  The
+    gets the average of its iterates over every visit of the fit.  The
     average damps the oscillation of the iterates on data that are not
     separable and generalizes better than the epoch with the fewest
     training errors (a pocket, which also ranks the one-vs-all rows
-    poorly); the comparison catches very uneven class weights, under which
-    the early iterates mislead the average.  With ``early_stopping`` every
+    poorly), or than the last iterate, which often makes fewer training
+    errors.  Only where the average does worse on the training data than a
+    constant answer (weighted training errors: the sum of the sample and
+    class weights of the samples a model gets wrong) and the last iterate
+    does better is the iterate kept: under very uneven class weights the
+    average lags behind iterates whose intercept keeps growing.  With ``early_stopping`` every
     row keeps the model of its best validation epoch.
 
     **partial_fit with "auto"** runs the same certified rule online: row

@@ -106,8 +106,10 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     when the updates since γ last changed exceed the bound of a run started
     at a = ||w~|| then: (c_max/c_min) 4 R² / (ε² γ²), or for a > 0 the larger
     4 (a + max(a, 2 c_max R² / (ε γ) + c_max R)) / (3 ε γ c_min).  The run
-    goes on from its iterate.  Stops: an epoch without update (converged),
-    the tol rule of Perceptron on the update counts, max_iter.  The model:
+    goes on from its iterate, unless h grew by two or more: then it starts
+    again from w~ = 0, with its mean and its tol rule.  Stops: an epoch
+    without update (converged), the tol rule of Perceptron on the update
+    counts once h has grown at least once, max_iter.  The model:
     the last iterate if converged (and not ``average``), otherwise the mean
     of the iterates over every visit of the fit (without ``average``, the
     last iterate if the mean makes more weighted training errors than a
@@ -125,7 +127,7 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     w = np.zeros(Xp.shape[1])
     w_sum, visits = np.zeros(Xp.shape[1]), 0
     total_updates, run_updates, a = 0, 0, 0.0
-    best, stalls = np.inf, 0
+    best, stalls, dropped = np.inf, 0, False
     per_epoch, converged = [], False
     for epoch in range(1, max_iter + 1):
         gamma = R * 2.0 ** -h
@@ -147,7 +149,7 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
         if tol is not None:
             stalls = stalls + 1 if updates > best - tol * n else 0
             best = min(best, updates)
-            if stalls >= n_iter_no_change:
+            if stalls >= n_iter_no_change and dropped:
                 break
         if epoch == max_iter:
             break
@@ -165,7 +167,13 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
                          * t / (3 * R * c_min))
         if run_updates > budget:
             target = max(target, h + 1)
-        if target > h:
+        dropped = dropped or target > h
+        if target >= h + 2:
+            # Two levels or more at once: start again from w~ = 0.
+            h, run_updates, a, total_updates = target, 0, 0.0, 0
+            w, w_sum, visits = np.zeros_like(w), np.zeros_like(w), 0
+            best, stalls = np.inf, 0
+        elif target > h:
             h, run_updates, a = target, 0, norm
     model = w if converged and not average else w_sum / visits
     if not (converged or average):
@@ -418,14 +426,19 @@ def test_margin_theorem_general(seed, n, d, gamma, epsilon, fit_intercept, weigh
     gamma=st.floats(0.05, 0.5),
     fit_intercept=st.booleans(),
     shuffle=st.booleans(),
+    tol=st.sampled_from([None, 1e-3]),
 )
 def test_auto_reaches_a_quarter_of_the_max_margin(seed, n, d, gamma, fit_intercept,
-                                                  shuffle):
+                                                  shuffle, tol):
+    # The certificate holds on convergence whatever tol: γ only comes down
+    # on proofs.  (With tol a search may also stop unconverged.)
     X, y, R = planted_data(seed, n, d, gamma, fit_intercept)
     assume(len(np.unique(y)) == 2)
-    clf = MarginPerceptron(fit_intercept=fit_intercept, shuffle=shuffle, tol=None,
-                           max_iter=100_000).fit(X, y)
+    clf = fit_quiet(MarginPerceptron(fit_intercept=fit_intercept, shuffle=shuffle,
+                                     tol=tol, max_iter=100_000), X, y)
     gamma_star = max_margin(X, y, fit_intercept=fit_intercept)[0]
+    if tol is not None and not clf.converged_:
+        return
     assert clf.converged_
     assert clf.margin_ >= gamma_star / 4
     assert clf.margin_ >= clf.gamma_ / 2
@@ -447,6 +460,27 @@ def test_auto_matches_reference_search(tol, separable):
         y = (X @ [1.0, 2.0] + 0.5 > 0).astype(int)
     else:
         y = (X @ [1.0, 2.0] + 2 * rng.randn(40) > 0).astype(int)
+    _check_against_reference(X, y, tol, separable)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 5])
+def test_auto_matches_reference_search_with_restarts(seed):
+    # One positive sample in ten: the first epoch's iterate, nearly the sum
+    # of the signed samples, proves a bound two levels or more below the
+    # class means', and the row starts again from w~ = 0.
+    rng = np.random.RandomState(seed)
+    X = rng.randint(-4, 5, size=(60, 3)).astype(float)
+    y = (X @ [1.0, -1.0, 0.5] > 6).astype(int)
+    for tol in (None, 1e-3):
+        clf = fit_quiet(MarginPerceptron(shuffle=False, tol=tol, max_iter=60), X, y)
+        ref = ref_search(X, 2 * y - 1, epsilon=0.5, max_iter=60, tol=tol)
+        assert_same_model(clf, ref)
+        assert clf.gamma_ == ref["gamma"]
+        assert clf.mistakes_per_epoch_ == ref["per_epoch"]
+        assert clf.converged_ == ref["converged"]
+
+
+def _check_against_reference(X, y, tol, separable):
     max_iter = 60
     clf = fit_quiet(MarginPerceptron(shuffle=False, tol=tol, max_iter=max_iter), X, y)
     ref = ref_search(X, 2 * y - 1, epsilon=0.5, max_iter=max_iter, tol=tol)
@@ -470,8 +504,8 @@ def test_auto_matches_reference_search(tol, separable):
 
 def test_auto_stops_on_non_separable_data_with_the_mean_of_its_iterates(iris):
     """No γ converges: the tol rule stops the search, without a warning, and
-    the model is the mean of the iterates unless the last iterate makes
-    fewer training errors."""
+    the model is the mean of the iterates (the last iterate only where the
+    mean does worse than a constant answer and the iterate better)."""
     X, y = iris
     y = y == 1  # versicolor vs. rest: not linearly separable
     assert max_margin(X, y)[0] <= 0
@@ -486,6 +520,25 @@ def test_auto_stops_on_non_separable_data_with_the_mean_of_its_iterates(iris):
     assert clf.gamma_ == ref["gamma"]
     # No hyperplane separates the data: no model has a positive margin.
     assert clf.margin_ <= 0
+
+
+def test_auto_tol_rule_waits_for_the_first_drop_of_gamma(iris):
+    # Setosa vs. the rest in cyclic order makes 2 updates an epoch at its
+    # first level until it converges in epoch 9; a tol rule that did not
+    # wait would stop it after 6, with a mean of the iterates right on 67%
+    # of the training samples (the rate of "every sample negative").
+    X, y = iris
+    y = y == 0
+    clf = MarginPerceptron(shuffle=False).fit(X, y)
+    assert clf.converged_
+    assert clf.score(X, y) == 1.0
+    assert clf.margin_ >= max_margin(X, y)[0] / 4
+    # Data that are not separable still stop by the tol rule (the bound of
+    # the iterate brings gamma down within a few epochs), without a warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        other = MarginPerceptron(shuffle=False).fit(X, iris[1] == 1)
+    assert not other.converged_ and other.n_iter_ < 50
 
 
 def test_auto_weighted_certificate_uses_step_ratio():

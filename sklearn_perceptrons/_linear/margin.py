@@ -197,6 +197,9 @@ class _MarginSearch:
 
 
 _EPS64 = np.finfo(np.float64).eps
+# Epochs between two exact computations of the norms of the iterates, at
+# most (see _SearchTrainer).
+_SYNC = 8
 
 
 def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
@@ -324,9 +327,21 @@ class _SearchTrainer(LinearTrainer):
         # Rows that converged: an epoch in which they were trained made no
         # update (the driver's verdict too); their iterate is then fixed.
         self.fixed = np.zeros(n_rows, dtype=bool)
-        # The exact norms of the iterates, kept from the end of an epoch to
-        # the start of the next.
+        # Rows whose γ came down at least once in this fit.
+        self.dropped = np.zeros(n_rows, dtype=bool)
+        # The norms of the iterates that the passes start from and keep up
+        # to date; ``exact`` where computed from the weights since their last
+        # update.  Computing them costs O(n_features) per row, as much as a
+        # pass over wide sparse data: it is done only when a bound may have
+        # fallen below γ, when a row converged from a kept norm, and every
+        # _SYNC epochs (see end_epoch).
         self.norm = self.start.copy()
+        self.exact = np.ones(n_rows, dtype=bool)
+        self.unsynced = 0
+        # Rows that converged in the last pass from a kept norm, and the
+        # norms they started from.
+        self.unverified = np.zeros(n_rows, dtype=bool)
+        self.pass_norm = self.norm.copy()
         # Rounding: of the iterate (per update, see _certified_bounds), and
         # of the norm, accumulated in float64 over n_features + 1 squares.
         self.rounding = 2.0 * np.finfo(state.coef.dtype).eps
@@ -343,20 +358,54 @@ class _SearchTrainer(LinearTrainer):
 
     def run_epoch(self, order, active):
         state = self.state
+        self.pass_norm[:] = self.norm
         updates = run_epoch(
             self.X, state, order, self.y_class, self.step, self.table,
             fit_intercept=self.fit_intercept, active=active, rule=self.rule,
             norm=self.norm,
         )
-        # The exact norms: for the next epoch, the bounds, and the check that
-        # the weights are finite (a non-finite weight makes its norm so).
+        self.search.run_updates += updates
+        self.updates += updates
+        still = updates == 0
+        converged = still & (active != 0)
+        self.fixed |= converged
+        # A pass without update checked every margin against the norm it
+        # started from: a kept one is certified in end_epoch.
+        self.unverified = converged & ~self.exact
+        self.exact &= still
+        return updates
+
+    def _sync(self):
+        """Compute the exact norms (and check that the weights are finite:
+        a non-finite weight makes its norm so)."""
+        state = self.state
         self.norm = weight_norms(state.coef, state.intercept, self.fit_intercept)
         if not np.isfinite(self.norm).all():
             check_finite_weights(state)
-        self.search.run_updates += updates
-        self.updates += updates
-        self.fixed |= (updates == 0) & (active != 0)
-        return updates
+        self.exact[:] = True
+        self.unsynced = 0
+
+    def _certify(self, stopper, last):
+        """Certify the rows that converged in a pass started from kept norms:
+        every margin ``m`` passed ``m >= kappa * norm`` with the kept norm,
+        which certifies ``m >= kappa * ||w~||`` where the exact norm is not
+        larger, or else where the smallest margin passes against it.  A row
+        that fails (a tie within rounding) runs again from its exact norm."""
+        rows = np.flatnonzero(self.unverified & (self.norm > self.pass_norm))
+        self.unverified[:] = False
+        if not len(rows):
+            return
+        idx = self.train_idx
+        signs = self.signs_of_class[self.y_class[idx]][:, rows]
+        margins = row_scores(self.X, idx, self.state.coef[rows],
+                             self.state.intercept[rows]) * signs
+        margins[(signs == 0) | (self.step[idx] == 0)[:, None]] = np.inf
+        failed = rows[margins.min(axis=0) < self.rule.kappa[rows] * self.norm[rows]]
+        if len(failed):
+            self.fixed[failed] = False
+            stopper.converged[failed] = False
+            if not last:
+                stopper.active[failed] = 1
 
     def model(self):
         """Every row's model: its iterate after an epoch without update
@@ -374,7 +423,7 @@ class _SearchTrainer(LinearTrainer):
     def weight_norm(self):
         return float(np.linalg.norm(self.state.coef))
 
-    def _certified_bounds(self):
+    def _certified_bounds(self, scale=1.0):
         """Upper bounds on every row's maximum margin γ* from its iterate.
 
         A unit ``u`` with ``s_i u . x~_i >= γ*`` for every sample gains
@@ -390,7 +439,7 @@ class _SearchTrainer(LinearTrainer):
         n = self.updates.astype(np.float64)
         slack = self.rounding * n * (self.start + (n + 1.0) * self.reach)
         with np.errstate(divide="ignore", invalid="ignore"):
-            bound = ((self.norm * self.norm_slack + slack + self.start)
+            bound = ((self.norm * (self.norm_slack * scale) + slack + self.start)
                      / (self.step_min * n))
         return np.where(self.usable & (n > 0), bound, np.inf)
 
@@ -404,20 +453,49 @@ class _SearchTrainer(LinearTrainer):
                 coef[better] = model_coef[better]
                 intercept[better] = model_intercept[better]
                 best_score[better] = val_score[better]
-        np.minimum(self.bound, self._certified_bounds(), out=self.bound)
+        if val_score is None:
+            # The tol rule stops a row only once its γ has come down at least
+            # once (see the Notes of MarginPerceptron).
+            stopper.active[active & ~stopper.converged & ~self.dropped] = 1
         # A row goes down when its bound fell below its γ, or when its run
         # went over the update budget (no separator of margin γ: one level).
+        # The bound is computed exactly when the kept norms (within far less
+        # than 1/1000 of the exact ones) say that it may have.
         proved = search.run_updates > self.budget
+        self.unsynced += 1
+        maybe = self._certified_bounds(1.0 - 1e-3) < self.gamma
+        maybe |= proved
+        # (And before the fit ends: the final check that the weights are
+        # finite, and the certificates of the last passes.)
+        if (np.count_nonzero(maybe) or np.count_nonzero(self.unverified)
+                or self.unsynced >= _SYNC or last
+                or not np.count_nonzero(stopper.active)):
+            self._sync()
+            self._certify(stopper, last)
+            np.minimum(self.bound, self._certified_bounds(), out=self.bound)
         lower = self.bound < self.gamma
         lower |= proved
         lower &= stopper.active != 0
         if last or not np.count_nonzero(lower):
             return ()
         rows = np.flatnonzero(lower)
+        self.dropped[rows] = True
         halvings = search.halvings[rows]
         target = np.maximum(_levels(self.radius[rows], self.bound[rows]),
                             halvings + proved[rows])
-        search.lower(rows, np.maximum(target, halvings), self.norm[rows])
+        target = np.maximum(target, halvings)
+        search.lower(rows, target, self.norm[rows])
+        # Two levels or more at once: the iterate and its average were made
+        # at a γ far above the row's margin (nearly every sample a margin
+        # mistake, as in a first epoch); the row starts again from w~ = 0.
+        jump = rows[target - halvings >= 2]
+        if len(jump):
+            self.state.reset_rows(jump)
+            search.start_norm[jump] = 0.0
+            self.norm[jump] = 0.0
+            self.start[jump] = 0.0
+            self.updates[jump] = 0
+            stopper.restart(jump)
         self._level_changed()
         # Lazily: the driver reads them only when verbose > 1.
         return (
@@ -444,19 +522,20 @@ class _SearchTrainer(LinearTrainer):
             coef, intercept = self.best[0].copy(), self.best[1].copy()
         else:
             coef, intercept = self.model()
-            if not self.averaged and not self.fixed.all():
+            if not (self.averaged or self.fixed.all()):
                 # The average of a row that does not converge, unless it does
                 # worse on the training data than a constant answer and the
                 # last iterate does better (see the Notes of MarginPerceptron).
-                averaged = self.training_errors((coef, intercept))
+                errors = self.training_errors((coef, intercept))
                 idx = self.train_idx
                 signs = self.signs_of_class[self.y_class[idx]]
                 constant = np.minimum(self.step[idx] @ (signs > 0),
                                       self.step[idx] @ (signs < 0))
-                doubt = ~self.fixed & (averaged > constant)
+                doubt = ~self.fixed & (errors > constant)
                 if np.count_nonzero(doubt):
                     iterate = (self.state.coef, self.state.intercept)
-                    better = doubt & (self.training_errors(iterate) < averaged)
+                    iterate_errors = self.training_errors(iterate)
+                    better = doubt & (iterate_errors < errors)
                     coef[better] = self.state.coef[better]
                     intercept[better] = self.state.intercept[better]
         if not self.averaged:
@@ -840,11 +919,11 @@ class MarginPerceptron(BaseLinearPerceptron):
     **Cost.**  With a float ``margin`` an epoch costs the same as
     :class:`Perceptron`'s.  "auto" keeps the running average of the
     iterates (one more float64 array the size of ``coef_``; an update costs
-    about twice a plain one), computes the norms of the weight rows once per
-    epoch (``O(n_classes * n_features)``), reads X once more before the
-    first epoch (the class means) and scores the training data once after
-    the last; it runs until every row converges or the tol rule stops it
-    (see Notes).  A ``partial_fit`` call on a few rows with "auto" adds to
+    about twice a plain one), computes the norms of the weight rows
+    (``O(n_classes * n_features)``) when γ may change and at least every 8
+    epochs, reads X once more before the first epoch (the class means) and
+    scores the training data once after the last; it runs until every row
+    converges or the tol rule stops it (see Notes).  A ``partial_fit`` call on a few rows with "auto" adds to
     the pass only the rows' norms and the search's bookkeeping of every
     row.
 
@@ -877,9 +956,9 @@ class MarginPerceptron(BaseLinearPerceptron):
         stops after ``n_iter_no_change`` consecutive epochs whose number of
         updates did not fall below ``best - tol * n_samples`` (or, with early
         stopping, whose validation accuracy did not rise above
-        ``best + tol``), unconverged (with "auto" it then returns the average
-        of its iterates, see Notes).  ``None``: only convergence or
-        ``max_iter`` end a fit.
+        ``best + tol``), unconverged; with "auto", only once its γ has come
+        down at least once, and it then returns the average of its iterates
+        (see Notes).  ``None``: only convergence or ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5
         Number of epochs without improvement before the tol rule stops a
@@ -995,10 +1074,19 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     A row whose updates since its γ last changed exceed the bound of the
     guarantee (that of a run started at the norm of the iterate then) also
-    moves one level down.  The iterate goes on from where it is.  Rows stop
+    moves one level down.  The iterate goes on from where it is, unless the
+    row moves down two levels or more at once: that iterate was made at a γ
+    far above the row's margin (nearly every sample a margin mistake, as in
+    a first epoch: the sum of the signed samples, intercept included), and
+    the row starts again from ``w~ = 0``, its average and its tol rule
+    anew (the bound stays).  Rows stop
     when they converge (an epoch without update), by the tol rule (as in
     :class:`Perceptron`, also with early stopping), or at ``max_iter``
-    (with a ``ConvergenceWarning``).
+    (with a ``ConvergenceWarning``).  Without early stopping the tol rule
+    stops a row only once its γ has come down at least once: a run that
+    converges can make the same few updates for several epochs, and on
+    data that are not separable γ comes down within a few epochs (the bound
+    of the iterate falls like ``1 / n`` there).
 
     **The model.**  A row that converges keeps its last iterate (unless
     ``average=True``): every training sample is at distance

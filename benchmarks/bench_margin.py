@@ -285,7 +285,8 @@ def defaults_that_stop(quick=True):
         if not before:
             scaler = StandardScaler().fit(X_train)
             X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
-        estimators = {"Perceptron": Perceptron(), "MarginPerceptron": MarginPerceptron()}
+        estimators = {"Perceptron": Perceptron(),
+                      "MarginPerceptron": MarginPerceptron()}
 
         def fitter(est):
             def fit():

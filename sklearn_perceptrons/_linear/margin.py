@@ -241,7 +241,8 @@ def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
         sums = sums.reshape(n_classes, n_features)
     else:
         sums = np.zeros((n_classes, n_features))
-        block = n_samples if X.dtype == np.float64 else max(1, (1 << 20) // max(1, n_features))
+        block = (n_samples if X.dtype == np.float64
+                 else max(1, (1 << 20) // max(1, n_features)))
         for start in range(0, n_samples, block):
             stop = min(start + block, n_samples)
             keep = np.flatnonzero(class_of[start:stop] >= 0)
@@ -267,7 +268,8 @@ def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
         gap = math.sqrt(_c_einsum("i,i->", diff, diff)) / 2.0
         # Each computed mean is within n eps R of the exact one (summation),
         # the rest within a few eps of the gap.
-        gap = gap * (1.0 + 8.0 * _EPS64) + (n_pos[k] + n_neg[k] + 4.0) * _EPS64 * radius[k]
+        gap = (gap * (1.0 + 8.0 * _EPS64)
+               + (n_pos[k] + n_neg[k] + 4.0) * _EPS64 * radius[k])
         gaps[k] = min(gaps[k], gap)
     return gaps
 
@@ -296,7 +298,9 @@ class _SearchTrainer(LinearTrainer):
     alongside (in the state itself when the estimator averages), the model
     of a row that does not converge.  Rows stop by the driver's rules
     (convergence, the tol rule, early stopping, ``max_iter``); with a
-    validation set the trainer keeps every row's best validation epoch."""
+    validation set the trainer keeps every row's best validation epoch.  A
+    row that drops two levels or more at once starts again from ``w~ = 0``;
+    the tol rule stops a row only once its γ has come down."""
 
     keeps_own_best = True
 
@@ -923,9 +927,9 @@ class MarginPerceptron(BaseLinearPerceptron):
     (``O(n_classes * n_features)``) when γ may change and at least every 8
     epochs, reads X once more before the first epoch (the class means) and
     scores the training data once after the last; it runs until every row
-    converges or the tol rule stops it (see Notes).  A ``partial_fit`` call on a few rows with "auto" adds to
-    the pass only the rows' norms and the search's bookkeeping of every
-    row.
+    converges or the tol rule stops it (see Notes).  A ``partial_fit`` call
+    on a few rows with "auto" adds to the pass only the rows' norms and the
+    search's bookkeeping of every row.
 
     Parameters
     ----------
@@ -1079,10 +1083,10 @@ class MarginPerceptron(BaseLinearPerceptron):
     far above the row's margin (nearly every sample a margin mistake, as in
     a first epoch: the sum of the signed samples, intercept included), and
     the row starts again from ``w~ = 0``, its average and its tol rule
-    anew (the bound stays).  Rows stop
-    when they converge (an epoch without update), by the tol rule (as in
-    :class:`Perceptron`, also with early stopping), or at ``max_iter``
-    (with a ``ConvergenceWarning``).  Without early stopping the tol rule
+    anew (the bound stays).  Rows stop when they converge (an epoch without
+    update), by the tol rule (as in :class:`Perceptron`, also with early
+    stopping), or at ``max_iter`` (with a ``ConvergenceWarning``).  Without
+    early stopping the tol rule
     stops a row only once its γ has come down at least once: a run that
     converges can make the same few updates for several epochs, and on
     data that are not separable γ comes down within a few epochs (the bound
@@ -1104,8 +1108,9 @@ class MarginPerceptron(BaseLinearPerceptron):
     constant answer (weighted training errors: the sum of the sample and
     class weights of the samples a model gets wrong) and the last iterate
     does better is the iterate kept: under very uneven class weights the
-    average lags behind iterates whose intercept keeps growing.  With ``early_stopping`` every
-    row keeps the model of its best validation epoch.
+    average lags behind iterates whose intercept keeps growing.  With
+    ``early_stopping`` every row keeps the model of its best validation
+    epoch.
 
     **partial_fit with "auto"** runs the same certified rule online: row
     ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the

@@ -92,6 +92,32 @@ def ref_level(R, bound):
     return h
 
 
+def ref_best_intercept(X, s, c, model, tol):
+    """The padded binary model ``[w; b]``, or if its weighted training errors
+    are no fewer than a constant answer's, ``w`` with the intercept of fewest
+    weighted training errors, tried on every threshold: below all scores,
+    between two distinct scores (the midpoint), above all; among equals the
+    one nearest to ``-b``; with ``tol``, the better end (a constant answer)
+    unless that threshold errs less by more than ``tol * sum(c)``."""
+    def errors(b):
+        return sum(c[i] for i in range(len(s)) if _wrong(scores[i] + b, s[i]))
+    scores = np.asarray(X, dtype=np.float64) @ model[:-1]
+    if errors(model[-1]) < min(c[s > 0].sum(), c[s < 0].sum()):
+        return model
+    distinct = np.unique(scores)
+    thresholds = [distinct[0] - max(1.0, abs(distinct[0]))]
+    thresholds += list((distinct[:-1] + distinct[1:]) / 2)
+    thresholds += [distinct[-1] + max(1.0, abs(distinct[-1]))]
+    best = min(errors(-t) for t in thresholds)
+    chosen = min((t for t in thresholds if errors(-t) == best),
+                 key=lambda t: abs(t - -model[-1]))
+    if tol is not None:
+        end = min(thresholds[0], thresholds[-1], key=lambda t: errors(-t))
+        if errors(-chosen) >= errors(-end) - tol * c.sum():
+            chosen = end
+    return np.append(model[:-1], -chosen)
+
+
 def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
                n_iter_no_change=5, step=None, average=False):
     """The certified search of ``margin="auto"``, binary, cyclic order.
@@ -111,9 +137,9 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
     without update (converged), the tol rule of Perceptron on the update
     counts once h has grown at least once, max_iter.  The model:
     the last iterate if converged (and not ``average``), otherwise the mean
-    of the iterates over every visit of the fit (without ``average``, the
-    last iterate if the mean makes more weighted training errors than a
-    constant answer and the iterate fewer than the mean).
+    of the iterates over every visit of the fit (without ``average``, with
+    its intercept re-chosen where it does no better on the training data
+    than a constant answer, see ref_best_intercept).
     """
     Xp = _padded(X, fit_intercept)
     n, d = X.shape
@@ -176,14 +202,8 @@ def ref_search(X, s, *, epsilon, max_iter, fit_intercept=True, tol=None,
         elif target > h:
             h, run_updates, a = target, 0, norm
     model = w if converged and not average else w_sum / visits
-    if not (converged or average):
-        # The last iterate where the mean does worse than a constant answer
-        # (weighted training errors) and the iterate does better.
-        def errors(v):
-            return sum(c[i] for i in range(n) if _wrong(v @ Xp[i], s[i]))
-        constant = min(c[s > 0].sum(), c[s < 0].sum())
-        if errors(model) > constant and errors(w) < errors(model):
-            model = w
+    if not (converged or average) and fit_intercept:
+        model = ref_best_intercept(X, s, c, model, tol)
     return dict(w=model, gamma=R * 2.0 ** -h, per_epoch=per_epoch,
                 converged=converged)
 
@@ -541,6 +561,33 @@ def test_auto_tol_rule_waits_for_the_first_drop_of_gamma(iris):
     assert not other.converged_ and other.n_iter_ < 50
 
 
+@settings(deadline=None, max_examples=40)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(10, 80),
+    d=st.integers(1, 4),
+    noise=st.floats(0.0, 3.0),
+    weighted=st.booleans(),
+)
+def test_auto_binary_model_no_worse_than_a_constant_answer(seed, n, d, noise,
+                                                           weighted):
+    # A binary search that does not converge never returns a model that
+    # does worse on its training data (weighted errors) than predicting one
+    # class for every sample.
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d) * rng.choice([1.0, 10.0], size=d)
+    y = (X @ rng.randn(d) + 1.0 + noise * rng.randn(n) > 0).astype(int)
+    assume(0 < y.sum() < n)
+    weights = rng.choice([0.5, 1.0, 4.0], size=n) if weighted else np.ones(n)
+    clf = fit_quiet(MarginPerceptron(random_state=seed), X, y, sample_weight=weights)
+    if clf.converged_:
+        assert np.all(clf.predict(X) == y)
+        return
+    wrong = clf.predict(X) != y
+    assert weights[wrong].sum() <= min(weights[y == 1].sum(), weights[y == 0].sum())
+    assert np.any(clf.coef_ != 0)
+
+
 def test_auto_weighted_certificate_uses_step_ratio():
     X, y = integer_data(11, n=30, d=2)
     weights = np.random.RandomState(0).choice([1.0, 2.0, 3.0], size=30)
@@ -605,9 +652,19 @@ def test_multiclass_row_equals_binary_run(iris, params):
     for k in range(3):
         binary = fit_quiet(MarginPerceptron(**params), X, y == k)
         np.testing.assert_array_equal(multi.coef_[k], binary.coef_[0])
-        np.testing.assert_array_equal(multi.intercept_[k], binary.intercept_[0])
         assert multi.gamma_[k] == binary.gamma_
-        assert multi.margin_[k] == binary.margin_
+        # Only a binary problem re-chooses the intercept of a model that does
+        # no better on its training data than a constant answer.
+        errors = np.sum((X @ multi.coef_[k] + multi.intercept_[k] > 0) != (y == k))
+        refits = (params["margin"] == "auto" and not params.get("average")
+                  and not params.get("early_stopping") and not binary.converged_)
+        if errors < min(np.sum(y == k), np.sum(y != k)) or not refits:
+            np.testing.assert_array_equal(multi.intercept_[k], binary.intercept_[0])
+            assert multi.margin_[k] == binary.margin_
+        else:
+            assert np.sum(binary.predict(X) != (y == k)) <= min(
+                np.sum(y == k), np.sum(y != k))
+            continue
         assert multi.margin_[k] == pytest.approx(
             bounds_margin(X, y == k, multi.coef_[k], multi.intercept_[k]), rel=1e-9)
 
@@ -949,7 +1006,7 @@ def test_auto_uneven_class_weights_keep_the_heavy_class():
     # check_class_weight_classifiers), predicted class 0 on 68% of the
     # held-out samples: it lags behind iterates whose intercept keeps
     # growing.  It does worse on the training data than the constant answer,
-    # so the last iterate, which does better, is kept instead.
+    # so its intercept is re-chosen.
     from sklearn.datasets import make_blobs
     from sklearn.model_selection import train_test_split
 

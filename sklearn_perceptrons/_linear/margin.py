@@ -305,7 +305,7 @@ class _SearchTrainer(LinearTrainer):
     keeps_own_best = True
 
     def __init__(self, X, y_class, step, table, state, *, fit_intercept, search,
-                 bound, epsilon, train_idx, signs_of_class, keep_best):
+                 bound, epsilon, train_idx, signs_of_class, keep_best, tol):
         n_rows = state.coef.shape[0]
         self.train_idx = train_idx
         self.signs_of_class = signs_of_class
@@ -319,6 +319,7 @@ class _SearchTrainer(LinearTrainer):
         self.search = search
         self.bound = bound
         self.epsilon = epsilon
+        self.tol = tol
         self.radius = np.sqrt(search.sq_radius)
         # Rows that no sample can update never prove anything.
         self.usable = (search.sq_radius > 0) & (search.step_max > 0)
@@ -518,6 +519,51 @@ class _SearchTrainer(LinearTrainer):
         wrong &= signs != 0
         return self.step[idx] @ wrong
 
+    def _best_intercept(self, k, coef, intercept):
+        """The intercept of row ``k``'s model ``(coef, intercept)``, or if it
+        does no better on the training data than a constant answer (weighted
+        errors), the intercept with the fewest weighted training errors: an
+        exact search over the cuts between the sorted scores, the two ends
+        (a constant answer) included, the cut nearest to the old one among
+        equals, and a constant answer unless a cut errs less by more than
+        ``tol`` of the total weight.  Costs a scoring pass and a sort."""
+        idx = self.train_idx
+        signs = self.signs_of_class[self.y_class[idx], k]
+        weights = np.where(signs != 0, self.step[idx], 0.0)
+        positive = signs > 0
+        scores = row_scores(self.X, idx, coef[None], np.zeros(1, coef.dtype))[:, 0]
+        errors = weights @ ((scores + intercept > 0) != positive)
+        if errors < min(weights @ positive, weights @ ~positive):
+            return intercept
+        order = np.argsort(scores, kind="stable")
+        ordered, w = scores[order], weights[order]
+        is_positive = positive[order]
+        # Cutting after the j smallest scores (negative below, positive
+        # above) errs on the positives below and the negatives above; only
+        # cuts between distinct scores can be made by a threshold.
+        below = np.concatenate([[0.0], np.cumsum(np.where(is_positive, w, 0.0))])
+        above = np.concatenate(
+            [np.cumsum(np.where(is_positive, 0.0, w)[::-1])[::-1], [0.0]])
+        cut_errors = below + above
+        valid = np.ones(len(ordered) + 1, dtype=bool)
+        valid[1:-1] = ordered[1:] > ordered[:-1]
+        thresholds = np.concatenate([
+            [ordered[0] - max(1.0, abs(ordered[0]))],
+            (ordered[:-1] + ordered[1:]) / 2.0,
+            [ordered[-1] + max(1.0, abs(ordered[-1]))]])
+        best = np.flatnonzero(valid & (cut_errors == cut_errors[valid].min()))
+        cut = best[np.argmin(np.abs(thresholds[best] + intercept))]
+        if self.tol is not None:
+            # A cut within the scores must beat the better constant answer
+            # by more than tol (of the total weight), as an epoch must beat
+            # the best so far for the tol rule: a hair's gain on the
+            # training data predicts worse than the majority.
+            ends = np.array([0, len(ordered)])
+            end = ends[np.argmin(cut_errors[ends])]
+            if cut_errors[cut] >= cut_errors[end] - self.tol * weights.sum():
+                cut = end
+        return -thresholds[cut]
+
     def final_model(self):
         """The model of every row (see :meth:`model`), or with a validation
         set its best validation epoch; the state becomes the estimator's own
@@ -526,22 +572,12 @@ class _SearchTrainer(LinearTrainer):
             coef, intercept = self.best[0].copy(), self.best[1].copy()
         else:
             coef, intercept = self.model()
-            if not (self.averaged or self.fixed.all()):
-                # The average of a row that does not converge, unless it does
-                # worse on the training data than a constant answer and the
-                # last iterate does better (see the Notes of MarginPerceptron).
-                errors = self.training_errors((coef, intercept))
-                idx = self.train_idx
-                signs = self.signs_of_class[self.y_class[idx]]
-                constant = np.minimum(self.step[idx] @ (signs > 0),
-                                      self.step[idx] @ (signs < 0))
-                doubt = ~self.fixed & (errors > constant)
-                if np.count_nonzero(doubt):
-                    iterate = (self.state.coef, self.state.intercept)
-                    iterate_errors = self.training_errors(iterate)
-                    better = doubt & (iterate_errors < errors)
-                    coef[better] = self.state.coef[better]
-                    intercept[better] = self.state.intercept[better]
+            if (self.n_rows == 1 and self.fit_intercept
+                    and not (self.averaged or self.fixed[0])):
+                # A binary model that does no better on its training data
+                # than a constant answer gets the intercept that errs least
+                # (see the Notes of MarginPerceptron).
+                intercept[0] = self._best_intercept(0, coef[0], intercept[0])
         if not self.averaged:
             plain = LinearState(self.state.coef, self.state.intercept, False)
             plain.visits[:] = self.state.visits
@@ -1104,13 +1140,19 @@ class MarginPerceptron(BaseLinearPerceptron):
     separable and generalizes better than the epoch with the fewest
     training errors (a pocket, which also ranks the one-vs-all rows
     poorly), or than the last iterate, which often makes fewer training
-    errors.  Only where the average does worse on the training data than a
-    constant answer (weighted training errors: the sum of the sample and
-    class weights of the samples a model gets wrong) and the last iterate
-    does better is the iterate kept: under very uneven class weights the
-    average lags behind iterates whose intercept keeps growing.  With
-    ``early_stopping`` every row keeps the model of its best validation
-    epoch.
+    errors.  A binary average that does no better on the training data than
+    a constant answer (weighted training errors: the sum of the sample and
+    class weights of the samples a model gets wrong) gets the intercept
+    with the fewest weighted training errors (an exact search over the
+    thresholds between its sorted scores, the constant answers included; a
+    threshold within the scores only if it errs less than both constant
+    answers by more than ``tol`` of the total weight), so that a binary
+    model never does worse on its training data than predicting one class: under very uneven class weights the average lags
+    behind iterates whose intercept keeps growing, and on data that no
+    hyperplane separates well it can end on the wrong side of the majority
+    rate.  (In one-vs-all the rows only rank the classes, and are left as
+    they are.)  With ``early_stopping`` every row keeps the model of its
+    best validation epoch.
 
     **partial_fit with "auto"** runs the same certified rule online: row
     ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the
@@ -1229,7 +1271,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         return _SearchTrainer(
             X, y_class, step, table, state, fit_intercept=self.fit_intercept,
             search=search, bound=np.where(sq_radius > 0, bound, np.inf),
-            epsilon=float(self.epsilon), train_idx=train_idx,
+            epsilon=float(self.epsilon), train_idx=train_idx, tol=self.tol,
             signs_of_class=signs_of_class, keep_best=bool(self.early_stopping),
         )
 

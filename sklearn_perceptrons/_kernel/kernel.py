@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import budget as _kernel_budget
 from .._core.cpu import select_build
 from .._core.base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     fit_method,
     keep_state_on_error,
@@ -52,6 +53,8 @@ _KERNEL_CODES = {
 }
 _PRECOMPUTED = 6
 _CALLABLE = 7
+# The kernels that read gamma (the others ignore it, whatever its value).
+_GAMMA_KERNELS = frozenset({"poly", "rbf", "sigmoid", "laplacian"})
 # The exponential kernels: a fit keeps their kernel values in float32 cache
 # lines, computed in single precision (see ``_kernel_fast``).
 _SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
@@ -197,8 +200,11 @@ class _Kernel:
         return _DUMMY_DOUBLE
 
     def call(self, A, B):
-        """The callable kernel on (A, B), with its result checked."""
-        K = np.asarray(self.function(A, B, **self.params))
+        """The callable kernel on (A, B), with its result checked; a sparse
+        result (natural for a kernel of CSR rows) is a block of kernel
+        values like any other, densified."""
+        K = self.function(A, B, **self.params)
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)
         if np.iscomplexobj(K):
             raise ValueError(
                 "The kernel callable returned complex values; a kernel must be "
@@ -263,6 +269,12 @@ def _raise_nonfinite_kernel(kernel):
         f"{where}. "
         f"{advice}"
     )
+
+
+# Multiply-adds of one block of dual scores (a few hundredths of a second):
+# the compiled scoring runs without the GIL, and returns to Python, where a
+# pending signal (Ctrl-C) is handled, between blocks.
+BLOCK_WORK = 1 << 24
 
 
 def _row_blocks(n, n_blocks):
@@ -337,8 +349,14 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
         )
 
     # A few blocks per thread, so that a thread slowed down by other work
-    # on the machine does not hold up the others.
-    blocks = _row_blocks(n, 1 if n_jobs <= 1 else 4 * n_jobs)
+    # on the machine does not hold up the others; and blocks of at most
+    # BLOCK_WORK multiply-adds (a kernel value costs a row of a support
+    # vector, then one multiply-add per one-vs-all row), so that Ctrl-C
+    # stops a long call within one of them.
+    width = sv.nnz / n_sv if sp.issparse(sv) else n_features
+    rows_per_block = max(1, int(BLOCK_WORK // (n_sv * (width + n_rows + 1))))
+    blocks = _row_blocks(n, max(1 if n_jobs <= 1 else 4 * n_jobs,
+                                -(-n // rows_per_block)))
     if any(_run_blocks(score_block, blocks, n_jobs)):
         _raise_nonfinite_kernel(kernel)
     return out
@@ -669,12 +687,15 @@ class KernelMixin:
                        self.kernel_params)
 
     def _resolve_gamma(self, X):
+        """The value of ``gamma`` on X.  "scale" out of the range of float64
+        (X of extreme variance) is an error only for a kernel that reads it."""
         if not isinstance(self.gamma, str):
             return float(self.gamma)
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         gamma = _scale_gamma(X)
-        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+        if (isinstance(self.kernel, str) and self.kernel in _GAMMA_KERNELS
+                and not np.finfo(np.float64).tiny <= gamma < np.inf):
             limit = "below" if gamma == np.inf else "above"
             raise ValueError(
                 f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
@@ -744,7 +765,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         row), as :func:`sklearn.metrics.pairwise.pairwise_kernels` computes
         them.  With "precomputed", X is a Gram matrix: (n_samples, n_samples)
         in ``fit``, (n_test, n_train) in ``predict``.  A callable ``k(A, B,
-        **kernel_params)`` must return the real (n_A, n_B) kernel matrix.
+        **kernel_params)`` must return the real (n_A, n_B) kernel matrix
+        (an array, or a scipy sparse matrix, densified).
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -753,7 +775,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
         "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
-        first batch and keeps it; ``gamma_`` holds the value used.
+        first batch and keeps it; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -801,7 +826,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         leaves it (see ``budget_strategy``).  What a budget B costs and buys,
         with the built-in kernels other than "precomputed": memory O(B *
         (n_features + n_classes)) beside X (no per-sample scores; B**2 more
-        for "projection"); a visit computes its scores from the B support
+        for "projection"), or that of the vectors a ``partial_fit`` call can
+        hold when they are fewer than B (so a huge budget costs nothing until
+        it fills); a visit computes its scores from the B support
         vectors, so an epoch costs O(n_samples * B * n_features) (CSR:
         O(nnz * B)) instead of O(n_samples) per update: with B much smaller
         than the unbudgeted number of support vectors, ``fit`` on a million
@@ -923,7 +950,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         ``decision_function`` (blocks of rows in parallel, without the GIL;
         the results are the same bit for bit whatever ``n_jobs``).
         ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
-        context; ``-1`` means all processors.  Training is not affected.
+        context; ``-1`` means all processors; ``0`` is refused.  Training
+        is not affected.
 
     Attributes
     ----------
@@ -1051,7 +1079,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(
@@ -1173,7 +1201,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
-        class_step = self._class_weights(classes, y_class)
+        class_step = self._class_weights(classes, y_class,
+                                         sample_weight=sample_weight)
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
@@ -1376,7 +1405,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Computed in compiled code without the GIL, one sample at a time, so
         the extra memory is one kernel column per sample and thread (blocks
         bounded by ``cache_size`` for callable and precomputed kernels);
-        ``n_jobs`` threads score blocks of rows in parallel.
+        ``n_jobs`` threads score blocks of rows in parallel.  The blocks are
+        small (a few hundredths of a second of work), and Ctrl-C stops the
+        call between two of them.
 
         {{kernel_predict_X}}
 

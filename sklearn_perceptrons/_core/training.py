@@ -348,18 +348,22 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
             trainer.keep_rows(best, improved)
         # The norm of the epoch's weights, before end_epoch may change them.
         norm_value = trainer.weight_norm() if verbose else 0.0
+        # Callbacks see the model of the epoch before end_epoch may change
+        # it, the model a fit stopped here returns; an epoch a callback
+        # stops is the last one for end_epoch too.
+        stop_requested = callbacks is not None and callbacks.end(
+            None if model is None else lambda: model(trainer, stopper))
         events = None
         if end_epoch is not None:
             events = end_epoch(epoch, active, updates, stopper, val_score,
-                               last=epoch == max_iter)
+                               last=epoch == max_iter or stop_requested)
         if verbose:
             log.epoch(epoch, updates.sum(), norm_value,
                       rows=(int(np.count_nonzero(active)), active.shape[0]),
                       summary=events.summary() if events else "",
                       details=events.details() if events and verbose > 1
                       else ())
-        if callbacks is not None and callbacks.end(
-                None if model is None else lambda: model(trainer, stopper)):
+        if stop_requested:
             stopped_by_callback = not stopper.done
             break
         if stopper.done:

@@ -525,7 +525,7 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
 
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
-              rule, penalty_sums=None, n_threads=1, thread_cache=None):
+              rule, penalty_sums=None, n_threads=1, thread_cache=None, norm=None):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
@@ -536,6 +536,10 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     results identical to one thread (not for the Crammer-Singer rules,
     whose rows are coupled); ``thread_cache``, a dict kept by the caller
     from pass to pass over the same ``table``, saves re-making the groups.
+    With the margin rule, ``norm`` may give ``||[w_k; b_k]||`` of every row
+    as :func:`weight_norms` computes it for the weights at the start of the
+    pass (a caller that has them saves the O(n_features) pass that computes
+    them; the pass then updates the array in place); None: computed here.
     Raises ValueError when a margin overflows (inf - inf is no number, and
     would silently count as "no mistake"); the state is then left mid-pass,
     for the caller to discard.
@@ -544,11 +548,12 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     sparse = sp.issparse(X)
     if rule.code >= RULE_CS_MAX:
         n_threads = 1
-    norm = np.zeros(n_rows)
-    if rule.code == RULE_MARGIN:
-        _MARGIN_NORMS[state.coef.dtype](
-            state.coef, state.intercept, fit_intercept, norm
-        )
+    if norm is None or rule.code != RULE_MARGIN:
+        norm = np.zeros(n_rows)
+        if rule.code == RULE_MARGIN:
+            _MARGIN_NORMS[state.coef.dtype](
+                state.coef, state.intercept, fit_intercept, norm
+            )
     penalty = rule.penalty
     if penalty is not None:
         if rule.code != RULE_THRESHOLD:

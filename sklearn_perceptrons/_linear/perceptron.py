@@ -616,7 +616,11 @@ class Perceptron(BaseLinearPerceptron):
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the average of ``(w, b)``
         over every sample visit of training (the averaged perceptron),
-        computed without storing the history.
+        computed without storing the history.  The default, scikit-learn's,
+        returns the last iterate: on data that no hyperplane separates it
+        depends on the last few mistakes and can predict worse than the
+        majority class, where the average seldom does.  Prefer
+        ``average=True`` unless you need scikit-learn's results.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class ``j`` is scaled

@@ -9,10 +9,7 @@ behind ``run_epoch(order, active) -> updates``, the interface of an epoch
 driver.
 """
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -25,6 +22,8 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.callbacks import fit_tasks, model_attributes
+from .._core.progress import chunks
 from .kernel import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
 from .._core.tables import one_vs_all_table
 from .._core.training import StoppingRule, set_fit_results, train
@@ -53,24 +52,45 @@ class _LinearVoteState:
         self.log = _voted_fast.Ledger(max(1024, _LOG_PER_SAMPLE * X.shape[0]),
                                       n_rows, y_class, step, table)
 
-    def run_epoch(self, order, active):
-        """One epoch over ``order``; returns the mistakes of every row."""
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        """One epoch over ``order``; returns the mistakes of every row (see
+        :func:`_in_chunks` for ``progress``)."""
         updates = np.zeros(self.coef.shape[0], dtype=np.int64)
-        start = 0
-        while True:
-            status, start = _voted_fast.linear_epoch(
-                *self.parts, self.n_features, self.log, order, start, active,
-                self.coef, self.intercept, self.fit_intercept, updates,
-            )
-            if status == _voted_fast.STATUS_DONE:
-                break
-            self.log.grow()
+        for part in _in_chunks(order, updates, progress):
+            start = 0
+            while True:
+                status, start = _voted_fast.linear_epoch(
+                    *self.parts, self.n_features, self.log, part, start,
+                    active, self.coef, self.intercept, self.fit_intercept,
+                    updates,
+                )
+                if status == _voted_fast.STATUS_DONE:
+                    break
+                self.log.grow()
         if not (np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()):
             _raise_nonfinite()
         return updates
 
     def weight_norm(self):
-        return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
+        """||w||, the norm of the current perceptrons' weights (all rows)."""
+        return float(np.linalg.norm(self.coef))
+
+
+def _in_chunks(order, updates, progress):
+    """The parts of ``order`` an epoch visits in turn: all of it, or with
+    ``progress`` chunks of it (:func:`~sklearn_perceptrons._core.progress.chunks`),
+    calling ``progress(visited, updates)`` after each but the last.  The
+    compiled epochs resume from any visit, so the result is the same."""
+    n = order.shape[0]
+    if progress is None:
+        yield order
+        return
+    for start, stop in chunks(n):
+        yield order[start:stop]
+        if stop < n:
+            progress(stop, updates)
 
 
 class _TrainingKernel(Kernel):
@@ -123,21 +143,25 @@ class _KernelVoteState:
         self.line_of_sample[i] = line
         self.sample_of_line[line] = i
 
-    def run_epoch(self, order, active):
-        """One epoch over ``order``; returns the mistakes of every row."""
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        """One epoch over ``order``; returns the mistakes of every row (see
+        :func:`_in_chunks` for ``progress``)."""
         updates = np.zeros(self.scores.shape[0], dtype=np.int64)
-        start = 0
-        while True:
-            status, start = _voted_fast.kernel_epoch(
-                self.log, order, start, active, self.scores, self.alpha,
-                self.add, self.cache, self.line_of_sample, updates,
-            )
-            if status == _voted_fast.STATUS_DONE:
-                break
-            if status == _voted_fast.STATUS_NEED_ROW:
-                self._store_row(int(order[start]))
-            else:
-                self.log.grow()
+        for part in _in_chunks(order, updates, progress):
+            start = 0
+            while True:
+                status, start = _voted_fast.kernel_epoch(
+                    self.log, part, start, active, self.scores, self.alpha,
+                    self.add, self.cache, self.line_of_sample, updates,
+                )
+                if status == _voted_fast.STATUS_DONE:
+                    break
+                if status == _voted_fast.STATUS_NEED_ROW:
+                    self._store_row(int(part[start]))
+                else:
+                    self.log.grow()
         if not np.isfinite(self.scores).all():
             _raise_nonfinite()
         return updates
@@ -187,8 +211,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         ||b||)``.  With "precomputed", X is a Gram matrix: (n_samples,
         n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
         ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
-        matrix.  "linear" trains in the primal (weights updated in place).
-        A float32 Gram matrix is converted to float64 once in ``fit``.
+        matrix (an array, or a scipy sparse matrix, densified).  "linear"
+        trains in the primal (weights updated in place).  A float32 Gram
+        matrix is converted to float64 once in ``fit``.
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -196,7 +221,10 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.
+        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -210,8 +238,12 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         for the kernels).
 
     max_iter : int, default=10
-        Number of epochs (T in the paper); ``fit`` stops earlier only when
-        every sub-problem had an epoch without mistakes.
+        Number of epochs, T in the paper: the vote is that of the
+        perceptrons of T epochs, whether or not the data are separable (no
+        ``ConvergenceWarning``).  An epoch without mistakes ends the walk of
+        a sub-problem early without changing the vote: its perceptron never
+        changes again, and the epochs left only add the visits to its
+        survival count, which ``fit`` adds at once.
 
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch;
@@ -230,8 +262,11 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         Seed of the epoch permutations.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: mistakes, the norm of the current
-        perceptrons (in kernel space) and time.
+        {{verbose_lines}}
+        The updates are the mistakes, and the norm that of the current
+        perceptrons: ``||w||`` (the Euclidean norm of their weights,
+        intercepts left out) with the linear kernel, else ``||f||`` (in the
+        kernel space, the intercept a constant feature).
 
     Attributes
     ----------
@@ -267,7 +302,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     {{classes_attrs}}
 
     n_iter_ : int
-        Epochs run (the largest over one-vs-all rows).
+        Epochs walked (the largest over one-vs-all rows): ``max_iter``, or
+        fewer when every row had an epoch without mistakes (see
+        ``max_iter``).
 
     n_mistakes_ : int
         Mistakes made over all rows: the number of stored perceptrons.
@@ -286,16 +323,28 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
 
     Notes
     -----
-    Prediction costs O(n_mistakes_ * n_features) per test sample for the
-    kernel values of the support vectors (once per support vector, shared by
-    every row), plus O(n_mistakes_) for the prefix sums and the vote, in
-    compiled code; the kernel values are computed in blocks of rows whose
-    size is bounded by ``cache_size``.  The averaged perceptron
+    Prediction costs, per test sample, O(n_SV * n_features) for the kernel
+    values of the support vectors (once per support vector, shared by every
+    row) plus O(n_mistakes_) for the prefix sums and the vote, in compiled
+    code; the kernel values are computed in blocks of rows whose size is
+    bounded by ``cache_size``.  ``n_mistakes_`` is about ``max_iter *
+    n_samples`` times the training error rate, summed over the one-vs-all
+    rows: on a large, noisy problem with many classes a prediction costs
+    hundreds of times a linear model's.  The averaged perceptron
     (:class:`Perceptron` with ``average=True``) costs O(n_features) per
-    sample: it replaces ``sign(w_k(x))`` by ``w_k(x)``, which makes the sum
-    collapse to one weight vector.  Freund & Schapire found the two equally
+    sample and row: it replaces ``sign(w_k(x))`` by ``w_k(x)``, which makes
+    the sum collapse to one weight vector.  Freund & Schapire found the two equally
     accurate, both better than the last perceptron, on handwritten digits;
     the vote is the variant their generalization bound covers.
+
+    The default kernel is "linear", as for :class:`Perceptron`: the vote
+    then trains in the primal and its support vectors are plain rows.  On
+    data that no hyperplane separates well, ``kernel="rbf"`` (or another
+    kernel) is more accurate, as :class:`KernelPerceptron` is, at a
+    training and prediction cost that grow with the support vectors (a
+    kernel row per mistake, O(n_SV * n_features) per prediction).  The
+    default stays linear, the cheaper model, with the accuracy of the
+    averaged linear perceptron; choose a kernel when that underfits.
 
     Training costs, per epoch, one dot product (linear) or one look-up
     (kernels, which keep every training sample's score) per visit, plus
@@ -304,12 +353,15 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     beyond the support vectors.
 
     A perceptron whose score is exactly 0 votes for the negative class, as
-    every perceptron of this package predicts.  Training stops before
-    ``max_iter`` when an epoch has no mistake in any row (on separable
-    data): further epochs would only add to the survival count of the last
-    perceptron.  Otherwise it runs ``max_iter`` epochs and, as every
-    perceptron of this package, warns with a ``ConvergenceWarning``.  The
-    epochs run in the package's epoch driver (the same epoch orders as
+    every perceptron of this package predicts.  The vote is Freund &
+    Schapire's: that of every perceptron of ``max_iter`` epochs.  A row
+    whose epoch makes no mistake (separable data) is not walked again, as
+    its perceptron cannot change: the survival count of its last perceptron
+    gets the visits of the epochs left at once, which is what walking them
+    would give.  Running T epochs is the algorithm, not a limit that
+    training failed to beat: unlike the other perceptrons of this package,
+    this one never warns with a ``ConvergenceWarning``.  The epochs run in
+    the package's epoch driver (the same epoch orders as
     :class:`Perceptron` and :class:`KernelPerceptron` for the same
     ``random_state``).
 
@@ -335,7 +387,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     >>> clf.predict(X)
     array([0, 1, 1, 0])
     >>> clf.decision_function(X).round(2)
-    array([-0.5 ,  0.83,  0.67, -0.67])
+    array([-0.85,  0.95,  0.9 , -0.9 ])
     """
 
     _parameter_constraints = {
@@ -367,15 +419,6 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
 
     # -- helpers -------------------------------------------------------------
 
-    def _warn_max_iter(self, n_unconverged):
-        warnings.warn(
-            f"VotedPerceptron ran its max_iter={self.max_iter} epochs with "
-            f"{n_unconverged} binary sub-problem(s) still making mistakes (the "
-            "data may not be separable); the vote of those epochs is the "
-            "model. More epochs add perceptrons to the vote.",
-            ConvergenceWarning,
-        )
-
     # -- fit -----------------------------------------------------------------
 
     @fit_method
@@ -399,7 +442,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
         step = np.ascontiguousarray(
-            sample_weight * self._class_weights(classes, y_class)[y_class],
+            sample_weight * self._class_weights(
+                classes, y_class, sample_weight=sample_weight)[y_class],
             dtype=np.float64,
         )
         y_class = np.ascontiguousarray(y_class, dtype=np.int32)
@@ -413,7 +457,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
                                      self.cache_size)
 
         # The number of epochs is the algorithm's T: no tolerance rule, a row
-        # stops early only on an epoch without mistakes.
+        # stops walking only after an epoch without mistakes (see below).
         record = train(
             state, train_idx=np.arange(n, dtype=np.int32),
             rng=check_random_state(self.random_state), shuffle=self.shuffle,
@@ -421,19 +465,39 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
             stopper=StoppingRule(n_rows, tol=None, n_iter_no_change=1,
                                  n_samples=n, early_stopping=False),
             verbose=self.verbose,
+            norm="||w||" if self.kernel == "linear" else "||f||",
+            callbacks=fit_tasks(self, self.max_iter),
+            model=lambda trainer, stopper: self._model_attributes(
+                X, state.log, n_rows, classes, gamma, step, stopper),
         )
-        # The vote's own warning: more epochs do not converge, they add
-        # perceptrons to the vote.
+        # T epochs are the algorithm, not a limit it failed to beat: no
+        # ConvergenceWarning.
         set_fit_results(self, record, warn=False)
-        if record.unconverged.any():
-            self._warn_max_iter(int(record.unconverged.sum()))
-        self._set_model(X, state.log, n_rows)
+        # A row that made an epoch without mistakes keeps its perceptron for
+        # good, so each of the T epochs it did not walk would only have added
+        # the steps of all samples to its last perceptron's survival count.
+        unwalked = (self.max_iter - record.n_iter) * float(np.sum(step))
+        self._set_model(X, state.log, n_rows, unwalked)
         self.classes_ = classes
         self.gamma_ = gamma
         return self
 
-    def _set_model(self, X, log, n_rows):
-        """The mistake sequence, grouped by row, over the distinct samples."""
+    def _model_attributes(self, X, log, n_rows, classes, gamma, step, stopper):
+        """The attributes a fit stopped now (``max_iter`` the epochs run so
+        far) sets: the model of an epoch, for the callbacks that ask for
+        it."""
+        unwalked = (stopper.n_iter.max() - stopper.n_iter) * float(np.sum(step))
+
+        def set_model(est):
+            est._set_model(X, log, n_rows, unwalked)
+            est.classes_, est.gamma_ = classes, gamma
+
+        return model_attributes(self, set_model)
+
+    def _set_model(self, X, log, n_rows, unwalked):
+        """The mistake sequence, grouped by row, over the distinct samples;
+        ``unwalked[r]`` is added to the survival count of row r's last
+        perceptron (the visits of the epochs it did not walk)."""
         row, sample, coef, count = log.trimmed()
         by_row = np.argsort(row, kind="stable")
         support, mistake_support = np.unique(sample[by_row], return_inverse=True)
@@ -445,6 +509,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         self.mistake_ptr_ = np.concatenate(
             [[0], np.cumsum(np.bincount(row, minlength=n_rows))]
         ).astype(np.int64)
+        last = self.mistake_ptr_[1:] - 1
+        has_mistakes = np.diff(self.mistake_ptr_) > 0
+        self.survival_counts_[last[has_mistakes]] += unwalked[has_mistakes]
 
     # -- prediction ----------------------------------------------------------
 

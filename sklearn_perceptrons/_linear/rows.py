@@ -29,6 +29,7 @@ import scipy.sparse as sp
 from sklearn.utils.extmath import row_norms
 
 from .._core.cpu import select_build
+from .._core.progress import in_chunks
 from .._core.threads import run_tasks
 
 linear_fast = select_build(f"{__package__}._linear_fast")
@@ -169,8 +170,39 @@ def weight_norms(coef, intercept, fit_intercept):
     return norm
 
 
-def check_finite_weights(state):
-    """Raise ValueError when an update overflowed (never return NaN weights)."""
+def overflow_error(what, X=None, step=None, *, other_advice=""):
+    """The ValueError of a pass that overflowed (``what``: the quantity that
+    did), with the largest feature and update size when the caller has them
+    (``X`` and the update sizes ``step``), and the advice led by whichever
+    is extreme (``other_advice``: one more remedy, ", or ...").  An update moves ``w`` by ``step * x`` and the next margin by
+    about ``step * |x|**2``: the factor further from 1 is to blame."""
+    features = "scale the features (e.g. with StandardScaler)"
+    weights = "lower sample_weight, class_weight or the learning rate"
+    sizes = ""
+    weights_first = False
+    if X is not None and step is not None:
+        values = X.data if sp.issparse(X) else X
+        with np.errstate(over="ignore", invalid="ignore"):
+            top_x = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+            top_step = float(np.max(step, initial=0.0)) if len(step) else 0.0
+        sizes = (f": the samples reach {top_x:.3g} in magnitude and the update "
+                 f"sizes (sample_weight * class_weight * learning rate) "
+                 f"{top_step:.3g}")
+        if top_x > 0 and top_step > 0:
+            weights_first = (abs(math.log(top_step))
+                             > 2 * abs(math.log(top_x)))
+    first, second = (weights, features) if weights_first else (features, weights)
+    advice = f"{first[0].upper()}{first[1:]}, or {second}{other_advice}."
+    return ValueError(
+        f"{what} overflowed to a non-finite value (beyond the largest float), "
+        f"which no update rule can compare{sizes}. {advice}"
+    )
+
+
+def check_finite_weights(state, X=None, step=None):
+    """Raise ValueError when an update overflowed (never return NaN weights);
+    with the training rows ``X`` and update sizes ``step``, the message says
+    which of them is extreme (:func:`overflow_error`)."""
     # A finite sum proves every weight finite in one cheap reduction; only a
     # non-finite sum (or an overflowing one) needs the exact check.
     with np.errstate(over="ignore", invalid="ignore"):
@@ -180,10 +212,7 @@ def check_finite_weights(state):
     if not math.isfinite(total) and not (
         np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()
     ):
-        raise ValueError(
-            "The weights became non-finite (floating-point overflow). Scale the "
-            "features (e.g. with StandardScaler) or lower eta0 / sample_weight."
-        )
+        raise overflow_error("The weights", X, step)
 
 
 # ---------------------------------------------------------------------------
@@ -461,7 +490,7 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
 
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
-              rule, penalty_sums=None, n_threads=1, thread_cache=None):
+              rule, penalty_sums=None, n_threads=1, thread_cache=None, norm=None):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
@@ -472,6 +501,10 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     results identical to one thread (not for the Crammer-Singer rules,
     whose rows are coupled); ``thread_cache``, a dict kept by the caller
     from pass to pass over the same ``table``, saves re-making the groups.
+    With the margin rule, ``norm`` may give ``||[w_k; b_k]||`` of every row
+    as :func:`weight_norms` computes it for the weights at the start of the
+    pass (a caller that has them saves the O(n_features) pass that computes
+    them; the pass then updates the array in place); None: computed here.
     Raises ValueError when a margin overflows (inf - inf is no number, and
     would silently count as "no mistake") or a weight becomes non-finite;
     the state is then left mid-pass, for the caller to discard.  A CSR pass
@@ -483,11 +516,12 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     sparse = sp.issparse(X)
     if rule.code >= RULE_CS_MAX:
         n_threads = 1
-    norm = np.zeros(n_rows)
-    if rule.code == RULE_MARGIN:
-        _MARGIN_NORMS[state.coef.dtype](
-            state.coef, state.intercept, fit_intercept, norm
-        )
+    if norm is None or rule.code != RULE_MARGIN:
+        norm = np.zeros(n_rows)
+        if rule.code == RULE_MARGIN:
+            _MARGIN_NORMS[state.coef.dtype](
+                state.coef, state.intercept, fit_intercept, norm
+            )
     penalty = rule.penalty
     if penalty is not None:
         if rule.code != RULE_THRESHOLD:
@@ -531,14 +565,9 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     )
     updates = arrays.updates
     if status == linear_fast.PASS_NOT_A_NUMBER:
-        raise ValueError(
-            "A margin w . x overflowed to a non-finite value (values of X, or "
-            "of X times the weights, near the largest float), which no update "
-            "rule can compare. Scale the features (e.g. with "
-            "StandardScaler) or lower eta0 / sample_weight."
-        )
+        raise overflow_error("A margin w . x", X, step)
     if status != linear_fast.PASS_OK or not sparse:
-        check_finite_weights(state)
+        check_finite_weights(state, X, step)
     return updates
 
 
@@ -622,16 +651,29 @@ class LinearTrainer(StateTrainer):
         self.penalty_sums = None
         self.thread_cache = {}
 
-    def run_epoch(self, order, active):
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
         if self.rule.penalty is not None and self.penalty_sums is None:
             self.penalty_sums = PenaltySums(self.n_rows, self.X.shape[1],
                                             self.rule.penalty)
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-            penalty_sums=self.penalty_sums, n_threads=self.n_threads,
-            thread_cache=self.thread_cache,
-        )
+        if self.rule.penalty is not None:
+            # A penalized pass folds its weight decay in at its end: in
+            # chunks it would round otherwise.  It walks whole.
+            progress = None
+
+        def walk(part):
+            return run_epoch(
+                self.X, self.state, part, self.y_class, self.step, self.table,
+                fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+                penalty_sums=self.penalty_sums, n_threads=self.n_threads,
+                thread_cache=self.thread_cache,
+            )
+
+        # With ``progress``, in chunks: a pass resumes anywhere with the same
+        # arithmetic (tested bit for bit against whole epochs).
+        # The pass proves the weights finite (see run_epoch).
+        updates = in_chunks(walk, order, progress)
         return updates
 
 
@@ -647,14 +689,18 @@ class CoupledTrainer:
     def __init__(self, trainer):
         self.trainer = trainer
         self._n_inner = trainer.n_rows
+        self.reports_progress = getattr(trainer, "reports_progress", False)
 
     @property
     def state(self):
         return self.trainer.state
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         inner = np.repeat(active, self._n_inner)
-        return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        if progress is None:
+            return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        return self.trainer.run_epoch(order, inner, progress=progress).sum(
+            keepdims=True)
 
     def weight_norm(self):
         return self.trainer.weight_norm()

@@ -155,7 +155,11 @@ class BaseLinearPerceptron(BasePerceptron):
             def set_model(est):
                 est.classes_, est.coef_, est.intercept_ = classes, coef, intercept
 
-            return model_attributes(self, set_model)
+            # Under their public names (the properties' storage is private).
+            public = {private: name for name, private
+                      in self._published_attributes.items()}
+            return {public.get(name, name): value for name, value
+                    in model_attributes(self, set_model).items()}
 
         return model
 

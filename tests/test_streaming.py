@@ -1226,3 +1226,79 @@ def test_reduction_margin_search_streams_equal_the_full_way(
         full._checked_partial_fit(rows, labels, **kwargs)
         start += size
     _assert_same_binaries(lean, full)
+
+
+def _lean_kinds():
+    """Rows of 6 features: the kinds ``lean_rows`` takes as they are, and
+    the kinds it leaves to the general validation."""
+    rows = np.random.RandomState(3).normal(size=(2, 6))
+    csr = sp.csr_matrix(rows)
+    wide = csr.copy()  # SciPy's constructor would take int32 back
+    wide.indices = wide.indices.astype(np.int64)
+    wide.indptr = wide.indptr.astype(np.int64)
+    unsorted = sp.csr_matrix((csr.data[::-1].copy(),
+                              csr.indices[::-1].copy(),
+                              np.array([0, 0, csr.nnz], dtype=np.int32)),
+                             shape=csr.shape)
+    foreign = csr.copy()
+    foreign.data = foreign.data.astype(">f8")
+    lean = {"float64": rows, "float32": rows.astype(np.float32),
+            "csr": csr, "csr_array": sp.csr_array(rows),
+            "csr_float32": csr.astype(np.float32)}
+    general = {"big_endian": rows.astype(">f8"),
+               "fortran": np.asfortranarray(rows),
+               "strided": np.hstack([rows, rows])[:, ::2],
+               "float16": rows.astype(np.float16),
+               "int": np.round(rows).astype(np.int64),
+               "csr_int64": wide, "csr_unsorted": unsorted,
+               "csr_big_endian": foreign, "csc": sp.csc_matrix(rows)}
+    return lean, general
+
+
+def test_lean_rows_takes_only_what_validation_returns_unchanged():
+    """``lean_rows`` (the compiled check of a one-row call) returns X for a
+    C-ordered native float64/float32 ndarray or canonical int32 CSR, and
+    None for every kind the general validation converts; the model is the
+    same either way."""
+    from sklearn_perceptrons._core.base import lean_rows
+
+    lean, general = _lean_kinds()
+    for kind, X in lean.items():
+        assert lean_rows(X, 6, "Perceptron") is X, kind
+    for kind, X in general.items():
+        assert lean_rows(X, 6, "Perceptron") is None, kind
+    X, y = _data(17, 30, 3, False, np.float64)
+    reference = Perceptron().partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+    for kind, rows in {**lean, **general}.items():
+        if kind == "float32" or kind == "csr_float32" or kind == "float16":
+            continue  # a float32 row rounds to another model
+        est = Perceptron().partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+        ref = clone(reference).partial_fit(X[:10], y[:10], classes=[0, 1, 2])
+        dense = rows.toarray() if sp.issparse(rows) else rows
+        est.partial_fit(rows, [0, 2])
+        ref.partial_fit(np.ascontiguousarray(dense, dtype=np.float64), [0, 2])
+        np.testing.assert_array_equal(est.coef_, ref.coef_, err_msg=kind)
+        np.testing.assert_array_equal(est.predict(rows), ref.predict(dense))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_lean_rows_errors(sparse):
+    """The errors of a lean X are scikit-learn's: the number of features,
+    no rows, a value that is not finite."""
+    from sklearn_perceptrons._core.base import lean_rows
+
+    def make(rows):
+        return sp.csr_matrix(rows) if sparse else np.asarray(rows)
+
+    with pytest.raises(ValueError, match="X has 5 features, but Perceptron "
+                                         "is expecting 6 features"):
+        lean_rows(make(np.ones((1, 5))), 6, "Perceptron")
+    with pytest.raises(ValueError, match="0 sample"):
+        lean_rows(make(np.ones((0, 6))), 6, "Perceptron")
+    for value, message in ((np.nan, "NaN"), (np.inf, "infinity")):
+        rows = np.ones((2, 6))
+        rows[1, 3] = value
+        with pytest.raises(ValueError, match=message):
+            lean_rows(make(rows), 6, "Perceptron")
+        with pytest.raises(ValueError, match=message):
+            lean_rows(make(rows.astype(np.float32)), 6, "Perceptron")

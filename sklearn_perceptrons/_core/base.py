@@ -23,13 +23,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
-    assert_all_finite,
     check_is_fitted,
     column_or_1d,
     validate_data,
 )
 
 from .callbacks import CallbackSupport, callback_fit, callback_partial_fit
+from ._lean import check_rows
 from .docstrings import shared_doc
 from .training import MistakesLog
 
@@ -46,17 +46,6 @@ def set_init_params(estimator, params):
     for name, value in params.items():
         if name != "self":
             setattr(estimator, name, value)
-
-
-def _is_float_matrix(X):
-    """Whether X is a 2-d C-ordered ndarray of float64 or float32 (what
-    ``validate_data`` would return unchanged)."""
-    return (
-        type(X) is np.ndarray
-        and X.ndim == 2
-        and X.dtype in _FLOAT_DTYPES
-        and X.flags.c_contiguous
-    )
 
 
 _INT32_MAX = np.iinfo(np.int32).max
@@ -81,20 +70,6 @@ def as_csr_int32(X):
             shape=X.shape, copy=False,
         )
     return X
-
-
-def check_finite(array, name):
-    """Raise ValueError if ``array`` (a C-ordered float ndarray) holds NaN or
-    infinity.
-
-    The sum of squares is finite iff every value is finite, barring
-    overflow, so the common case costs one dot product of the array with
-    itself (BLAS, no temporary array, and a fraction of a reduction's call
-    overhead on the few values of a streamed row); a non-finite result
-    falls back to scikit-learn's exact check and its error message.
-    """
-    if not math.isfinite(np.vdot(array, array)):
-        assert_all_finite(array, input_name=name)
 
 
 def sum_duplicates(X):
@@ -530,29 +505,11 @@ def class_indices(classes, y):
     return y_class.astype(np.int32)
 
 
-# The CSR classes whose arrays a lean call reads as they are.
-_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-
-
-def _is_lean_csr(X):
-    """Whether X is a float64 or float32 CSR matrix (or array) with int32
-    indices and no duplicate or unsorted entries (what ``validate_rows``
-    would return unchanged)."""
-    if type(X) not in _CSR_TYPES and not (sp.issparse(X) and X.format == "csr"):
-        return False
-    data, indices, indptr = X.data, X.indices, X.indptr
-    return (
-        X.ndim == 2 and data.dtype in _FLOAT_DTYPES
-        and indices.dtype == np.int32 and indptr.dtype == np.int32
-        and X.has_canonical_format
-    )
-
-
 def lean_rows(X, n_features, name):
     """The one check of the rows of a one-row (or few-row) call of a fitted
     estimator of ``n_features`` features fitted without feature names (its
     class name ``name`` for the messages), shared by ``partial_fit``,
-    ``predict`` and the compiled streams.
+    ``predict`` and the compiled streams (``_lean.check_rows``).
 
     X is *lean* when it is a 2-d C-ordered float64 or float32 ndarray or a
     canonical CSR matrix of such values with int32 indices: it is then
@@ -560,23 +517,9 @@ def lean_rows(X, n_features, name):
     features, at least one row, finite values), with the errors
     scikit-learn's ``validate_data`` raises.  Any other X returns None: the
     caller then takes the general validation, which converts or refuses it.
-    A finite check costs one dot product of the values with themselves (see
-    :func:`check_finite`), O(nnz).
+    Costs one compiled pass over the values, O(nnz).
     """
-    if not (_is_float_matrix(X) or _is_lean_csr(X)):
-        return None
-    if X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {name} "
-            f"is expecting {n_features} features as input."
-        )
-    if X.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum "
-            "of 1 is required."
-        )
-    check_finite(X if type(X) is np.ndarray else X.data, "X")
-    return X
+    return X if check_rows(X, n_features, name) == 0 else None
 
 
 def _lean_labels(y, n_samples):

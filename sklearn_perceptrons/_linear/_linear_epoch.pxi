@@ -1346,7 +1346,7 @@ cdef class Stream:
         return self._updates_array
 
     cdef long long _pass(self, const void* X, Py_ssize_t n,
-                         const int* indices, const int* indptr) noexcept:
+                         const int* indices, const int* indptr) noexcept nogil:
         """The pass over n dense rows at X (the state's dtype), or n CSR rows
         of values X, ``indices`` and ``indptr`` (``indptr`` not NULL), of
         the classes and steps in ``self.y_class`` and ``self.step``; the
@@ -1363,18 +1363,17 @@ cdef class Stream:
             return -1
         if sparse:
             first, last = indptr[0], indptr[n]
-        with nogil:
-            # The largest magnitude of the rows (NaN counts as infinite).
-            if self.single:
-                for t in range(first, last):
-                    value = fabs(p32[t])
-                    if not value <= largest:
-                        largest = value if value == value else INFINITY
-            else:
-                for t in range(first, last):
-                    value = fabs(p64[t])
-                    if not value <= largest:
-                        largest = value if value == value else INFINITY
+        # The largest magnitude of the rows (NaN counts as infinite).
+        if self.single:
+            for t in range(first, last):
+                value = fabs(p32[t])
+                if not value <= largest:
+                    largest = value if value == value else INFINITY
+        else:
+            for t in range(first, last):
+                value = fabs(p64[t])
+                if not value <= largest:
+                    largest = value if value == value else INFINITY
         if not largest < INFINITY:
             return -1
         if self.fit_intercept and largest < 1.0:
@@ -1384,32 +1383,43 @@ cdef class Stream:
         after = self.bound + largest * total_step
         if not _safe(after, largest, d, self.limit):
             return -1
-        with nogil:
-            for k in range(self.n_rows):
-                self.updates_[k] = 0
-            if self.single:
-                _epoch(
-                    p32, indices, indptr, sparse, d, self.order, n,
-                    self.y_class, self.step, self.rows_ptr, self.rows,
-                    self.signs, self.coef32, self.intercept32,
-                    self.fit_intercept, self.active, self.rule,
-                    self.threshold, self.kappa, self.norm, self.average,
-                    self.coef_sum, self.intercept_sum, self.visits,
-                    self.updates_, self.scores,
-                )
-            else:
-                _epoch(
-                    p64, indices, indptr, sparse, d, self.order, n,
-                    self.y_class, self.step, self.rows_ptr, self.rows,
-                    self.signs, self.coef64, self.intercept64,
-                    self.fit_intercept, self.active, self.rule,
-                    self.threshold, self.kappa, self.norm, self.average,
-                    self.coef_sum, self.intercept_sum, self.visits,
-                    self.updates_, self.scores,
-                )
-            for k in range(self.n_rows):
-                total += self.updates_[k]
+        for k in range(self.n_rows):
+            self.updates_[k] = 0
+        if self.single:
+            _epoch(
+                p32, indices, indptr, sparse, d, self.order, n,
+                self.y_class, self.step, self.rows_ptr, self.rows,
+                self.signs, self.coef32, self.intercept32,
+                self.fit_intercept, self.active, self.rule,
+                self.threshold, self.kappa, self.norm, self.average,
+                self.coef_sum, self.intercept_sum, self.visits,
+                self.updates_, self.scores,
+            )
+        else:
+            _epoch(
+                p64, indices, indptr, sparse, d, self.order, n,
+                self.y_class, self.step, self.rows_ptr, self.rows,
+                self.signs, self.coef64, self.intercept64,
+                self.fit_intercept, self.active, self.rule,
+                self.threshold, self.kappa, self.norm, self.average,
+                self.coef_sum, self.intercept_sum, self.visits,
+                self.updates_, self.scores,
+            )
+        for k in range(self.n_rows):
+            total += self.updates_[k]
         self.bound = after
+        return total
+
+    cdef long long _run(self, const void* X, Py_ssize_t n, const int* indices,
+                        const int* indptr, Py_ssize_t n_values) noexcept:
+        """:meth:`_pass`, without the GIL when it has ``n_values`` values
+        of rows to read for many weight rows: a one-row pass is shorter
+        than letting the GIL go and taking it back."""
+        cdef long long total
+        if n_values * self.n_rows < 65536:
+            return self._pass(X, n, indices, indptr)
+        with nogil:
+            total = self._pass(X, n, indices, indptr)
         return total
 
     cdef long long _rows(self, values, indices, indptr, Py_ssize_t n) except -2:
@@ -1423,13 +1433,13 @@ cdef class Stream:
         if indptr is None:
             if length != n * self.n_features:
                 raise ValueError("Stream: the rows do not match the state.")
-            return self._pass(start, n, NULL, NULL)
+            return self._run(start, n, NULL, NULL, length)
         idx = <const int*> _buffer(indices, &n_indices, 4)
         ptr = <const int*> _buffer(indptr, &n_indptr, 4)
         if (n_indptr != n + 1 or ptr[0] < 0 or ptr[n] < ptr[0]
                 or ptr[n] > length or ptr[n] > n_indices):
             raise ValueError("Stream: the CSR arrays do not match.")
-        return self._pass(start, n, idx, ptr)
+        return self._run(start, n, idx, ptr, ptr[n] - ptr[0])
 
     def learn(self, values, indices, indptr, list codes, double eta):
         """One pass over the rows of a call whose labels are the class

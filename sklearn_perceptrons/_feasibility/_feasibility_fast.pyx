@@ -45,7 +45,7 @@ ctypedef fused index_t:
     int32_t
     int64_t
 
-# Order codes; feasibility.py maps names to them through ORDER_CODES.
+# Order codes; sweeps.py maps names to them through ORDER_CODES.
 cdef enum:
     CYCLIC = 0
     PERMUTED = 1
@@ -96,7 +96,7 @@ cdef int _check_signals() except -1 nogil:
     return 0
 
 
-def _build_alias(const double[::1] weights, double[::1] prob,
+def build_alias(const double[::1] weights, double[::1] prob,
                  Py_ssize_t[::1] alias):
     """Fill Walker's alias table for sampling i with probability ∝ weights[i].
 
@@ -148,7 +148,7 @@ def _build_alias(const double[::1] weights, double[::1] prob,
                 alias[s] = heavy
 
 
-def _alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
+def alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
     """Test hook: ``n_draws`` row indices drawn ∝ ``weights`` as the solvers do.
 
     Uses the same alias table and the same generator as the ``"random"``
@@ -157,7 +157,7 @@ def _alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
     cdef Py_ssize_t n = weights.shape[0], t
     prob_arr = np.empty(n, dtype=np.float64)
     alias_arr = np.empty(n, dtype=np.intp)
-    _build_alias(weights, prob_arr, alias_arr)
+    build_alias(weights, prob_arr, alias_arr)
     cdef const double[::1] prob = prob_arr
     cdef const Py_ssize_t[::1] alias = alias_arr
     out_arr = np.empty(n_draws, dtype=np.intp)
@@ -226,7 +226,7 @@ cdef inline bint _all_finite(const double* x, Py_ssize_t p) noexcept nogil:
     return True
 
 
-def _row_sqnorms(const floating[::1] data, const index_t[::1] indices,
+def row_sqnorms(const floating[::1] data, const index_t[::1] indices,
                  const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
                  bint dense, double[::1] out, signed char[::1] nonzero):
     """out[i] = ||a_i||^2 in float64, nonzero[i] = any(a_i != 0); one pass.
@@ -249,7 +249,7 @@ def _row_sqnorms(const floating[::1] data, const index_t[::1] indices,
             nonzero[i] = any_nonzero
 
 
-def _matvec(const floating[::1] data, const index_t[::1] indices,
+def matvec(const floating[::1] data, const index_t[::1] indices,
             const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
             bint dense, const double[::1] x, double[::1] out):
     """out = A @ x in float64, without converting A (one pass over A)."""
@@ -376,7 +376,7 @@ cdef int _row_action_impl(
     return 0
 
 
-def _row_action(const floating[::1] data, const index_t[::1] indices,
+def row_action(const floating[::1] data, const index_t[::1] indices,
                 const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
                 bint dense, const double[::1] c, const double[::1] sqnorm,
                 double[::1] x, bint perceptron, double eta, double tol,
@@ -484,7 +484,7 @@ cdef int _greedy_dense_impl(
     return 0
 
 
-def _greedy_dense(const floating[::1] data, Py_ssize_t n, Py_ssize_t p,
+def greedy_dense(const floating[::1] data, Py_ssize_t n, Py_ssize_t p,
                   const double[::1] c, const double[::1] sqnorm,
                   const double[::1] inv_norm, double[::1] x, bint perceptron,
                   double eta, double tol, int order, Py_ssize_t max_steps):
@@ -667,7 +667,7 @@ cdef int _greedy_sparse_impl(
             _check_signals()
 
 
-def _greedy_sparse(const floating[::1] data, const index_t[::1] indices,
+def greedy_sparse(const floating[::1] data, const index_t[::1] indices,
                    const index_t[::1] indptr, const floating[::1] cdata,
                    const index_t[::1] cindices, const index_t[::1] cindptr,
                    Py_ssize_t n, const double[::1] c,
@@ -724,7 +724,7 @@ def _greedy_sparse(const floating[::1] data, const index_t[::1] indices,
 # Transposed product for the smooth solvers.
 # --------------------------------------------------------------------------
 
-def _rmatvec(const floating[::1] data, const index_t[::1] indices,
+def rmatvec(const floating[::1] data, const index_t[::1] indices,
              const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
              bint dense, const double[::1] y, double[::1] out):
     """out = A.T @ y in float64, without converting A (one pass over A).

@@ -45,19 +45,24 @@ ctypedef fused index_t:
     int32_t
     int64_t
 
-# Order codes; sweeps.py maps names to them through ORDER_CODES.
-cdef enum:
+# The orders (module-level ints in Python too); ORDER_CODES maps their names
+# to them.
+cpdef enum:
     CYCLIC = 0
     PERMUTED = 1
     RANDOM = 2
     MAX_DISTANCE = 3
     MAX_RESIDUAL = 4
 
-# Kernel exit codes, mirrored in feasibility.py.
-cdef enum:
-    CONVERGED = 0
-    LIMIT = 1
-    NONFINITE = 3
+# The solvers' status codes (``res.status``), read by Python from here. A
+# loop ends with STATUS_SUCCESS (it saw no violated row), STATUS_MAX_ITER or
+# STATUS_NONFINITE; STATUS_INFEASIBLE (a zero row whose inequality cannot
+# hold) is found in Python before any loop.
+cpdef enum:
+    STATUS_SUCCESS = 0
+    STATUS_MAX_ITER = 1
+    STATUS_INFEASIBLE = 2
+    STATUS_NONFINITE = 3
 
 # Bits of the per-row flags of the greedy CSR loop.
 cdef enum:
@@ -285,7 +290,7 @@ cdef int _row_action_impl(
     cdef uint64_t state = seed
     cdef bint feasible
 
-    out[0] = LIMIT
+    out[0] = STATUS_MAX_ITER
     out[1] = 0
     out[2] = 0
     for sweep in range(max_iter):
@@ -330,7 +335,7 @@ cdef int _row_action_impl(
             start = _row_bounds(indptr, i, p, dense, &end)
             d = _dot(data, indices, start, end, dense, x)
             if not isfinite(d):
-                out[0] = NONFINITE
+                out[0] = STATUS_NONFINITE
                 out[1] = nit
                 return 0
             r = sgn * d - c[i]
@@ -345,7 +350,7 @@ cdef int _row_action_impl(
                 # Cyclic: n clean visits in a row have seen every row at the
                 # current x, even across a sweep boundary.
                 if order == CYCLIC and clean >= n:
-                    out[0] = CONVERGED
+                    out[0] = STATUS_SUCCESS
                     out[1] = nit
                     return 0
             work += end - start + 1
@@ -354,7 +359,7 @@ cdef int _row_action_impl(
                 _check_signals()
         if updates == 0:
             if order != RANDOM:
-                out[0] = CONVERGED
+                out[0] = STATUS_SUCCESS
                 out[1] = nit
                 return 0
             # Random order: n draws without an update need not have seen
@@ -369,7 +374,7 @@ cdef int _row_action_impl(
                     feasible = False
                     break
             if feasible:
-                out[0] = CONVERGED
+                out[0] = STATUS_SUCCESS
                 out[1] = nit
                 return 0
     out[1] = nit
@@ -421,7 +426,8 @@ def row_action(const floating[::1] data, const index_t[::1] indices,
     Returns
     -------
     status : int
-        0 converged, 1 sweep limit reached, 3 non-finite value met.
+        STATUS_SUCCESS (no violated row seen), STATUS_MAX_ITER (sweep
+        limit reached) or STATUS_NONFINITE (non-finite value met).
     nit : int
         Number of updates.
     n_sweeps : int
@@ -450,7 +456,7 @@ cdef int _greedy_dense_impl(
     cdef double sgn = -1.0 if perceptron else 1.0
     cdef double d, r, key, best, best_r, coef
 
-    out[0] = LIMIT
+    out[0] = STATUS_MAX_ITER
     out[1] = 0
     for step in range(max_steps):
         best_i = -1
@@ -461,7 +467,7 @@ cdef int _greedy_dense_impl(
                 continue
             d = dense_dot(data + j * p, p, x)
             if not isfinite(d):
-                out[0] = NONFINITE
+                out[0] = STATUS_NONFINITE
                 return 0
             r = sgn * d - c[j]
             if _violated(r, perceptron, tol):
@@ -472,7 +478,7 @@ cdef int _greedy_dense_impl(
                     best = key
                     best_r = r
         if best_i < 0:
-            out[0] = CONVERGED
+            out[0] = STATUS_SUCCESS
             return 0
         coef = 1.0 if perceptron else -eta * best_r / sqnorm[best_i]
         dense_axpy(data + best_i * p, p, coef, x)
@@ -496,7 +502,8 @@ def greedy_dense(const floating[::1] data, Py_ssize_t n, Py_ssize_t p,
     the n x n Gram matrix would make a step O(n).)
 
     ``max_steps`` bounds the number of steps, each of which is one update.
-    Returns ``(status, nit)``, status 0 converged / 1 limit / 3 non-finite.
+    Returns ``(status, nit)``: STATUS_SUCCESS, STATUS_MAX_ITER or
+    STATUS_NONFINITE.
     """
     cdef Py_ssize_t out[2]
     with nogil:
@@ -574,23 +581,23 @@ cdef int _greedy_sparse_impl(
     cdef double coef, v, new_key
     cdef bint fresh, now_violated
 
-    out[0] = LIMIT
+    out[0] = STATUS_MAX_ITER
     out[1] = 0
     if _refresh(data, indices, indptr, n, c, x, perceptron, tol, r, scale,
                 flag, tkey, tidx, size):
-        out[0] = NONFINITE
+        out[0] = STATUS_NONFINITE
         return 0
     fresh = True
     while True:
         if tkey[1] == -INFINITY:
             if fresh:
-                out[0] = CONVERGED
+                out[0] = STATUS_SUCCESS
                 return 0
             # The maintained residuals say "feasible": confirm with exact
             # ones before stopping (they carry rounding drift).
             if _refresh(data, indices, indptr, n, c, x, perceptron, tol, r,
                         scale, flag, tkey, tidx, size):
-                out[0] = NONFINITE
+                out[0] = STATUS_NONFINITE
                 return 0
             fresh = True
             continue
@@ -599,7 +606,7 @@ cdef int _greedy_sparse_impl(
         i = tidx[1]
         coef = 1.0 if perceptron else -eta * r[i] / sqnorm[i]
         if not isfinite(coef):
-            out[0] = NONFINITE
+            out[0] = STATUS_NONFINITE
             return 0
         _axpy(data, indices, indptr[i], indptr[i + 1], False, coef, x)
         # x moved by coef * a_i, so r_j moves by sgn * coef * (a_j . a_i):
@@ -658,7 +665,7 @@ cdef int _greedy_sparse_impl(
             # Once per sweep: exact residuals, so drift never accumulates.
             if _refresh(data, indices, indptr, n, c, x, perceptron, tol, r,
                         scale, flag, tkey, tidx, size):
-                out[0] = NONFINITE
+                out[0] = STATUS_NONFINITE
                 return 0
             fresh = True
         work += indptr[i + 1] - indptr[i] + 1
@@ -688,7 +695,8 @@ def greedy_sparse(const floating[::1] data, const index_t[::1] indices,
     A row whose residual moved but that is satisfied before and after (most
     of them) costs one read-modify-write of ``r`` and of a flag byte.
 
-    Returns ``(status, nit)``, status 0 converged / 1 limit / 3 non-finite.
+    Returns ``(status, nit)``: STATUS_SUCCESS, STATUS_MAX_ITER or
+    STATUS_NONFINITE.
     """
     cdef Py_ssize_t size = 1
     while size < n:

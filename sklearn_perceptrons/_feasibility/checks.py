@@ -16,8 +16,9 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .._core.base import sum_duplicates
+from ._feasibility_fast import ORDER_CODES
 
-ORDERS = ("cyclic", "permuted", "random", "max_distance", "max_residual")
+ORDERS = tuple(ORDER_CODES)
 
 
 def check_order(order):

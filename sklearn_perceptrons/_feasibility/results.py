@@ -11,12 +11,13 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 from . import smooth
+from ._feasibility_fast import (  # the status codes, defined by the loops
+    STATUS_INFEASIBLE,
+    STATUS_MAX_ITER,
+    STATUS_NONFINITE,
+    STATUS_SUCCESS,
+)
 from .rows import matvec_f64
-
-STATUS_SUCCESS = 0
-STATUS_MAX_ITER = 1
-STATUS_INFEASIBLE = 2
-STATUS_NONFINITE = 3
 
 NONFINITE_MESSAGE = (
     "Numerical failure: the iterate became non-finite (overflow); rescale "

@@ -8,7 +8,6 @@ import sys
 import numpy as np
 
 from . import _feasibility_fast as fast
-from .results import STATUS_MAX_ITER
 
 
 def solve(mat, sqnorm, c, x, *, perceptron, eta, tol, order, max_iter,
@@ -16,27 +15,28 @@ def solve(mat, sqnorm, c, x, *, perceptron, eta, tol, order, max_iter,
     """Run the compiled loop for ``r_i = sgn * a_i . x - c_i <= 0``.
 
     ``x`` is updated in place; ``random_state`` is a RandomState. Returns
-    ``(status, nit, n_sweeps)`` as reported by the loop, status 0 (the loop
-    saw no violated row), 1 or 3.
+    ``(status, nit, n_sweeps)`` as reported by the loop: ``STATUS_SUCCESS``
+    (the loop saw no violated row), ``STATUS_MAX_ITER`` or
+    ``STATUS_NONFINITE``.
     """
     A, data, indices, indptr, dense = mat
     n, p = A.shape
     if max_iter == 0 or not np.any(sqnorm > 0):
         # Nothing to do (an all-zero A was already found feasible or not).
-        return STATUS_MAX_ITER, 0, 0
+        return fast.STATUS_MAX_ITER, 0, 0
 
     code = fast.ORDER_CODES[order]
-    if order in ("cyclic", "permuted", "random"):
+    if code in (fast.CYCLIC, fast.PERMUTED, fast.RANDOM):
         seed = 0
         seq = np.zeros(1, dtype=np.intp)
         prob = np.zeros(1, dtype=np.float64)
         alias = np.zeros(1, dtype=np.intp)
-        if order in ("permuted", "random"):
+        if code != fast.CYCLIC:
             # One seed for the compiled generator; the RandomState is not
             # touched by the deterministic orders.
             seed = int(random_state.randint(2**63 - 1, dtype=np.int64))
             seq = np.arange(n, dtype=np.intp)
-        if order == "random":
+        if code == fast.RANDOM:
             prob = np.empty(n, dtype=np.float64)
             alias = np.empty(n, dtype=np.intp)
             fast.build_alias(sqnorm, prob, alias)

@@ -323,7 +323,7 @@ def perceptron_feasibility(
     order = check_order(order)
     random_state = check_random_state(random_state)
     mat = check_matrix(A)
-    n, p = mat[0].shape
+    n, p = mat.n, mat.p
 
     w = np.zeros(p, dtype=np.float64)
     # r_i = -(a_i . w) - c_i with c_i = -threshold, i.e. threshold - a_i . w.
@@ -526,7 +526,7 @@ def relaxation_method(
     max_iter = check_max_iter(max_iter)
     random_state = check_random_state(random_state)
     mat = check_matrix(A)
-    n, p = mat[0].shape
+    n, p = mat.n, mat.p
     b = check_vector(b, n, "b", "one entry per row of A")
     if x0 is None:
         x = np.zeros(p, dtype=np.float64)
@@ -663,7 +663,7 @@ def smooth_perceptron(A, *, max_iter=10_000):
     True
     """
     mat, rows, sqnorm, _, max_iter, zero = smooth_setup(A, max_iter)
-    p = mat[0].shape[1]
+    p = mat.p
     if zero.size:
         return results.zero_row_result(p, zero)
     op = smooth.UnitRows(rows, sqnorm)

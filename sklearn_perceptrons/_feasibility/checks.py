@@ -16,7 +16,7 @@ from sklearn.utils import check_array
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .._core.base import sum_duplicates
-from ._feasibility_fast import ORDER_CODES
+from ._feasibility_fast import ORDER_CODES, matrix
 
 ORDERS = tuple(ORDER_CODES)
 
@@ -71,9 +71,10 @@ def check_tol(tol):
 def check_matrix(A):
     """Validate A once: CSR (as-is) or C-contiguous dense, float32/float64.
 
-    Returns the pieces the compiled loops read: ``(A, data, indices, indptr,
-    dense)``; for dense A, ``data`` is a flat view and ``indices``/``indptr``
-    are unused placeholders.
+    Returns the view the compiled loops read (a ``Matrix`` of
+    ``_feasibility_fast``, with ``A`` itself as ``.A``); for dense A, its
+    ``data`` is a flat view and its ``indices``/``indptr`` are unused
+    placeholders.
     """
     A = check_array(
         A,
@@ -110,9 +111,9 @@ def check_matrix(A):
             # The loops take the address of the first entry.
             data = np.zeros(1, dtype=data.dtype)
             indices = np.zeros(1, dtype=indices.dtype)
-        return A, data, indices, np.ascontiguousarray(indptr), False
+        return matrix(A, data, indices, np.ascontiguousarray(indptr), False)
     placeholder = np.zeros(1, dtype=np.int32)
-    return A, A.reshape(-1), placeholder, placeholder, True
+    return matrix(A, A.reshape(-1), placeholder, placeholder, True)
 
 
 def check_vector(v, length, name, what):

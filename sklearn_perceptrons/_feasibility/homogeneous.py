@@ -28,7 +28,7 @@ def certifying_setup(A, tol, max_iter, **extra):
     a zero row, else None."""
     tol = check_tol(tol)
     mat, rows, sqnorm, shift, max_iter, zero = smooth_setup(A, max_iter)
-    n, p = mat[0].shape
+    n, p = mat.n, mat.p
     zero_result = None
     if zero.size:
         x = np.zeros(n)

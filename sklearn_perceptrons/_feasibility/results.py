@@ -83,7 +83,7 @@ def primal_result(mat, w, reason, nit, max_iter, **extra):
     """The result of a smooth solver from its final ``w`` (original space)
     and why its iteration stopped (a reason of :mod:`.smooth`)."""
     finite = bool(np.all(np.isfinite(w)))
-    n = mat[0].shape[0]
+    n = mat.n
     Aw = matvec_f64(mat, w) if finite else np.full(n, np.nan)
     with np.errstate(invalid="ignore"):
         slack = float(np.min(Aw))

@@ -26,10 +26,8 @@ SQNORM_FLOOR = float(np.ldexp(np.finfo(np.float64).tiny, 53))
 
 def matvec_f64(mat, x):
     """A @ x in float64 without converting A."""
-    A, data, indices, indptr, dense = mat
-    n, p = A.shape
-    out = np.empty(n, dtype=np.float64)
-    matvec(data, indices, indptr, n, p, dense, x, out)
+    out = np.empty(mat.n, dtype=np.float64)
+    matvec(mat, x, out)
     return out
 
 
@@ -37,11 +35,9 @@ def squared_norms(mat):
     """Squared row norms of A in float64 (computed once), and whether some
     left float64 (overflow; or, for a nonzero row, an underflow to 0 or to
     the imprecise numbers below ``SQNORM_FLOOR``)."""
-    A, data, indices, indptr, dense = mat
-    n, p = A.shape
-    sqnorm = np.empty(n, dtype=np.float64)
-    nonzero = np.empty(n, dtype=np.int8)
-    row_sqnorms(data, indices, indptr, n, p, dense, sqnorm, nonzero)
+    sqnorm = np.empty(mat.n, dtype=np.float64)
+    nonzero = np.empty(mat.n, dtype=np.int8)
+    row_sqnorms(mat, sqnorm, nonzero)
     overflow = not np.all(np.isfinite(sqnorm))
     underflow = bool(np.any((sqnorm < SQNORM_FLOOR) & (nonzero != 0)))
     return sqnorm, overflow, underflow
@@ -50,8 +46,8 @@ def squared_norms(mat):
 def row_exponents(mat):
     """``e_i`` with ``max_j |a_ij| = f * 2**e_i``, ``f`` in [0.5, 1) (0 for a
     zero row), and which rows are nonzero."""
-    A, data, indices, indptr, dense = mat
-    if dense:
+    A = mat.A
+    if mat.dense:
         # Two reductions rather than np.abs(A): no temporary of A's size.
         top = np.maximum(A.max(axis=1), -A.min(axis=1))
     else:
@@ -65,8 +61,8 @@ def row_exponents(mat):
 def scaled_rows(mat, shift):
     """A copy of A with row i multiplied by ``2**-shift[i]`` (exactly: a power
     of two), in the pieces ``check_matrix`` returns."""
-    A = mat[0]
-    if mat[4]:
+    A = mat.A
+    if mat.dense:
         return check_matrix(np.ldexp(A, -shift[:, None]))
     counts = np.diff(A.indptr)
     data = np.ldexp(A.data, -np.repeat(shift, counts))
@@ -109,7 +105,7 @@ def relaxation_rows(mat, b, tol):
     # The largest entries after scaling are in [2**(e - 1 - k), 2**(e - k)),
     # so the squared norms in (2**(2 (e_min - 1 - k)), p 2**(2 (e_max - k)))
     if 2 * (int(exponents.min()) - 1 - k) > -1000:
-        rows = scaled_rows(mat, np.full(mat[0].shape[0], k))
+        rows = scaled_rows(mat, np.full(mat.n, k))
         sqnorm, overflow, underflow = squared_norms(rows)
         if not (overflow or underflow):
             return rows, sqnorm, np.ldexp(b, -k), float(np.ldexp(tol, -k))

@@ -65,8 +65,9 @@ class UnitRows:
     """
 
     def __init__(self, mat, sqnorm, *, original=None, shift=None):
-        self.A, self._data, self._indices, self._indptr, self._dense = mat
-        self.n, self.p = self.A.shape
+        self.mat = mat
+        self.A = mat.A
+        self.n, self.p = mat.n, mat.p
         self._native = self.A.dtype == np.float64
         self.sqnorm = np.array(sqnorm, dtype=np.float64)
         self.inv = 1.0 / np.sqrt(self.sqnorm)
@@ -74,7 +75,7 @@ class UnitRows:
         # ``mat`` may hold the rows of the system scaled by ``2**-shift``
         # (rows of extreme norms, see ``rows.homogeneous_rows``):
         # certificates are for the rows of ``original``.
-        self.original_A = self.A if original is None else original[0]
+        self.original_A = self.A if original is None else original.A
         self.shift = shift
 
     # Certificates on the rows of A ---------------------------------------
@@ -111,16 +112,14 @@ class UnitRows:
         if self._native:
             return np.asarray(self.A @ v, dtype=np.float64).ravel()
         out = np.empty(self.n, dtype=np.float64)
-        fast.matvec(self._data, self._indices, self._indptr, self.n, self.p,
-                    self._dense, v, out)  # fmt: skip
+        fast.matvec(self.mat, v, out)
         return out
 
     def AT_dot(self, y):
         if self._native:
             return np.asarray(self.A.T @ y, dtype=np.float64).ravel()
         out = np.empty(self.p, dtype=np.float64)
-        fast.rmatvec(self._data, self._indices, self._indptr, self.n,
-                     self.p, self._dense, y, out)  # fmt: skip
+        fast.rmatvec(self.mat, y, out)
         return out
 
     # Products with Â = D⁻¹ A B ----------------------------------------------
@@ -138,7 +137,7 @@ class UnitRows:
 
     def row(self, j):
         """Row j of ``Â`` (a unit vector), as a dense float64 array."""
-        if self._dense:
+        if self.mat.dense:
             a = np.asarray(self.A[j], dtype=np.float64)
         else:
             a = np.asarray(self.A[j].toarray(), dtype=np.float64).ravel()

@@ -223,8 +223,6 @@ PUBLIC_UNDERSCORE_NAMES = {"_replace", "_fields", "_asdict", "_make"}
 # module); the test fails on any access not listed, and on a listed one
 # that is gone, so the list only shrinks.
 KNOWN_PRIVATE_ACCESS = {
-    ("_feasibility/smooth.py", "from ._feasibility_fast import _matvec"),
-    ("_feasibility/smooth.py", "from ._feasibility_fast import _rmatvec"),
     ("_kernel/budget.py", "_k._DualState"),
     ("_kernel/budget.py", "_k._parts"),
     ("_kernel/budget.py", "_k._prepare_rows"),
@@ -234,12 +232,6 @@ KNOWN_PRIVATE_ACCESS = {
     ("_kernel/budget.py", "estimator._max_support_seen"),
     ("_kernel/budget.py", "estimator._random_seed"),
     ("_kernel/budget.py", "estimator._set_model"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _build_alias"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _greedy_dense"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _greedy_sparse"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _matvec"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _row_action"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _row_sqnorms"),
 }
 
 

@@ -7,12 +7,8 @@ Both are generic scikit-learn meta-estimators: any binary classifier with
 sub-problem is trained by a clone of it (in parallel with joblib).
 
 When the base estimator is one of this package's linear perceptrons, a *fast
-path* trains every sub-problem together: the compiled epoch of
-:mod:`sklearn_perceptrons._linear_fast` walks X once per epoch and updates
-the weight rows a sample takes part in (every row for one-vs-all, the
-``n_classes - 1`` pairs that involve its class for one-vs-one), so no subset
-of X is ever copied.  Each row keeps its own stopping rule, so with the same
-sample order the rows equal what the generic path's binary estimators learn;
+path* trains every sub-problem together, as the rows of one state in one
+compiled pass over X per epoch (:mod:`sklearn_perceptrons._linear.reduction`);
 the fitted ``estimators_`` are real estimators of the base type, assembled
 from the rows.
 """
@@ -20,16 +16,14 @@ from the rows.
 import copy
 import inspect
 from itertools import combinations
-from operator import attrgetter
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.base import _fit_context
 from sklearn.exceptions import NotFittedError
-from sklearn.utils import _safe_indexing, check_random_state, get_tags
+from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils import metadata_routing
 from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.metadata_routing import (
@@ -57,7 +51,7 @@ from ._core.callbacks import (
     model_attributes,
 )
 from ._core.docstrings import shared_doc
-from ._core.progress import FitLog, sub_problem
+from ._core.progress import sub_problem
 from ._core.base import (
     N_JOBS_CONSTRAINT,
     BasePerceptron,
@@ -69,7 +63,6 @@ from ._core.base import (
     fork,
     keep_state_on_error,
     partial_fit_classes,
-    label_index,
     partial_fit_context,
     PredictMixin,
     predict_rows,
@@ -78,98 +71,14 @@ from ._core.base import (
     validate_rows,
 )
 from ._linear.perceptron import Perceptron
-from ._linear.margin import MarginPerceptron
-from ._linear.rows import LinearState, LinearTrainer, row_views
-from ._linear.stream import (
-    LinearStream,
-    ReductionStream,
-    reduction_search,
-)
+from ._linear import reduction
 from ._core.tables import one_vs_all_table, one_vs_one_table
-from ._core.training import (
-    StoppingRule,
-    record_partial_pass,
-    set_fit_results,
-    train,
-)
+from ._core.training import set_fit_results
 
-_FLOAT_DTYPES = [np.float64, np.float32]
 
 # The labels of every binary sub-problem, as scikit-learn's multiclass
 # meta-estimators use them: 1 is the positive class.
 _BINARY_CLASSES = np.array([0, 1])
-
-
-# ---------------------------------------------------------------------------
-# Which base estimators the fast path trains
-# ---------------------------------------------------------------------------
-
-
-# The linear perceptrons whose sub-problems can share one compiled pass.
-# Exact types only: a subclass may override ``fit`` with something the shared
-# pass does not reproduce.
-_SHARED_PASS_TYPES = (Perceptron, MarginPerceptron)
-
-
-def _shared_pass_supported(estimator, *, partial=False):
-    """Whether the fast path reproduces ``estimator``'s binary training.
-
-    Falls back to the generic path (documented in the estimators) when
-
-    * ``class_weight`` is set: the generic path's binary estimators see the
-      labels 0/1, so their class weights are those of the binary problem, not
-      of the original classes;
-    * ``early_stopping`` (``fit`` only): each binary estimator of the generic
-      path draws its own validation split from its own samples, which a pass
-      shared by every sub-problem cannot reproduce;
-    * ``margin="auto"`` of the margin perceptron: its certified search runs
-      per binary problem, on that problem's radius;
-    * ``multi_class="crammer_singer"``: its binary problems have two rows
-      that move together, not the one row of the shared pass.
-    """
-    if type(estimator) not in _SHARED_PASS_TYPES:
-        return False
-    if getattr(estimator, "multi_class", "ovr") != "ovr":
-        return False
-    if estimator.class_weight is not None:
-        return False
-    if not partial and estimator.early_stopping:
-        return False
-    if isinstance(getattr(estimator, "margin", None), str):
-        return False
-    return True
-
-
-def _validates_as_ours(estimators, params):
-    """Whether every binary estimator is one of this package's linear
-    perceptrons (exact types) given no metadata but sample weights: they all
-    validate X by the package's rules (``validate_rows``), so that
-    ``predict`` may validate it once, by those rules, for all of them, as
-    the fast path does (on the generic path too: ``margin="auto"``,
-    ``class_weight``, ``early_stopping``)."""
-    return set(params) <= {"sample_weight"} and all(
-        type(e) in _SHARED_PASS_TYPES for e in estimators)
-
-
-_PARAM_NAMES = {}
-
-
-def _same_parameters(estimators):
-    """Whether every estimator has the type and parameters of the first.
-
-    ``random_state`` is left out: ``partial_fit`` never shuffles, and clones
-    of a ``RandomState`` instance never compare equal.
-    """
-    cls = type(estimators[0])
-    get_params = _PARAM_NAMES.get(cls)
-    if get_params is None:
-        get_params = _PARAM_NAMES[cls] = attrgetter(
-            *[n for n in cls._get_param_names() if n != "random_state"]
-        )
-    reference = get_params(estimators[0])
-    return all(
-        type(est) is cls and get_params(est) == reference for est in estimators[1:]
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -294,40 +203,6 @@ def _is_fitted(estimator):
     return True
 
 
-def _linear_scores(estimators, X):
-    """The 1-d decisions of fitted binary linear perceptrons on a few rows
-    of a validated dense X, or on validated CSR rows, as their own
-    ``decision_function`` computes them (``X @ coef_.T + intercept_``)
-    without validating X again for each (most of a one-row call); for one
-    row, the scalar decisions (``binary_row_decision``).  None when that
-    does not hold for all of them.
-    """
-    dense = type(X) is np.ndarray
-    if dense and X.shape[0] > 8:
-        return None
-    base = _linear.BaseLinearPerceptron.decision_function
-    n_features = X.shape[1]
-    for est in estimators:
-        if (getattr(type(est), "decision_function", None) is not base
-                or getattr(est, "n_features_in_", None) != n_features
-                or hasattr(est, "feature_names_in_")
-                or len(est.classes_) != 2):  # not one binary row
-            return None
-    if not dense:
-        if X.shape[0] == 1:
-            return [_linear.sparse_scores(est, X)[0, 0] for est in estimators]
-        return [_linear.sparse_scores(est, X).ravel() for est in estimators]
-    if X.shape[0] == 1:
-        row = _linear.binary_row_decision
-        return [row(X, est.coef_, est.intercept_) for est in estimators]
-    out = []
-    for est in estimators:
-        scores = X @ est.coef_.T
-        scores += est.intercept_
-        out.append(scores.ravel())
-    return out
-
-
 def _confidence_limit(n_classes):
     """The largest magnitude of a pair's confidence in a one-vs-one vote.
 
@@ -339,20 +214,6 @@ def _confidence_limit(n_classes):
     return float(np.finfo(np.float64).max) / (4.0 * max(n_classes - 1, 1))
 
 
-def _binary_decision(estimator, X):
-    """The 1-d decision of a binary estimator and its 0/1 predictions."""
-    scores = np.ravel(estimator.decision_function(X))
-    if isinstance(estimator, BasePerceptron):
-        # By the contract of this package, predict is ``decision > 0``.
-        return scores, scores > 0
-    return scores, np.asarray(estimator.predict(X)) == 1
-
-
-# ---------------------------------------------------------------------------
-# The fast path: every row in one compiled pass over X per epoch
-# ---------------------------------------------------------------------------
-
-
 def _joblib_jobs(n_jobs, n_tasks):
     """``n_jobs`` for joblib's ``Parallel`` over ``n_tasks`` tasks: a count
     beyond the tasks starts no more workers than there are tasks (a huge
@@ -362,68 +223,13 @@ def _joblib_jobs(n_jobs, n_tasks):
     return max(1, min(n_jobs, n_tasks))
 
 
-def _n_threads(n_jobs):
-    """Threads of the fast path's compiled pass for ``n_jobs``: each trains
-    a group of rows, bit for bit as one thread would (see ``_rows.run_epoch``)."""
-    return max(1, effective_n_jobs(n_jobs))
-
-
-@_fit_context(prefer_skip_nested_validation=True)
-def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs, *,
-                callbacks=None, model=None):
-    """Every epoch of ``fit`` for every row at once, through the driver.
-
-    It stands in for the binary estimators' ``fit``, so it runs in their fit
-    context, which validates ``base``'s parameters first.
-
-    ``row_counts`` is the number of samples of every row's binary problem:
-    the ``n_samples`` of its tol rule, as the generic path's binary
-    estimator of a pair sees only that pair's samples.  ``n_jobs`` threads
-    train groups of rows.  ``callbacks`` and ``model``: those of
-    ``train``.  Returns the final state and the training record.
-    """
-    n_rows = row_counts.shape[0]
-    state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
-    trainer = LinearTrainer(
-        X, y_class, _linear.learning_rate(base) * sample_weight, table, state,
-        fit_intercept=base.fit_intercept,
-        rule=_linear.update_rule(base, X, n_rows), n_threads=_n_threads(n_jobs),
-    )
-    stopper = StoppingRule(
-        n_rows, tol=base.tol, n_iter_no_change=base.n_iter_no_change,
-        n_samples=row_counts.astype(np.float64), early_stopping=False,
-    )
-    record = train(
-        trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
-        rng=check_random_state(base.random_state), shuffle=base.shuffle,
-        max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
-        callbacks=callbacks, model=model,
-    )
-    return trainer.state, record
-
-
-def _shared_partial_fit(reference, state, X, y_class, sample_weight, table,
-                        n_jobs):
-    """One pass over the batch in the given order (updates ``state``);
-    returns the updates of every row."""
-    n_rows = state.coef.shape[0]
-    # The rule of the binary estimators' own pass (the fast path takes only
-    # rules without an online search, see _shared_pass_supported).
-    trainer = LinearTrainer(
-        X, y_class, _linear.learning_rate(reference) * sample_weight, table,
-        state, fit_intercept=reference.fit_intercept,
-        rule=_linear.update_rule(reference, X, n_rows),
-        n_threads=_n_threads(n_jobs),
-    )
-    return trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
-                             np.ones(n_rows, dtype=np.uint8))
-
-
-# The first pass of fresh binary estimators stands in for their first
-# partial_fit, which validates their parameters.
-_first_shared_partial_fit = _fit_context(prefer_skip_nested_validation=True)(
-    _shared_partial_fit
-)
+def _binary_decision(estimator, X):
+    """The 1-d decision of a binary estimator and its 0/1 predictions."""
+    scores = np.ravel(estimator.decision_function(X))
+    if isinstance(estimator, BasePerceptron):
+        # By the contract of this package, predict is ``decision > 0``.
+        return scores, scores > 0
+    return scores, np.asarray(estimator.predict(X)) == 1
 
 
 # ---------------------------------------------------------------------------
@@ -716,7 +522,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
     def _fit(self, X, y, params):
         base = self._base_estimator()
         # The fast path reproduces the binary fits with sample weights only.
-        shared = _shared_pass_supported(base) and set(params) <= {"sample_weight"}
+        shared = (reduction.shared_pass_supported(base)
+                  and set(params) <= {"sample_weight"})
         X, y = self._validate_X_y(X, y, shared=shared, reset=True)
         classes, y_class = encode_labels(y)
         if classes.shape[0] < 2:
@@ -734,7 +541,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
             self.estimators_ = self._fit_shared(base, X, y_class, sample_weight)
         else:
             self.estimators_ = self._fit_generic(base, X, y_class, params)
-        self._shared_input = shared or _validates_as_ours([base], params)
+        self._shared_input = shared or reduction.validates_as_ours([base], params)
         return self
 
     def _problem_contexts(self, n):
@@ -746,11 +553,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
     def _fit_shared(self, base, X, y_class, sample_weight):
         """The fast path of ``fit``: every row in one pass per epoch."""
         n_classes = self.classes_.shape[0]
-        rows = self._rows(n_classes)
-        counts = np.bincount(y_class, minlength=n_classes)
-        row_counts = np.array([
-            X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
-        ])
+        counts = reduction.row_counts(self._rows(n_classes), y_class,
+                                      X.shape[0], n_classes)
 
         def model(trainer, stopper):
             # The binary estimators of the epoch, for the callbacks.
@@ -762,11 +566,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
             return model_attributes(self, set_model)
 
         # A clone, so that a RandomState given to the base is not advanced.
-        state, record = _shared_fit(clone(base), X, y_class, sample_weight,
-                                    self._table(n_classes), row_counts,
-                                    self.n_jobs,
-                                    callbacks=fit_tasks(self, base.max_iter),
-                                    model=model)
+        state, record = reduction.shared_fit(
+            clone(base), X, y_class, sample_weight, self._table(n_classes),
+            counts, self.n_jobs, callbacks=fit_tasks(self, base.max_iter),
+            model=model)
         estimators = self._binary_estimators(base, state, X, y_class)
         for k, est in enumerate(estimators):
             # The diagnostics (and warning) of the binary estimator's own fit.
@@ -796,9 +599,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
         else:
             estimators = list(self.estimators_)
         shared = (
-            _shared_pass_supported(estimators[0], partial=True)
+            reduction.shared_pass_supported(estimators[0], partial=True)
             and set(params) <= {"sample_weight"}
-            and _same_parameters(estimators)
+            and reduction.same_parameters(estimators)
         )
         X, y = self._validate_X_y(
             X, y, shared=shared, reset=first_call, labels_known=True
@@ -817,7 +620,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
             )
         self.classes_ = classes
         self.estimators_ = estimators
-        self._shared_input = shared or _validates_as_ours(estimators, params)
+        self._shared_input = (shared
+                              or reduction.validates_as_ours(estimators, params))
         cache = stream_cache(self)
         cache.pop("fast", None)
         if shared or (_margin.searches_margin(estimators[0])
@@ -836,139 +640,33 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
 
     def _arm_stream(self, cache, estimators, classes, stack):
         """Let the next calls on a few rows go straight to a stream of the
-        stacked rows of the binary estimators (their states are views of
-        them): ``stack`` of the shared pass, or the binary margin searches
-        stacked (:func:`~._linear.stream.reduction_search`)."""
-        reference = estimators[0]
-        deferred = _linear.defers_row_diagnostics(reference)
-        if ("feature_names_in_" in self.__dict__
-                or (_linear.has_row_diagnostics(reference) and not deferred)
-                or any(_linear.binary_state(e) is None for e in estimators)):
-            return
-        labels = label_index(classes)
+        stacked rows of the binary estimators (see
+        :func:`~._linear.reduction.reduction_stream`)."""
         # The first call validated the parameters in its fit context: the
         # next one arms, with the parameters' key.
-        if labels is None or cache.get("params") is None:
+        if "feature_names_in_" in self.__dict__ or cache.get("params") is None:
             return
-        n_classes = classes.shape[0]
-        table = self._table(n_classes)
-        rows_ptr, rows = table[0], table[1]
-        touched = [rows[rows_ptr[c]:rows_ptr[c + 1]].tolist()
-                   for c in range(n_classes)]
-        name = type(self).__name__
-        eta = _linear.learning_rate(reference)
-        stream = search = None
-        if _margin.searches_margin(reference):
-            # The generic path's binary searches (same parameters, as the
-            # generic path has them), silent and without class weights.
-            if (reference.verbose or reference.class_weight is not None
-                    or not _same_parameters(estimators)):
-                return
-            made = reduction_search(
-                estimators, [_linear.binary_state(e) for e in estimators],
-                [_margin.search_state(e) for e in estimators], table,
-                fit_intercept=reference.fit_intercept,
-                epsilon=reference.epsilon, eta=eta, labels=labels, key=None,
-                name=name, rows_of_class=touched)
-            if made is None:
-                return
-            search, views = made
-            for est, (state, search_view) in zip(estimators, views):
-                _margin.adopt_search_row(est, state, search_view)
-        else:
-            if stack is None:
-                return
-            rule = _linear.update_rule(reference, None, stack.coef.shape[0])
-            if rule.penalty is not None:  # the stream has no penalty
-                return
-            stream = LinearStream(stack, table, rule,
-                                  fit_intercept=reference.fit_intercept,
-                                  labels=labels, eta=eta, key=None, name=name)
-        # What a lean call computes of the binary estimators' rows, by
-        # class: the rows' classes (negative, positive; negative None for
-        # the rest).
-        self._lean_pairs = self._rows(n_classes) if deferred else None
-        cache["fast"] = ReductionStream(
-            stream=stream, search=search, labels=labels, touched=touched,
-            key=self._lean_key(), name=name)
+        made = reduction.reduction_stream(
+            estimators, classes, self._rows(classes.shape[0]),
+            self._table(classes.shape[0]), stack, name=type(self).__name__)
+        if made is not None:
+            stream, self._lean_pairs = made
+            stream.key = self._lean_key()
+            cache["fast"] = stream
 
     def _after_lean_call(self, X, step):
-        """The binary estimators' bookkeeping of a lean call (``step``, a
-        ``ReductionStep``), each as its own lean call on its samples (labels
-        0/1) would do it; one copy of X serves every row."""
-        estimators = self.estimators_
-        pairs = self._lean_pairs
-        if pairs is None:
-            for k in step.rows:
-                _linear.after_lean_pass(estimators[k], int(step.updates[k]))
-            return
-        X = X.copy()
-        codes = step.codes
-        for k in step.rows:
-            negative, positive = pairs[k]
-            if negative is None:
-                X_k, codes_k = X, codes
-            else:
-                taken = [t for t, c in enumerate(codes)
-                         if c == negative or c == positive]
-                X_k = X if len(taken) == len(codes) else X[taken]
-                codes_k = [codes[t] for t in taken]
-            _linear.after_lean_pass(
-                estimators[k], int(step.updates[k]),
-                (X_k, np.array([int(c == positive) for c in codes_k])))
+        """The binary estimators' bookkeeping of a lean call (see
+        :func:`~._linear.reduction.after_lean_call`)."""
+        reduction.after_lean_call(self.estimators_, self._lean_pairs, X, step)
 
     def _partial_fit_shared(self, estimators, classes, X, y_class, sample_weight):
-        """The fast path of ``partial_fit``: one pass, every row at once.
-
-        Mirrors the binary estimator's own ``partial_fit`` bookkeeping for
-        every row that has samples in the batch; the others are untouched.
-        """
+        """The fast path of ``partial_fit``: one pass, every row at once
+        (see :func:`~._linear.reduction.partial_fit_rows`)."""
         n_classes = classes.shape[0]
-        rows = self._rows(n_classes)
-        if sample_weight is None:
-            sample_weight = np.ones(X.shape[0])
-        reference = estimators[0]
-        states = [_linear.binary_state(e) for e in estimators]
-        trained = [state for state in states if state is not None]
-        # Rows keep the dtype they were trained in.
-        if trained and trained[0].coef.dtype != X.dtype:
-            X = X.astype(trained[0].coef.dtype)
-        state = LinearState.stack(states, X.shape[1], X.dtype, reference.average)
-        counts = np.bincount(y_class, minlength=n_classes)
-        row_counts = np.array([
-            X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
-        ])
-        # Binary estimators without a state are at their first partial_fit,
-        # which validates their parameters.
-        run = _shared_partial_fit if trained else _first_shared_partial_fit
-        log = FitLog(reference.verbose) if reference.verbose else None
-        updates = run(reference, state, X, y_class, sample_weight,
-                      self._table(n_classes), self.n_jobs)
-        if log is not None:
-            log.partial(max((getattr(e, "n_iter_", 0) for e in estimators),
-                            default=0) + 1, X.shape[0], updates.sum(),
-                        float(np.linalg.norm(state.coef)))
-        # Nothing can fail from here on: the estimators are updated in place.
-        # Their states are views of the rows of the stacked state, which
-        # the next streaming calls update in place (see _arm_stream).
-        views = row_views(state)
-        for k, (i, j) in enumerate(rows):
-            if row_counts[k] == 0:
-                if states[k] is not None:
-                    # The pass did not visit this row: the view holds its
-                    # values.
-                    _linear.set_binary_state(estimators[k], views[k])
-                continue
-            est = _linear.set_binary_fit(
-                estimators[k], views[k], X.shape[1], X,
-                lambda i=i, j=j: self._row_samples(y_class, i, j),
-            )
-            if not state.average:
-                # As the binary estimator's own partial_fit: coef_ follows
-                # the stream.
-                est.coef_, est.intercept_ = views[k].model(copy=False)
-            record_partial_pass(est, int(updates[k]))
-        return estimators, state
+        return reduction.partial_fit_rows(
+            estimators, self._rows(n_classes), self._table(n_classes), X,
+            y_class, sample_weight, self.n_jobs,
+            lambda i, j: self._row_samples(y_class, i, j))
 
     @staticmethod
     def _row_samples(y_class, i, j):
@@ -1093,7 +791,7 @@ class OneVsAllPerceptron(_BaseReduction):
             ``classes_[1]``).
         """
         X = self._validate_X(X)
-        scores = _linear_scores(self.estimators_, X)
+        scores = reduction.linear_scores(self.estimators_, X)
         if scores is None:
             scores = [np.ravel(est.decision_function(X))
                       for est in self.estimators_]
@@ -1284,7 +982,7 @@ class OneVsOnePerceptron(_BaseReduction):
         operations per pair); None when the pairs are not all fitted linear
         perceptrons."""
         fitted = [est for est in self.estimators_ if hasattr(est, "classes_")]
-        scores = _linear_scores(fitted, X)
+        scores = reduction.linear_scores(fitted, X)
         if scores is None:
             return None
         votes = [0.0] * n_classes

@@ -1,6 +1,8 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Declare the Cython extensions: every ``sklearn_perceptrons/_*.pyx`` file.
+"""Declare the Cython extensions: every ``_*.pyx`` file of the package and
+its subpackages (``sklearn_perceptrons/_linear/_linear_fast.pyx`` is the
+module ``sklearn_perceptrons._linear._linear_fast``).
 
 A module named ``*_avx2.pyx`` is the same source as its baseline twin,
 compiled with AVX2 enabled; it is built on x86-64 with GCC or Clang only, and
@@ -58,9 +60,12 @@ if UNIX_COMPILER:
     compile_args.append("-ffp-contract=off")
 BUILD_AVX2 = UNIX_COMPILER and platform.machine().lower() in ("x86_64", "amd64")
 
+# The C headers every compiled family shares (dot products, prefetch hints).
+SHARED_HEADERS = os.path.join(PACKAGE, "_core")
+
 extensions = []
-for path in sorted(glob(os.path.join(PACKAGE, "_*.pyx"))):
-    name = os.path.splitext(os.path.basename(path))[0]
+for path in sorted(glob(os.path.join(PACKAGE, "**", "_*.pyx"), recursive=True)):
+    name = os.path.splitext(path)[0].replace(os.sep, ".")
     args = list(compile_args)
     if name.endswith("_avx2"):
         if not BUILD_AVX2:
@@ -68,11 +73,12 @@ for path in sorted(glob(os.path.join(PACKAGE, "_*.pyx"))):
         args.append("-mavx2")
     extensions.append(
         Extension(
-            "sklearn_perceptrons." + name,
+            name,
             [path],
+            include_dirs=[SHARED_HEADERS],
             extra_compile_args=args,
-            # The C headers beside the .pyx files (rebuild when they change).
-            depends=glob(os.path.join("sklearn_perceptrons", "*.h")),
+            # The C headers of the package (rebuild when they change).
+            depends=glob(os.path.join(PACKAGE, "**", "*.h"), recursive=True),
         )
     )
 

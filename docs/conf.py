@@ -152,17 +152,26 @@ _write_if_changed(
 
 
 # The module map of developers.rst: the line count of every source file of
-# the package, as the substitution |<file name>|.
+# the package, as the substitution |<path in the package>| (e.g.
+# |_core/base.py|).
 _PACKAGE_DIR = os.path.join(ROOT, "sklearn_perceptrons")
 _SOURCE_ENDINGS = (".py", ".pyx", ".pxd", ".pxi", ".h", ".c")
 
 
 def _package_sources():
-    """The source files of the package (not the C that Cython generates)."""
-    names = sorted(os.listdir(_PACKAGE_DIR))
-    generated = {name[:-4] + ".c" for name in names if name.endswith(".pyx")}
-    return [name for name in names
-            if name.endswith(_SOURCE_ENDINGS) and name not in generated]
+    """The source files of the package and its subpackages, as paths
+    relative to the package (not the C that Cython generates)."""
+    sources = []
+    for folder, dirs, names in os.walk(_PACKAGE_DIR):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(("__", ".")))
+        generated = {name[:-4] + ".c" for name in names if name.endswith(".pyx")}
+        relative = os.path.relpath(folder, _PACKAGE_DIR)
+        sources += [
+            name if relative == "." else f"{relative}/{name}"
+            for name in sorted(names)
+            if name.endswith(_SOURCE_ENDINGS) and name not in generated
+        ]
+    return sources
 
 
 def _line_count(name):

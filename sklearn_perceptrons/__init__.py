@@ -3,13 +3,10 @@
 """scikit-learn compatible perceptrons."""
 
 from . import bounds, feasibility
-from ._kernel import KernelPerceptron
-from ._linear import Perceptron
-from ._margin import MarginPerceptron
+from ._kernel import KernelPerceptron, VotedPerceptron
+from ._linear import MarginPerceptron, Perceptron, SecondOrderPerceptron
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron
-from ._second_order import SecondOrderPerceptron
 from ._version import __version__
-from ._voted import VotedPerceptron
 
 __all__ = [
     "KernelPerceptron",

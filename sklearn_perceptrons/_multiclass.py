@@ -49,9 +49,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import _linear, _margin
-from ._docstrings import shared_doc
-from ._base import (
+from ._linear import margin as _margin
+from ._linear import perceptron as _linear
+from ._core.docstrings import shared_doc
+from ._core.base import (
     BasePerceptron,
     check_params,
     class_indices,
@@ -68,18 +69,17 @@ from ._base import (
     stream_cache,
     validate_rows,
 )
-from ._linear import Perceptron
-from ._margin import MarginPerceptron
-from ._rows import (
+from ._linear.perceptron import Perceptron
+from ._linear.margin import MarginPerceptron
+from ._linear.rows import (
     LinearState,
     LinearTrainer,
     commit_state,
     dense_stream,
-    one_vs_all_table,
-    one_vs_one_table,
     row_views,
 )
-from ._training import (
+from ._core.tables import one_vs_all_table, one_vs_one_table
+from ._core.training import (
     StoppingRule,
     record_partial_pass,
     record_partial_passes,

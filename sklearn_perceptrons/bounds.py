@@ -56,8 +56,8 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import sum_duplicates
-from ._docstrings import shared_doc
+from ._core.base import sum_duplicates
+from ._core.docstrings import shared_doc
 
 __all__ = [
     "alma_mistake_bound",

@@ -58,7 +58,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._base import (
+from ._core.base import (
     check_sample_weight,
     class_weights,
     decision_shape,
@@ -68,19 +68,14 @@ from ._base import (
     set_init_params,
     sum_duplicates,
 )
-from ._docstrings import shared_doc
-from ._linear import Perceptron, learning_rate, update_rule
-from ._margin import MarginPerceptron
-from ._rows import (
-    LinearState,
-    PenaltySums,
-    as_csr_int32,
-    check_finite_weights,
-    one_vs_all_table,
-    run_epoch,
-)
-from ._shuffle import shuffle_indices
-from ._training import StoppingRule, train, warn_not_converged
+from ._core.docstrings import shared_doc
+from ._linear.perceptron import Perceptron, learning_rate, update_rule
+from ._linear.margin import MarginPerceptron
+from ._linear.rows import LinearState, PenaltySums, check_finite_weights, run_epoch
+from ._core.base import as_csr_int32
+from ._core.tables import one_vs_all_table
+from ._core._shuffle import shuffle_indices
+from ._core.training import StoppingRule, train, warn_not_converged
 
 __all__ = ["ParameterMixing"]
 

@@ -160,10 +160,10 @@ import scipy.sparse as sp
 from scipy.optimize import OptimizeResult
 from sklearn.utils import check_array, check_random_state
 
-from . import _feasibility_smooth as _smooth
-from ._base import sum_duplicates
-from ._docstrings import shared_doc
-from ._feasibility_fast import (
+from ._feasibility import smooth as _smooth
+from ._core.base import sum_duplicates
+from ._core.docstrings import shared_doc
+from ._feasibility._feasibility_fast import (
     ORDER_CODES,
     _build_alias,
     _greedy_dense,

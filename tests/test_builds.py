@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sklearn_perceptrons._rows import one_vs_all_table
-from sklearn_perceptrons._cpu import _cpu_has_avx2
+from sklearn_perceptrons._core.tables import one_vs_all_table
+from sklearn_perceptrons._core.cpu import _cpu_has_avx2
 
 
 def _epoch_results(module, X, y_class, average, rule):
@@ -42,10 +42,10 @@ def test_avx2_build_equals_baseline_build(dtype, sparse, rule):
     if not _cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
-        avx2 = importlib.import_module("sklearn_perceptrons._linear_fast_avx2")
+        avx2 = importlib.import_module("sklearn_perceptrons._linear._linear_fast_avx2")
     except ImportError:
         pytest.skip("the AVX2 build is not available on this platform")
-    baseline = importlib.import_module("sklearn_perceptrons._linear_fast")
+    baseline = importlib.import_module("sklearn_perceptrons._linear._linear_fast")
     rng = np.random.RandomState(0)
     X = rng.randn(300, 37).astype(dtype)
     if sparse:

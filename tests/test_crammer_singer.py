@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import Perceptron
 from sklearn_perceptrons.bounds import max_margin, mistake_bound
-from sklearn_perceptrons._training import epoch_order
+from sklearn_perceptrons._core.training import epoch_order
 
 from _reference import padded
 
@@ -380,7 +380,7 @@ def test_one_vs_all_and_parameter_mixing_of_a_crammer_singer_base():
 
 
 def test_early_stopping_keeps_the_best_epoch_of_all_rows():
-    from sklearn_perceptrons._training import validation_split
+    from sklearn_perceptrons._core.training import validation_split
 
     X, y = _data(4, seed=11, n=150)
     _, val_idx = validation_split(len(y), 0.2, check_random_state(0))

@@ -71,7 +71,7 @@ def test_shared_fragments_are_filled(name, obj):
 
 
 def test_fill_indents_fragments_and_rejects_unknown_names():
-    from sklearn_perceptrons import _docstrings
+    from sklearn_perceptrons._core import docstrings as _docstrings
 
     filled = _docstrings.fill("Intro.\n\n    Parameters\n    ----------\n    {{feasibility_A}}\n")
     lines = filled.split("\n")

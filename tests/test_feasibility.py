@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 
-from sklearn_perceptrons._feasibility_fast import _alias_sample
+from sklearn_perceptrons._feasibility._feasibility_fast import _alias_sample
 from sklearn_perceptrons.feasibility import perceptron_feasibility, relaxation_method
 
 ORDERS = ["cyclic", "permuted", "random", "max_distance", "max_residual"]

@@ -29,8 +29,8 @@ from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron
-from sklearn_perceptrons._kernel import _Kernel
-from sklearn_perceptrons._kernel_budget import AVERAGE_NEIGHBOURS, RIDGE
+from sklearn_perceptrons._kernel.kernel import _Kernel
+from sklearn_perceptrons._kernel.budget import AVERAGE_NEIGHBOURS, RIDGE
 
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "laplacian", "cosine"]
 STRATEGIES = ["forgetron", "random", "oldest"]
@@ -623,7 +623,7 @@ def test_averaged_matches_reference_with_shuffling():
                            max_iter=4, random_state=11).fit(X, y)
     # The epochs' permutations, drawn as fit draws them: one 63-bit seed per
     # epoch from random_state, then the compiled Fisher-Yates shuffle.
-    from sklearn_perceptrons._shuffle import shuffle_indices
+    from sklearn_perceptrons._core._shuffle import shuffle_indices
 
     rng = np.random.RandomState(11)
     orders = []
@@ -998,7 +998,7 @@ def test_single_precision_lines_are_refused_where_they_do_not_apply(
         monkeypatch):
     # The walk takes float32 lines for the exponential kernels only (the
     # others keep double columns).
-    from sklearn_perceptrons import _kernel
+    from sklearn_perceptrons._kernel import kernel as _kernel
 
     monkeypatch.setattr(_kernel, "_SINGLE_PRECISION",
                         (_kernel._KERNEL_CODES["poly"],))
@@ -1092,16 +1092,16 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     # same training scores, coefficients and decisions, bit for bit.
     import importlib
 
-    from sklearn_perceptrons import _kernel
-    from sklearn_perceptrons._cpu import _cpu_has_avx2
+    from sklearn_perceptrons._kernel import kernel as _kernel
+    from sklearn_perceptrons._core.cpu import _cpu_has_avx2
 
     if not _cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
-        avx2 = importlib.import_module("sklearn_perceptrons._kernel_fast_avx2")
+        avx2 = importlib.import_module("sklearn_perceptrons._kernel._kernel_fast_avx2")
     except ImportError:
         pytest.skip("the AVX2 build is not available on this platform")
-    baseline = importlib.import_module("sklearn_perceptrons._kernel_fast")
+    baseline = importlib.import_module("sklearn_perceptrons._kernel._kernel_fast")
     X, y = multiclass_data(70)
     X = np.hstack([X, np.random.RandomState(5).normal(size=(70, 10))])
     X_test = np.random.RandomState(6).normal(size=(20, 13))

@@ -18,8 +18,9 @@ from sklearn.datasets import load_digits, make_classification, make_moons
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_perceptrons import KernelPerceptron, _kernel_budget
-from sklearn_perceptrons._kernel_budget import NEIGHBOURS, RIDGE
+from sklearn_perceptrons import KernelPerceptron
+from sklearn_perceptrons._kernel import budget as _kernel_budget
+from sklearn_perceptrons._kernel.budget import NEIGHBOURS, RIDGE
 
 ALL_STRATEGIES = ["local_projection", "projection", "forgetron", "random",
                   "oldest"]
@@ -505,16 +506,16 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     # (binary: one score, a dot product; 3 classes: one score per row).
     import importlib
 
-    from sklearn_perceptrons._cpu import _cpu_has_avx2
+    from sklearn_perceptrons._core.cpu import _cpu_has_avx2
 
     if not _cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
         avx2 = importlib.import_module(
-            "sklearn_perceptrons._kernel_budget_fast_avx2")
+            "sklearn_perceptrons._kernel._kernel_budget_fast_avx2")
     except ImportError:
         pytest.skip("the AVX2 build is not available on this platform")
-    baseline = importlib.import_module("sklearn_perceptrons._kernel_budget_fast")
+    baseline = importlib.import_module("sklearn_perceptrons._kernel._kernel_budget_fast")
     noise = np.random.RandomState(5).normal(size=(90, 10))
     data = [(np.hstack([X, noise[:, :c]]), y) for (X, y), c in
             ((binary_data(90), 9), (multiclass_data(90), 10))]

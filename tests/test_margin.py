@@ -812,7 +812,7 @@ def test_auto_early_stopping_stops_when_the_validation_score_stalls():
     from sklearn.datasets import make_classification
     from sklearn.utils import check_random_state
 
-    from sklearn_perceptrons._training import validation_split
+    from sklearn_perceptrons._core.training import validation_split
 
     X, y = make_classification(600, 8, flip_y=0.15, random_state=3)
     params = dict(early_stopping=True, n_iter_no_change=3, random_state=0)

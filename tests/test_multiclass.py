@@ -796,15 +796,11 @@ def test_not_fitted_and_first_partial_fit(Meta):
 
 
 # ---------------------------------------------------------------------------
-# MarginPerceptron as base (once it exists in the package)
+# MarginPerceptron as base
 
 
 def _margin_perceptron():
-    cls = getattr(sklearn_perceptrons, "MarginPerceptron", None)
-    cls = cls or getattr(sklearn_perceptrons._linear, "MarginPerceptron", None)
-    if cls is None:
-        pytest.skip("MarginPerceptron is not in the package yet")
-    return cls
+    return sklearn_perceptrons.MarginPerceptron
 
 
 def _assert_same_margins(fast, generic):

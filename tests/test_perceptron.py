@@ -149,7 +149,7 @@ def _orders_of(clf, X, y, n_epochs):
     Fisher-Yates shuffle, whose permutations are tested separately)."""
     from sklearn.utils import check_random_state
 
-    from sklearn_perceptrons._shuffle import shuffle_indices
+    from sklearn_perceptrons._core._shuffle import shuffle_indices
 
     if not clf.shuffle:
         return [np.arange(len(X))] * n_epochs
@@ -163,7 +163,7 @@ def _orders_of(clf, X, y, n_epochs):
 
 
 def test_shuffle_orders_are_permutations():
-    from sklearn_perceptrons._shuffle import shuffle_indices
+    from sklearn_perceptrons._core._shuffle import shuffle_indices
 
     seen = set()
     for seed in range(20):
@@ -428,7 +428,7 @@ def test_early_stopping_keeps_best_epoch():
     # Recompute the validation split and the per-epoch validation accuracy.
     from sklearn.utils import check_random_state
 
-    from sklearn_perceptrons._training import validation_split
+    from sklearn_perceptrons._core.training import validation_split
 
     _, val_idx = validation_split(len(y), 0.2, check_random_state(0))
     best_acc = max(

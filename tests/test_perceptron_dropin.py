@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import Perceptron
-from sklearn_perceptrons._training import epoch_order
+from sklearn_perceptrons._core.training import epoch_order
 
 PENALTIES = ["l2", "l1", "elasticnet"]
 
@@ -438,7 +438,7 @@ def test_n_jobs_none_follows_joblib_context():
 
 
 def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
-    from sklearn_perceptrons import _rows
+    from sklearn_perceptrons._linear import rows as _rows
 
     X, y = gaussian(n=60, d=4, n_classes=4)
     calls = []
@@ -479,7 +479,7 @@ def test_float32_is_kept_with_a_penalty(penalty, sparse):
 def test_n_jobs_pool_tasks_in_order_and_nested():
     # The package's pool: results in task order, and a task that itself
     # runs tasks on the pool (whose threads are all busy) still completes.
-    from sklearn_perceptrons._threads import run_tasks
+    from sklearn_perceptrons._core.threads import run_tasks
 
     def inner(k):
         return run_tasks(lambda j: 10 * k + j, [(j,) for j in range(3)], 2)

@@ -14,7 +14,9 @@ Every estimator of the package, fitted in its main configurations, must
 skops is optional (the "skops" extra): its tests skip without it.
 """
 
+import importlib.util
 import inspect
+import os
 import pickle
 import warnings
 
@@ -319,3 +321,58 @@ def test_saving_does_not_change_the_estimator(dumps):
             saved.fit(X, y)
     _assert_same_model(reference, saved)
     np.testing.assert_array_equal(reference._state.coef, saved._state.coef)
+
+
+SAVED = os.path.join(os.path.dirname(__file__), "data")
+SAVED_RELEASES = sorted(name for name in os.listdir(SAVED)
+                        if name.startswith("saved_"))
+SAVED_MODELS = [(release, name[:-len(".pkl")]) for release in SAVED_RELEASES
+                for name in sorted(os.listdir(os.path.join(SAVED, release)))
+                if name.endswith(".pkl")]
+
+
+def _saved_models_maker():
+    """tests/data/make_saved_models.py, which holds the saved cases."""
+    spec = importlib.util.spec_from_file_location(
+        "make_saved_models", os.path.join(SAVED, "make_saved_models.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load_saved(release, name, how):
+    path = os.path.join(SAVED, release, name)
+    if how == "pickle":
+        with open(path + ".pkl", "rb") as f:
+            return pickle.load(f)
+    sio = pytest.importorskip("skops.io")
+    untrusted = sio.get_untrusted_types(file=path + ".skops")
+    # Only the package's public classes, under the names they were saved as.
+    assert untrusted and all(
+        name.startswith("sklearn_perceptrons.")
+        and name.rsplit(".", 1)[1] in sklearn_perceptrons.__all__
+        for name in untrusted), untrusted
+    return sio.load(path + ".skops", trusted=untrusted)
+
+
+@pytest.mark.parametrize("how", ["pickle", "skops"])
+@pytest.mark.parametrize("release, name", SAVED_MODELS,
+                         ids=["/".join(case) for case in SAVED_MODELS])
+def test_models_saved_by_earlier_releases_load(release, name, how):
+    """A model saved by an earlier release (tests/data/make_saved_models.py)
+    loads, predicts as it did, and goes on learning as it would have."""
+    make = _saved_models_maker()
+    model = _load_saved(release, name, how)
+    cls, params, kind, n_classes = make.CASES[name]
+    assert type(model) is cls
+    expected = np.load(os.path.join(SAVED, release, "expected.npz"))
+    X, y = make.data(kind, n_classes)
+    np.testing.assert_array_equal(model.predict(X), expected[f"{name}/predict"])
+    np.testing.assert_array_equal(model.decision_function(X),
+                                  expected[f"{name}/decision"])
+    if hasattr(model, "partial_fit"):
+        X_more, y_more = make.data(kind, n_classes, seed=1)
+        model.partial_fit(X_more, y_more)
+        np.testing.assert_array_equal(
+            model.decision_function(X),
+            expected[f"{name}/decision_after_partial_fit"])

@@ -18,8 +18,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
-from sklearn_perceptrons import _second_order as second_order
-from sklearn_perceptrons._cpu import _cpu_has_avx2
+from sklearn_perceptrons._linear import second_order
+from sklearn_perceptrons._core.cpu import _cpu_has_avx2
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
 
 # Most fits here run a fixed number of epochs on purpose.
@@ -161,7 +161,7 @@ def test_full_mode_matches_the_reference_at_every_size(seed, n_features,
     clf = cyclic(fit_intercept=fit_intercept, max_iter=2)
     clf.fit(sp.csr_matrix(X) if sparse else X, y)
     A = two_cycles_equal_reference(clf, X, y, fit_intercept, matrix=True)[2]
-    from sklearn_perceptrons._second_order import _packed_positions
+    from sklearn_perceptrons._linear.second_order import _packed_positions
 
     p = n_features + fit_intercept
     pp = -(-p // 4) * 4
@@ -195,10 +195,10 @@ def _both_builds(*features):
         pytest.skip(f"this CPU lacks AVX2 {' '.join(features)}")
     try:
         avx2 = importlib.import_module(
-            "sklearn_perceptrons._second_order_fast_avx2")
+            "sklearn_perceptrons._linear._second_order_fast_avx2")
     except ImportError:
         pytest.skip("the AVX2 build is not available on this platform")
-    return avx2, importlib.import_module("sklearn_perceptrons._second_order_fast")
+    return avx2, importlib.import_module("sklearn_perceptrons._linear._second_order_fast")
 
 
 def fits_of_both_builds(estimator, X, y, monkeypatch, *features):
@@ -368,7 +368,7 @@ def test_early_stopping_returns_the_best_epoch_of_every_row(diagonal):
     # Fits of 1, 2, ... epochs share the split and the orders (one seed): the
     # kept model's validation accuracy never drops, and the model changes
     # only when that accuracy rose.
-    from sklearn_perceptrons._training import validation_split
+    from sklearn_perceptrons._core.training import validation_split
 
     X, y = correlated_data(13, n_samples=150, n_classes=3, noise=0.3)
     _, val = validation_split(X.shape[0], 0.1, np.random.RandomState(5))
@@ -527,7 +527,7 @@ def test_errors_are_clear_and_leave_the_estimator_unchanged():
 
 
 def test_full_mode_refuses_matrices_beyond_memory(monkeypatch):
-    from sklearn_perceptrons import _second_order
+    from sklearn_perceptrons._linear import second_order as _second_order
 
     monkeypatch.setattr(_second_order, "_physical_memory", lambda: 10**6)
     X = sp.random(20, 1000, density=0.01, format="csr", random_state=0)

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_perceptrons import _margin, _multiclass
+from sklearn_perceptrons import _multiclass
+from sklearn_perceptrons._linear import margin as _margin
 from sklearn_perceptrons import (
     KernelPerceptron,
     MarginPerceptron,

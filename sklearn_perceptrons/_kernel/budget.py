@@ -22,10 +22,12 @@ from time import perf_counter
 import numpy as np
 import scipy.sparse as sp
 
-from . import _kernel as _k
-from ._cpu import kernel_budget_fast as _kernel_budget_fast
-from ._rows import one_vs_all_table
-from ._training import StoppingRule, record_partial_pass, set_fit_results, train
+from . import kernel as _k
+from .._core.cpu import select_build
+from .._core.tables import one_vs_all_table
+from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
+
+_kernel_budget_fast = select_build(f"{__package__}._kernel_budget_fast")
 
 # Mirrors of the enums of _kernel_budget_core.pxi.
 STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,

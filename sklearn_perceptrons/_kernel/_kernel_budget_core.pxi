@@ -57,7 +57,7 @@ from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
 from libc.stdint cimport int64_t, uint64_t
 
-from ._random cimport randint
+from .._core._random cimport randint
 
 cdef extern from "_kernel_fast.h":
     double SKP_LOG_DBL_MIN

@@ -21,18 +21,21 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from ._base import (
+from .._core.base import (
     fit_method,
     lean_codes,
     param_names,
     set_init_params,
     stream_cache,
 )
-from ._cpu import second_order_fast as _second_order_fast
-from ._docstrings import shared_doc
-from ._linear import BaseLinearPerceptron
-from ._rows import StateTrainer, check_finite_weights, one_vs_all_table
-from ._training import print_epoch, record_partial_pass
+from .._core.cpu import select_build
+from .._core.docstrings import shared_doc
+from .perceptron import BaseLinearPerceptron
+from .rows import StateTrainer, check_finite_weights
+from .._core.tables import one_vs_all_table
+from .._core.training import print_epoch, record_partial_pass
+
+_second_order_fast = select_build(f"{__package__}._second_order_fast", "FMA3")
 
 _EPOCH = {
     np.dtype(np.float64): _second_order_fast.epoch["double"],

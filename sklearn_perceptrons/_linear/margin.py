@@ -24,16 +24,16 @@ try:  # np.einsum without its dispatch (the same computation)
 except ImportError:  # pragma: no cover - other NumPy versions
     _c_einsum = np.einsum
 
-from ._base import (
+from .._core.base import (
     class_indices,
     label_index,
     lean_codes,
     param_names,
     set_init_params,
 )
-from ._docstrings import shared_doc
-from ._linear import BaseLinearPerceptron
-from ._rows import (
+from .._core.docstrings import shared_doc
+from .perceptron import BaseLinearPerceptron
+from .rows import (
     RULE_MARGIN,
     LinearState,
     LinearTrainer,
@@ -44,9 +44,9 @@ from ._rows import (
     row_views,
     run_epoch,
     safe_bound,
-    sign_matrix,
     weight_norms,
 )
+from .._core.tables import sign_matrix
 
 def _padded_sq_norms(X, fit_intercept):
     """Squared norms of the rows of X, of ``[x; 1]`` when ``fit_intercept``.

@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
-from ._base import (
+from .._core.base import (
     BasePerceptron,
     decision_shape,
     fit_method,
@@ -35,8 +35,8 @@ from ._base import (
     set_init_params,
     stream_cache,
 )
-from ._docstrings import shared_doc
-from ._rows import (
+from .._core.docstrings import shared_doc
+from .rows import (
     RULE_CS_MAX,
     RULE_CS_UNIFORM,
     RULE_THRESHOLD,
@@ -48,15 +48,13 @@ from ._rows import (
     arm_stream,
     check_finite_weights,
     commit_state,
-    crammer_singer_table,
-    one_vs_all_table,
     pass_bound,
     run_epoch,
-    sign_matrix,
     stream_pass,
     writable_state,
 )
-from ._training import (
+from .._core.tables import crammer_singer_table, one_vs_all_table, sign_matrix
+from .._core.training import (
     ArgmaxValidation,
     Validation,
     print_epoch,

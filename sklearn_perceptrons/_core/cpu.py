@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Pick the builds of the compiled loops that suit this CPU.
 
-``_linear_fast_avx2``, ``_kernel_fast_avx2``, ``_kernel_budget_fast_avx2`` and
-``_second_order_fast_avx2`` are the same sources as ``_linear_fast``,
-``_kernel_fast``, ``_kernel_budget_fast`` and ``_second_order_fast`` compiled
+A compiled module ``<name>_avx2`` (``_linear/_linear_fast_avx2``,
+``_kernel/_kernel_fast_avx2``, ``_kernel/_kernel_budget_fast_avx2``,
+``_linear/_second_order_fast_avx2``) is the same source as ``<name>`` compiled
 with AVX2, which doubles the width of the dot products (and of the kernel
 perceptron's exponentials and the second-order perceptron's matrix pass).
 Both builds round alike (no fused multiply-add), so the choice changes speed,
@@ -30,19 +30,13 @@ def _cpu_has_avx2(*others):
     return all(__cpu_features__.get(f, False) for f in ("AVX2", *others))
 
 
-def _select(name, *others):
-    """The module ``name``, or its AVX2 twin where the CPU allows (with the
-    features ``others`` the twin also needs)."""
+def select_build(name, *others):
+    """The compiled module ``name`` (a full module name), or its AVX2 twin
+    where the CPU allows (with the features ``others`` the twin also needs)."""
     if (os.environ.get("SKLEARN_PERCEPTRONS_NO_AVX2", "0") != "1"
             and _cpu_has_avx2(*others)):
         try:
-            return importlib.import_module(f"{__package__}.{name}_avx2")
+            return importlib.import_module(f"{name}_avx2")
         except ImportError:  # not built on this platform
             pass
-    return importlib.import_module(f"{__package__}.{name}")
-
-
-linear_fast = _select("_linear_fast")
-kernel_fast = _select("_kernel_fast")
-kernel_budget_fast = _select("_kernel_budget_fast")
-second_order_fast = _select("_second_order_fast", "FMA3")
+    return importlib.import_module(name)

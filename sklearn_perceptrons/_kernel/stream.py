@@ -13,9 +13,9 @@ import operator
 
 import numpy as np
 
-from . import _kernel as _k
-from ._base import lean_codes, param_names
-from ._training import record_partial_pass
+from . import kernel as _k
+from .._core.base import lean_codes, param_names
+from .._core.training import record_partial_pass
 
 
 class KernelStream:

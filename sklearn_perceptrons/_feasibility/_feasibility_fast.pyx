@@ -33,8 +33,8 @@ from libc.math cimport isfinite, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._random cimport randint as _randint, uniform as _uniform
-from ._rowops cimport dense_axpy, dense_dot
+from .._core._random cimport randint as _randint, uniform as _uniform
+from .._core._rowops cimport dense_axpy, dense_dot
 
 import numpy as np
 

@@ -28,9 +28,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._docstrings import shared_doc
-from ._rows import as_csr_int32
-from ._training import MistakesLog
+from .docstrings import shared_doc
+from .training import MistakesLog
 
 _FLOAT_DTYPES = (np.float64, np.float32)
 
@@ -56,6 +55,17 @@ def _is_float_matrix(X):
         and X.dtype in _FLOAT_DTYPES
         and X.flags.c_contiguous
     )
+
+
+def as_csr_int32(X):
+    """The compiled loop reads int32 CSR indices (a copy of indices, not data)."""
+    if sp.issparse(X) and (X.indices.dtype != np.int32
+                           or X.indptr.dtype != np.int32):
+        X = sp.csr_matrix(
+            (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+            shape=X.shape, copy=False,
+        )
+    return X
 
 
 def check_finite(array, name):

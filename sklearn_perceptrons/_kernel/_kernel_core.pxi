@@ -48,7 +48,7 @@ from cython cimport floating
 from libc.math cimport INFINITY, fabs, sqrt, tanh
 from libc.stdint cimport uint64_t
 
-from ._random cimport randint
+from .._core._random cimport randint
 
 cdef extern from "_kernel_fast.h":
     double skp_clamp_log(double t) noexcept nogil

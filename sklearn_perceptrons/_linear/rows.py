@@ -1,39 +1,34 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the estimators share about weight rows: the internal API.
+"""The linear family's weight rows: the internal API of the linear models.
 
-A perceptron of this package trains one or several *weight rows*, each a
-binary sub-problem.  This module holds everything about rows that more than
-one estimator needs, so that no module reaches into another's privates:
+A linear perceptron trains one or several *weight rows*, each a binary
+sub-problem; which rows a sample of a class updates is a row table of
+:mod:`sklearn_perceptrons._core.tables`.  This module holds what the linear
+estimators (and the reductions' fast path and the distributed trainer) share:
 
-* **Row tables** say which rows a sample of class ``c`` updates, and with
-  which sign: ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` and ``signs`` at the same
-  places (:func:`one_vs_all_table`, :func:`one_vs_one_table`,
-  :func:`crammer_singer_table`: the true class +1 and every other -1 on
-  one row per class, where the rule, not the table, decides which rows
-  move).  :func:`sign_matrix` turns a table into a dense
-  (n_classes, n_rows) matrix.
 * **Linear state** (:class:`LinearState`): weights, intercepts and the sums
   of averaging of every row.
 * **The compiled linear epoch** (:func:`run_epoch`, :func:`row_scores`), and
-  the trainer that plugs it into :mod:`sklearn_perceptrons._training`
+  the trainer that plugs it into :mod:`sklearn_perceptrons._core.training`
   (:class:`LinearTrainer`).  The update rule is a :class:`Rule`: its code
   (``RULE_THRESHOLD``, ``RULE_MARGIN``, mirrored by the enum of
   ``_linear_epoch.pxi``), its per-row parameters and its optional
   :class:`Penalty`.
-* **Input for the compiled code**: :func:`as_csr_int32`.
+* **Streaming**: the in-place passes of ``partial_fit`` on a fitted model.
 """
 
 import dataclasses
-import functools
 import math
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._cpu import linear_fast
-from ._threads import run_tasks
+from .._core.cpu import select_build
+from .._core.threads import run_tasks
+
+linear_fast = select_build(f"{__package__}._linear_fast")
 
 # Update rules of the compiled epoch; mirrored by the enum of _linear_epoch.pxi.
 RULE_THRESHOLD = 0
@@ -62,95 +57,6 @@ _MARGIN_NORMS = {
     np.dtype(np.float64): linear_fast.margin_norms["double"],
     np.dtype(np.float32): linear_fast.margin_norms["float"],
 }
-
-
-# ---------------------------------------------------------------------------
-# Row tables
-# ---------------------------------------------------------------------------
-
-
-def _read_only(*arrays):
-    """Freeze the arrays of a cached table, so no caller can corrupt it."""
-    for array in arrays:
-        array.flags.writeable = False
-    return arrays
-
-
-@functools.lru_cache(maxsize=64)
-def one_vs_all_table(n_classes):
-    """Rows touched by each class, and signs, for one-vs-all sub-problems.
-
-    Binary problems have one row, in which ``classes_[1]`` is the positive
-    class; otherwise row ``k`` is "class k vs. the rest".
-
-    Returns
-    -------
-    rows_ptr, rows, signs : ndarrays of int32, int32, int8
-        The rows touched by a sample of class ``c`` are
-        ``rows[rows_ptr[c]:rows_ptr[c + 1]]`` with signs at the same places.
-    """
-    if n_classes == 2:
-        return _read_only(
-            np.array([0, 1, 2], dtype=np.int32),
-            np.array([0, 0], dtype=np.int32),
-            np.array([-1, 1], dtype=np.int8),
-        )
-    rows = np.tile(np.arange(n_classes, dtype=np.int32), n_classes)
-    signs = np.where(
-        rows.reshape(n_classes, n_classes) == np.arange(n_classes)[:, None], 1, -1
-    ).astype(np.int8)
-    rows_ptr = np.arange(0, n_classes * n_classes + 1, n_classes, dtype=np.int32)
-    return _read_only(rows_ptr, rows, signs.ravel())
-
-
-@functools.lru_cache(maxsize=64)
-def one_vs_one_table(n_classes):
-    """Rows touched by each class, and signs, for one-vs-one sub-problems.
-
-    Row ``p`` is the pair ``(i, j)``, ``i < j``, in lexicographic order, with
-    class ``j`` positive (as scikit-learn's ``OneVsOneClassifier``).  A sample
-    of class ``c`` touches only the ``n_classes - 1`` pairs that involve ``c``.
-    """
-    pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-    rows, signs, rows_ptr = [], [], [0]
-    for c in range(n_classes):
-        for p, (i, j) in enumerate(pairs):
-            if c in (i, j):
-                rows.append(p)
-                signs.append(1 if c == j else -1)
-        rows_ptr.append(len(rows))
-    return _read_only(
-        np.asarray(rows_ptr, dtype=np.int32),
-        np.asarray(rows, dtype=np.int32),
-        np.asarray(signs, dtype=np.int8),
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def crammer_singer_table(n_classes):
-    """Every row (one per class) for every class, +1 on the class's own row
-    and -1 on the others: the rows a Crammer-Singer visit scores (two rows
-    for two classes too)."""
-    if n_classes > 2:
-        return one_vs_all_table(n_classes)
-    return _read_only(
-        np.array([0, 2, 4], dtype=np.int32),
-        np.array([0, 1, 0, 1], dtype=np.int32),
-        np.array([1, -1, -1, 1], dtype=np.int8),
-    )
-
-
-def sign_matrix(table, n_classes, n_rows):
-    """Dense (n_classes, n_rows) matrix of the sign of each class in each row.
-
-    Zero where a class does not take part in a row's binary problem.
-    """
-    rows_ptr, rows, signs = table
-    matrix = np.zeros((n_classes, n_rows), dtype=np.int8)
-    for c in range(n_classes):
-        span = slice(rows_ptr[c], rows_ptr[c + 1])
-        matrix[c, rows[span]] = signs[span]
-    return matrix
 
 
 # ---------------------------------------------------------------------------
@@ -478,15 +384,6 @@ class PenaltySums:
         self.applied = np.zeros(shape)
 
 
-def as_csr_int32(X):
-    """The compiled loop reads int32 CSR indices (a copy of indices, not data)."""
-    if sp.issparse(X) and (X.indices.dtype != np.int32
-                           or X.indptr.dtype != np.int32):
-        X = sp.csr_matrix(
-            (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-            shape=X.shape, copy=False,
-        )
-    return X
 
 
 def _data(X):

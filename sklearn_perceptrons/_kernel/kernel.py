@@ -21,9 +21,9 @@ from sklearn.utils._available_if import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import _kernel_budget
-from ._cpu import kernel_fast as _kernel_fast
-from ._base import (
+from . import budget as _kernel_budget
+from .._core.cpu import select_build
+from .._core.base import (
     BasePerceptron,
     fit_method,
     keep_state_on_error,
@@ -31,16 +31,14 @@ from ._base import (
     set_init_params,
     stream_cache,
 )
-from ._docstrings import shared_doc
-from ._kernel_stream import KernelStream
-from ._rows import as_csr_int32, crammer_singer_table, one_vs_all_table
-from ._threads import run_tasks
-from ._training import (
-    StoppingRule,
-    record_partial_pass,
-    set_fit_results,
-    train,
-)
+from .._core.docstrings import shared_doc
+from .stream import KernelStream
+from .._core.base import as_csr_int32
+from .._core.tables import crammer_singer_table, one_vs_all_table
+from .._core.threads import run_tasks
+from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
+
+_kernel_fast = select_build(f"{__package__}._kernel_fast")
 
 # Mirrors of the enums of _kernel_fast.pyx.
 _KERNEL_CODES = {

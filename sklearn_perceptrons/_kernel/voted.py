@@ -18,23 +18,16 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _voted_fast
-from ._base import (
+from .._core.base import (
     BasePerceptron,
     fit_method,
     predict_from_decision,
     set_init_params,
 )
-from ._docstrings import shared_doc
-from ._kernel import (
-    KERNEL_CODES,
-    Kernel,
-    KernelMixin,
-    parts,
-    prepare_rows,
-    take_rows,
-)
-from ._rows import one_vs_all_table
-from ._training import StoppingRule, set_fit_results, train
+from .._core.docstrings import shared_doc
+from .kernel import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
+from .._core.tables import one_vs_all_table
+from .._core.training import StoppingRule, set_fit_results, train
 
 _MB = 2**20
 # Log slots of the first epoch, per sample; the log doubles when full.

@@ -176,8 +176,9 @@ def alma(X, signs, orders, *, p=2.0, alpha=0.9, B=None, C=np.sqrt(2.0),
     / ||x~||_p`` (a zero vector is never an update).  The k-th correction
     (``k = 1, 2, ...``, counted over the whole sequence) happens on a visit
     with ``s w . x^ <= (1 - alpha) gamma_k``, ``gamma_k = B sqrt(p - 1) /
-    sqrt(k)``, and does ``theta' = theta + eta_k c s x^`` with ``eta_k = C /
-    (sqrt(p - 1) sqrt(k))``, ``theta <- theta' / max(1, ||theta'||_p)``,
+    sqrt(k)``, and does ``theta' = theta + eta_k min(c, 1) s x^`` with
+    ``eta_k = C / (sqrt(p - 1) sqrt(k))``, ``theta <- theta' / max(1,
+    ||theta'||_p)``,
     where ``theta = f(w)`` is the dual vector of the p-norm link and ``w =
     f^-1(theta)`` the weights (``||w||_q = ||theta||_p``, so the last step
     is the projection of ``w'`` onto the unit q-norm ball).  ``B=None``
@@ -203,7 +204,7 @@ def alma(X, signs, orders, *, p=2.0, alpha=0.9, B=None, C=np.sqrt(2.0),
                 gamma = B * np.sqrt(p - 1.0) / np.sqrt(k)
                 if s * (w @ xh) <= (1.0 - alpha) * gamma:
                     eta = C / (np.sqrt(p - 1.0) * np.sqrt(k))
-                    theta = theta + eta * c[i] * s * xh
+                    theta = theta + eta * min(c[i], 1.0) * s * xh
                     size = np.sum(np.abs(theta) ** p) ** (1.0 / p)
                     theta = theta / max(1.0, size)
                     w = _primal(theta, p)
@@ -230,14 +231,17 @@ def romma(X, signs, orders, *, aggressive=False, fit_intercept=True, c=None):
 
     ROMMA updates on a mistake (``m = s w . x <= 0``), aggressive ROMMA
     whenever ``m < 1``.  The new weights are the smallest vector ``v`` with
-    ``v . w >= ||w||^2`` and ``s v . x >= 1``: ``v = s x / ||x||^2`` when
-    ``||x||^2 ||w||^2 <= m`` (the first update, ``w = 0``, included), else
-    ``v = a w + d x`` with ``a = (||x||^2 ||w||^2 - m) / D``, ``d = ||w||^2
-    (s - w . x) / D`` and ``D = ||x||^2 ||w||^2 - (w . x)^2``; when the two
-    constraints are parallel (``D <= ROMMA_PARALLEL ||x||^2 ||w||^2``, which
-    separable data never reach) the rule starts anew from ``s x /
-    ||x||^2``.  A sample of weight ``c`` moves ``w`` by ``c (v - w)``
-    (weight 1: ROMMA itself; 0: no update).  A zero vector never updates.
+    ``v . w >= ||w||^2`` and ``s v . x >= t``, ``t = 1`` for ROMMA:
+    ``v = t s x / ||x||^2`` when ``t m >= ||x||^2 ||w||^2`` (the first
+    update, ``w = 0``, included), else ``v = a w + d x`` with ``a = 1 - (t
+    - m) m / D``, ``d = s (t - m) ||w||^2 / D`` and ``D = ||x||^2 ||w||^2 -
+    (w . x)^2`` (for ``t = 1``: ``a = (||x||^2 ||w||^2 - m) / D``, ``d =
+    ||w||^2 (s - w . x) / D``, the paper's); when the two constraints are
+    parallel (``D <= ROMMA_PARALLEL ||x||^2 ||w||^2``, which separable data
+    never reach) the rule starts anew from ``t s x / ||x||^2``.  A sample
+    of weight ``c`` asks for ``t = m + min(c, 1) (1 - m)``, the fraction
+    ``c`` of the margin it lacks (weight 1 or more: ROMMA itself; 0: no
+    update).  A zero vector never updates.
     """
     Xp = _padded(X, fit_intercept)
     c = _weights(c, Xp.shape[0])
@@ -255,12 +259,12 @@ def romma(X, signs, orders, *, aggressive=False, fit_intercept=True, c=None):
             trigger = m < 1.0 if aggressive else m <= 0.0
             if trigger and c[i] != 0.0 and sq > 0.0:
                 n_updates += 1
+                t = m + min(c[i], 1.0) * (1.0 - m)
                 den = sq * ww - raw * raw
-                if sq * ww <= m or den <= ROMMA_PARALLEL * sq * ww:
-                    v = s * x / sq
+                if t * m >= sq * ww or den <= ROMMA_PARALLEL * sq * ww:
+                    w = t * s * x / sq
                 else:
-                    v = ((sq * ww - m) / den) * w + (ww * (s - raw) / den) * x
-                w = w + c[i] * (v - w)
+                    w = (1.0 - (t - m) * m / den) * w + (s * (t - m) * ww / den) * x
             mean.add(w)
         updates.append(n_updates)
     avg = mean.value()

@@ -26,6 +26,15 @@ diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes
   ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz);
   ``A_jj`` and ``v_j`` are stored side by side.
 
+``rule`` says which samples update: ``SO_MISTAKE`` (the second-order
+perceptron) on a mistake, ``s (w~ . x~) <= 0``; ``SO_AROW`` (AROW, Crammer,
+Kulesza & Dredze 2009) on a positive hinge loss, ``s (w~ . x~) < 1``.  With
+``a = r``, AROW's mean is exactly ``A^-1 v`` over its updates and the full
+update above is AROW's (its covariance is ``r M``).  AROW's diagonal form
+keeps the diagonal of ``A`` only and moves the mean along it:
+``z_j = x_j / A_jj``, ``w~ += c (s - w~ . x~) / (1 + c x~ . z) z``, then
+``A_jj += c x_j^2`` (its ``v_j`` slot is unused), O(nnz).
+
 Dense and CSR rows go through the same source: a row is a pointer to its
 values, a pointer to its column indices (unused for dense rows) and a length.
 The float32 and float64 specialisations of X come from the fused type
@@ -36,6 +45,11 @@ allocates nothing and runs without the GIL.
 
 from cython cimport floating
 from libc.math cimport isfinite, isnan, sqrt
+
+# The update rules, mirrored in ``second_order.py``.
+cdef enum:
+    SO_MISTAKE = 0
+    SO_AROW = 1
 
 
 cdef extern from "_second_order_fast.h":
@@ -245,6 +259,48 @@ cdef bint _diagonal_update(
     return False
 
 
+cdef bint _arow_diagonal_update(
+    double* w, double* b, double* Dv, Py_ssize_t n_features,
+    bint fit_intercept, double c, double s, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    bint average, double* w_sum, double* b_sum, double visits,
+) noexcept nogil:
+    """AROW's diagonal step of one row: with ``z_j = x_j / A_jj`` and ``q =
+    x~ . z``, ``w~ += c (s - raw) / (1 + c q) z`` (the mean moves along the
+    old diagonal), then ``A_jj += c x_j^2``.  ``Dv`` holds the pairs
+    ``(A_jj, unused)``.  Returns True when ``q`` or an ``A_jj`` overflowed."""
+    cdef Py_ssize_t j, col
+    cdef double x, q = 0.0, g, d, step
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        x = x_values[j]
+        q += x * x / Dv[2 * col]
+    if fit_intercept:
+        q += 1.0 / Dv[2 * n_features]
+    if not isfinite(q):
+        return True
+    g = c * (s - raw) / (1.0 + c * q)
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        x = x_values[j]
+        d = Dv[2 * col]
+        step = g * x / d
+        if average:
+            w_sum[col] += visits * step
+        w[col] += step
+        d = d + c * x * x
+        if not isfinite(d):
+            return True
+        Dv[2 * col] = d
+    if fit_intercept:
+        step = g / Dv[2 * n_features]
+        if average:
+            b_sum[0] += visits * step
+        b[0] += step
+        Dv[2 * n_features] += c
+    return False
+
+
 cdef bint _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
@@ -257,7 +313,7 @@ cdef bint _epoch(
     bint diagonal, double* inverse, double* precision, double* work,
     double* pending, int* n_pending,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, Py_ssize_t n_rows, bint hold,
+    long long* updates, Py_ssize_t n_rows, bint hold, int rule,
 ) noexcept nogil:
     """The pass; returns True, at once, on a score that is not a number
     (``w . x`` overflowed: inf - inf), which cannot be compared with 0, or
@@ -272,6 +328,8 @@ cdef bint _epoch(
     cdef const floating* x_values
     cdef const int* x_indices = NULL
     cdef double raw, s, c
+    # The margin below which a sample updates: 0 (<=) or AROW's 1 (<).
+    cdef bint arow = rule == SO_AROW
     # Rows visited out of order (shuffle) are prefetched in two stages, which
     # keep more random reads in flight than one: the row ``ahead`` visits
     # later into the first-level cache, and for the row ``4 * ahead`` later
@@ -320,9 +378,20 @@ cdef bint _epoch(
                 overflow = True
                 break
             # A sample of weight zero never updates, so it is no mistake either.
-            if s * raw <= 0.0 and c != 0.0:
+            if (s * raw < 1.0 if arow else s * raw <= 0.0) and c != 0.0:
                 updates[k] += 1
-                if diagonal:
+                if diagonal and arow:
+                    overflow = _arow_diagonal_update(
+                        coef + k * n_features, intercept + k,
+                        precision + 2 * k * p,
+                        n_features, fit_intercept, c, s, raw,
+                        x_values, x_indices, nnz, sparse,
+                        average, coef_sum + k * n_features, intercept_sum + k,
+                        visits[k],
+                    )
+                    if overflow:
+                        break
+                elif diagonal:
                     overflow = _diagonal_update(
                         coef + k * n_features, intercept + k,
                         precision + 2 * k * p,
@@ -380,6 +449,7 @@ def epoch(
     double[::1] visits,
     long long[::1] updates,
     bint hold=False,
+    int rule=SO_MISTAKE,
 ):
     """Run one pass of the second-order rule over the rows ``order`` of X.
 
@@ -439,6 +509,10 @@ def epoch(
         and ``n_pending`` instead of applying them: a pass that visits every
         row at most once then leaves ``inverse`` as it was, so that a caller
         can check the outcome before :func:`apply_downdates` commits it.
+    rule : int, default=0
+        0: update on a mistake (the second-order perceptron); 1: on a
+        positive hinge loss, AROW (with its diagonal form when
+        ``diagonal``).
 
     Returns
     -------
@@ -462,7 +536,7 @@ def epoch(
             diagonal, &inverse[0], &precision[0], &work[0],
             &pending[0], &n_pending[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            coef.shape[0], hold,
+            coef.shape[0], hold, rule,
         )
     return overflow
 

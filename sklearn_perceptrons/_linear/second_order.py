@@ -42,6 +42,10 @@ _EPOCH = {
     np.dtype(np.float32): _second_order_fast.epoch["float"],
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
+# The update rules of the compiled pass; mirrored by the enum of
+# _second_order_core.pxi.
+SO_MISTAKE = 0
+SO_AROW = 1
 _UNUSED = np.zeros(1)
 def _aligned_zeros(n):
     """``n`` float64 zeros starting at a multiple of 64 bytes."""
@@ -97,8 +101,12 @@ class SecondOrderState:
     ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
+    # The update rule (SO_MISTAKE or SO_AROW); a class default, so that
+    # states saved before AROW existed load as second-order perceptrons.
+    rule = 0
+
     def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
-                 average, dtype):
+                 average, dtype, rule=0):
         p = n_features + bool(fit_intercept)
         self.coef = np.zeros((n_rows, n_features))
         self.intercept = np.zeros(n_rows)
@@ -121,6 +129,7 @@ class SecondOrderState:
         self.visits = np.zeros(n_rows)
         # A name, not a np.dtype: skops would list np.dtype as untrusted.
         self.dtype = np.dtype(dtype).name
+        self.rule = int(rule)
 
     def copy(self):
         new = SecondOrderState.__new__(SecondOrderState)
@@ -193,7 +202,7 @@ class SecondOrderState:
             _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
             _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
             np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
-            self.intercept_sum, self.visits, updates,
+            self.intercept_sum, self.visits, updates, False, self.rule,
         )
         overflow = _EPOCH[X.dtype](*args)
         if overflow:
@@ -201,7 +210,7 @@ class SecondOrderState:
                 "A score w . x or an update overflowed to a non-finite value "
                 "(values of X, or of X times the weights, near the largest "
                 "float). Scale the features (e.g. with StandardScaler), raise "
-                "a or lower sample_weight."
+                "the regularization (a, or r for AROW) or lower sample_weight."
             )
         return updates
 
@@ -273,7 +282,7 @@ class _SecondOrderStream:
         return (*self.table, state.coef, state.intercept, state.fit_intercept,
                 self.active, self.diagonal, inverse, precision, work, pending,
                 n_pending, state.average, state.coef_sum, state.intercept_sum,
-                state.visits, np.zeros(n_rows, dtype=np.int64), True)
+                state.visits, np.zeros(n_rows, dtype=np.int64), True, state.rule)
 
     def learn(self, d, X, y):
         try:
@@ -342,7 +351,7 @@ class _SecondOrderStream:
         if not self.diagonal:
             state.inverse = _aligned(state.inverse)
         self.epoch_args = self._epoch_args(state, state.coef.shape[0])
-        self.updates = self.epoch_args[-2]
+        self.updates = self.epoch_args[-3]
         # The undo record: buffers of the arrays the pass writes in place.
         written = [state.coef, state.intercept, state.visits]
         if state.average:
@@ -540,6 +549,13 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     # -- state ---------------------------------------------------------------
 
+    # The compiled pass's rule: update on mistakes.
+    _update_rule_code = SO_MISTAKE
+
+    def _regularization(self):
+        """The ``a`` of ``A = a I + ...``."""
+        return float(self.a)
+
     def _new_state(self, X, n_rows):
         n_features = X.shape[1]
         if not self.diagonal:
@@ -549,13 +565,14 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             memory = _physical_memory()
             if memory is not None and size > memory // 2:
                 raise ValueError(
-                    f"SecondOrderPerceptron(diagonal=False) needs {n_rows} "
+                    f"{type(self).__name__}(diagonal=False) needs {n_rows} "
                     f"matrices of {p} x {p} float64 ({size / 2**30:.1f} GiB), "
                     "more than half of this machine's memory. Use "
                     "diagonal=True for wide data."
                 )
         return SecondOrderState(
-            n_rows, n_features, a=float(self.a), diagonal=self.diagonal,
+            n_rows, n_features, a=self._regularization(),
+            rule=self._update_rule_code, diagonal=self.diagonal,
             fit_intercept=self.fit_intercept, average=self.average, dtype=X.dtype,
         )
 

@@ -110,6 +110,8 @@ CONFIGS = [
     ALMAClassifier(shuffle=False),
     ALMAClassifier(alpha=0.3, B=2.0, C=0.7, average=True, random_state=5),
     ALMAClassifier(alpha=1.0, fit_intercept=False, random_state=2),
+    ALMAClassifier(p=3.0, alpha=0.5, shuffle=False),
+    ALMAClassifier(p=4.5, average=True, random_state=8),
     ROMMAClassifier(shuffle=False),
     ROMMAClassifier(aggressive=True, average=True, random_state=4),
     ROMMAClassifier(aggressive=True, fit_intercept=False, shuffle=False),
@@ -303,8 +305,8 @@ def test_romma_fit_respects_the_mistake_bound(seed, aggressive, fit_intercept):
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10**6), alpha=st.floats(0.2, 1.0),
-       fit_intercept=st.booleans())
-def test_alma_fit_respects_the_correction_bound(seed, alpha, fit_intercept):
+       fit_intercept=st.booleans(), p=st.sampled_from([2.0, 2.0, 3.0]))
+def test_alma_fit_respects_the_correction_bound(seed, alpha, fit_intercept, p):
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(25, 3))
     u = rng.normal(size=3)
@@ -312,10 +314,11 @@ def test_alma_fit_respects_the_correction_bound(seed, alpha, fit_intercept):
     y = (X @ u > 0).astype(int)
     if np.unique(y).shape[0] < 2:
         return
-    clf = ALMAClassifier(alpha=alpha, fit_intercept=fit_intercept, tol=None,
-                         max_iter=30, random_state=seed).fit(X, y)
-    assert clf.n_mistakes_ <= alma_mistake_bound(X, y, alpha=alpha,
-                                                 fit_intercept=fit_intercept)
+    clf = ALMAClassifier(p=p, alpha=alpha, fit_intercept=fit_intercept,
+                         tol=None, max_iter=30, random_state=seed).fit(X, y)
+    assert clf.n_mistakes_ <= alma_mistake_bound(
+        X, y, p=p, alpha=alpha, fit_intercept=fit_intercept,
+        coef=None if p == 2.0 else u)
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

@@ -37,7 +37,7 @@ The walk holds no Python objects and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport INFINITY, fabs, fmax, fmin, isfinite, isnan, sqrt
+from libc.math cimport INFINITY, copysign, fabs, fmax, fmin, isfinite, isnan, pow, sqrt
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_GetItem
@@ -730,6 +730,130 @@ cdef inline double _fold_scale(
     return 1.0
 
 
+cdef inline double _p_norm(const floating* x_values, Py_ssize_t nnz,
+                           bint fit_intercept, double p) noexcept nogil:
+    """``||x~||_p`` of a row padded with a 1 when ``fit_intercept``."""
+    cdef Py_ssize_t j
+    cdef double total = 1.0 if fit_intercept else 0.0
+    for j in range(nnz):
+        total += pow(fabs(<double>x_values[j]), p)
+    return pow(total, 1.0 / p)
+
+
+cdef inline double _signed_power(double t, double e) noexcept nogil:
+    """``sign(t) |t|^e``."""
+    return copysign(pow(fabs(t), e), t)
+
+
+cdef void _alma_p_start(
+    floating* w, floating* b, bint fit_intercept, Py_ssize_t n_features,
+    double p, double* dual, double* dual_row, double* wscale,
+    double* scaled_visits, double visits,
+) noexcept nogil:
+    """ALMA_p (p != 2) at the start of a pass, for one row of plain weights
+    ``w~ = [w; b]``: the dual vector ``theta = f(w~) = sign(w~) |w~|^(q - 1)
+    / ||w~||_q^(q - 2)`` (``1 / p + 1 / q = 1``) goes to ``dual`` (its
+    intercept coordinate to ``dual_row[2]``), with ``dual_row[0] = 1`` its
+    scale and ``dual_row[1] = S = ||theta||_p^p``; the weights become the
+    direction ``u = sign(theta) |theta|^(p - 1)`` with the scale
+    ``wscale = S^(-(p - 2) / p)``, so that ``w~ = wscale u`` (the averaging
+    sums keep their total: ``scaled_visits = visits * wscale``)."""
+    cdef Py_ssize_t j
+    cdef double q = p / (p - 1.0), size = 0.0, scale, t, total = 0.0
+    for j in range(n_features):
+        size += pow(fabs(<double>w[j]), q)
+    if fit_intercept:
+        size += pow(fabs(<double>b[0]), q)
+    dual_row[0] = 1.0
+    dual_row[2] = 0.0
+    if size == 0.0:
+        for j in range(n_features):
+            dual[j] = 0.0
+        dual_row[1] = 0.0
+        wscale[0] = 1.0
+        scaled_visits[0] = visits
+        return
+    size = pow(size, 1.0 / q)
+    scale = pow(size, q - 2.0)
+    for j in range(n_features):
+        t = _signed_power(w[j], q - 1.0) / scale
+        dual[j] = t
+        total += pow(fabs(t), p)
+    if fit_intercept:
+        t = _signed_power(b[0], q - 1.0) / scale
+        dual_row[2] = t
+        total += pow(fabs(t), p)
+    dual_row[1] = total
+    scale = pow(total, -(p - 2.0) / p)
+    for j in range(n_features):
+        w[j] = <floating>(w[j] / scale)
+    wscale[0] = scale
+    scaled_visits[0] = visits * scale
+
+
+cdef double _alma_p_update(
+    floating* w, double* w_sum, floating* b, double* b_sum, bint fit_intercept,
+    bint average, double P, double visits, double p, double step,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    bint sparse, double* dual, double* dual_row,
+) noexcept nogil:
+    """An ALMA_p correction (p != 2) of one row: ``theta += step x~`` in the
+    scaled dual coordinates (``step`` already divides by the dual scale),
+    ``S`` and the direction ``u`` of the touched coordinates follow, the
+    projection divides the dual scale by ``max(1, ||theta||_p)``; returns
+    the new scale of ``w~``, ``sigma / S^((p - 2) / p)``.  The intercept is
+    kept as it is (``b = scale * u_b``)."""
+    cdef Py_ssize_t j, col
+    cdef double sigma = dual_row[0], total = dual_row[1], t, t_new, size, scale
+    cdef double b_old
+    cdef floating stored
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        t = dual[col]
+        t_new = t + step * x_values[j]
+        total += pow(fabs(t_new), p) - pow(fabs(t), p)
+        dual[col] = t_new
+        stored = <floating>_signed_power(t_new, p - 1.0)
+        if average:
+            w_sum[col] += P * (<double>stored - w[col])
+        w[col] = stored
+    t = dual_row[2]
+    if fit_intercept:
+        t_new = t + step
+        total += pow(fabs(t_new), p) - pow(fabs(t), p)
+        t = t_new
+    total = fmax(total, 0.0)
+    size = sigma * pow(total, 1.0 / p)
+    if size > 1.0:
+        # The projection onto the unit ball of the q-norm.
+        sigma /= size
+    scale = sigma / pow(total, (p - 2.0) / p) if total > 0.0 else 1.0
+    if fit_intercept:
+        b_old = b[0]
+        b[0] = <floating>(scale * _signed_power(t, p - 1.0))
+        if average:
+            b_sum[0] += visits * (<double>b[0] - b_old)
+    dual_row[0], dual_row[1], dual_row[2] = sigma, total, t
+    return scale
+
+
+cdef inline double _alma_p_fold(
+    floating* w, double* w_sum, Py_ssize_t n_features, double s,
+    double* scaled_visits, bint average, double p, double* dual,
+    double* dual_row,
+) noexcept nogil:
+    """:func:`_fold_scale` for ALMA_p (p != 2): the dual direction is scaled
+    by ``s^(1 / (p - 1))`` so that ``u`` stays its power."""
+    cdef Py_ssize_t j
+    cdef double lam = pow(s, 1.0 / (p - 1.0))
+    for j in range(n_features):
+        dual[j] *= lam
+    dual_row[0] /= lam
+    dual_row[1] *= pow(lam, p)
+    dual_row[2] *= lam
+    return _fold_scale(w, w_sum, n_features, s, scaled_visits, average)
+
+
 # ROMMA's two constraints count as parallel when ||x~||^2 ||w~||^2 - (w~ .
 # x~)^2 is below this fraction of ||x~||^2 ||w~||^2 (the NumPy reference of
 # the tests uses the same).
@@ -746,7 +870,7 @@ cdef bint _epoch_scaled(
     floating* coef, floating* intercept, bint fit_intercept,
     Py_ssize_t n_rows, const unsigned char* active, int rule,
     const double* threshold, const double* kappa, double* norm,
-    const double* counts,
+    const double* counts, double power, double* dual, double* dual_row,
     double decay, double l1_step, double* l1_total, double* l1_applied,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates, double* wscale, double* scaled_visits,
@@ -768,7 +892,13 @@ cdef bint _epoch_scaled(
       kappa[k] min(step, 1) / sqrt(j)`` (``kappa = C``); then ``w~`` is
       divided by ``max(1, ||w~||)``.  (A step along the unit vector ``x^``
       larger than ``eta`` would only turn ``w~`` toward ``x^`` once
-      projected: a weight above 1 counts as 1.)
+      projected: a weight above 1 counts as 1.)  ALMA_p for ``power = p !=
+      2`` normalizes in the p-norm and moves the dual vector ``theta =
+      f(w~)`` of the p-norm link instead, ``w~ = f^-1(theta)``
+      (``_alma_p_update``): ``dual`` (n_rows x n_features) and ``dual_row``
+      (n_rows x 3) are its scratch, rebuilt from ``w~`` at the start of the
+      pass; ``threshold = (1 - alpha) B sqrt(p - 1)``, ``kappa = C / sqrt(p
+      - 1)``.
     * ``RULE_ROMMA``, ``RULE_AROMMA``: ROMMA (Li & Long 2002) on a mistake
       (``m <= 0``), aggressive ROMMA when ``m < 1``: ``w~`` becomes the
       smallest ``v`` with ``v . w~ >= ||w~||^2`` and ``s v . x~ >= t``,
@@ -796,8 +926,9 @@ cdef bint _epoch_scaled(
     cdef double* w_sum
     cdef int c
     cdef double raw, m, scale, s, before, sq_x, size, index, delta, new_sq
-    cdef double sign, ww, den, a, f, b_old
+    cdef double sign, ww, den, a, f, b_old, x_norm
     cdef bint update, prefetch_sequential
+    cdef bint p_norm = rule == RULE_ALMA and power != 2.0
     cdef bint not_a_number = False
     # The averaging sums are differences of terms of size 1 / wscale: they
     # fold the scale in early, so that they keep all but ~3 digits.
@@ -805,6 +936,13 @@ cdef bint _epoch_scaled(
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse,
                                                n_features, n_visits,
                                                &prefetch_sequential)
+    if p_norm:
+        for k in range(n_rows):
+            if active[k]:
+                _alma_p_start(coef + k * n_features, intercept + k,
+                              fit_intercept, n_features, power,
+                              dual + k * n_features, dual_row + 3 * k,
+                              wscale + k, scaled_visits + k, visits[k])
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
                           order, n_visits, y_class, step, t, ahead,
@@ -812,8 +950,9 @@ cdef bint _epoch_scaled(
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]
-        # ||x~||^2 of the sample, computed once when first needed.
+        # ||x~||^2 (and ||x~||_p) of the sample, computed once when needed.
         sq_x = -1.0
+        x_norm = -1.0
         for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
             k = class_rows[p]
             if not active[k]:
@@ -850,6 +989,26 @@ cdef bint _epoch_scaled(
                     _l1_truncate(w, l1_applied + k * n_features, s, l1_total[k],
                                  scaled_visits[k], average, w_sum, x_indices, nnz,
                                  sparse)
+            elif p_norm and step[i] != 0.0 and m == m:
+                if x_norm < 0.0:
+                    x_norm = _p_norm(x_values, nnz, fit_intercept, power)
+                    if not isfinite(x_norm):
+                        return True
+                index = counts[k] + updates[k] + 1.0
+                if x_norm > 0.0 and m <= threshold[k] * x_norm / sqrt(index):
+                    updates[k] += 1
+                    s = _alma_p_update(
+                        w, w_sum, intercept + k, intercept_sum + k,
+                        fit_intercept, average, scaled_visits[k], visits[k],
+                        power,
+                        kappa[k] * fmin(step[i], 1.0) / sqrt(index) * sign
+                        / (x_norm * dual_row[3 * k]),
+                        x_values, x_indices, nnz, sparse,
+                        dual + k * n_features, dual_row + 3 * k)
+                    if fabs(s) < fold_below or fabs(s) * fold_below > 1.0:
+                        s = _alma_p_fold(w, w_sum, n_features, s,
+                                         scaled_visits + k, average, power,
+                                         dual + k * n_features, dual_row + 3 * k)
             elif step[i] != 0.0 and m == m:
                 if sq_x < 0.0:
                     sq_x = _row_sq_norm(x_values, nnz) + fit_intercept
@@ -1141,6 +1300,7 @@ def scaled_dense(
     floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
     const unsigned char[::1] active, int rule, const double[::1] threshold,
     const double[::1] kappa, double[::1] norm, const double[::1] counts,
+    double power, double[:, ::1] dual, double[:, ::1] dual_row,
     double decay, double l1_step, double[::1] l1_total,
     double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
     double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
@@ -1156,9 +1316,12 @@ def scaled_dense(
     adds, ``eta0 * alpha * l1_ratio``; ``l1_total`` (per row) and
     ``l1_applied`` (per weight; unused when ``l1_step`` is 0) the cumulative
     penalty and what each weight took of it, carried from pass to pass.
-    ALMA reads ``threshold = (1 - alpha) B``, ``kappa = C`` and ``counts``
-    (the corrections of every row before this pass); ALMA and ROMMA keep
-    ``norm`` (``||[w_k; b_k]||``, exact on entry) up to date.  ``wscale``
+    ALMA reads ``threshold = (1 - alpha) B sqrt(p - 1)``, ``kappa = C /
+    sqrt(p - 1)``, ``counts`` (the corrections of every row before this
+    pass) and ``power = p``; for ``p != 2``, ``dual`` (n_rows x n_features)
+    and ``dual_row`` (n_rows x 3) are its scratch (shape (1, 1) and (1, 3)
+    otherwise); ALMA_2 and ROMMA keep ``norm`` (``||[w_k; b_k]||``, exact
+    on entry) up to date.  ``wscale``
     (ones) and ``scaled_visits`` (a copy of ``visits``) are scratch of the
     pass.  The other parameters are those of :func:`epoch_dense`.  Returns
     True on a margin (or a norm) that overflowed.
@@ -1171,7 +1334,7 @@ def scaled_dense(
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
             &active[0], rule, &threshold[0], &kappa[0], &norm[0], &counts[0],
-            decay, l1_step, &l1_total[0],
+            power, &dual[0, 0], &dual_row[0, 0], decay, l1_step, &l1_total[0],
             &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
             &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
         )
@@ -1186,6 +1349,7 @@ def scaled_csr(
     floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
     const unsigned char[::1] active, int rule, const double[::1] threshold,
     const double[::1] kappa, double[::1] norm, const double[::1] counts,
+    double power, double[:, ::1] dual, double[:, ::1] dual_row,
     double decay, double l1_step, double[::1] l1_total,
     double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
     double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
@@ -1202,7 +1366,7 @@ def scaled_csr(
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
             &active[0], rule, &threshold[0], &kappa[0], &norm[0], &counts[0],
-            decay, l1_step, &l1_total[0],
+            power, &dual[0, 0], &dual_row[0, 0], decay, l1_step, &l1_total[0],
             &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
             &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
         )
@@ -1443,7 +1607,8 @@ cdef class DenseStream:
                         y_class, step, self.rows_ptr, self.rows, self.signs,
                         self.coef32, self.intercept32, self.fit_intercept,
                         self.n_rows, self.active, self.rule, self.threshold,
-                        self.kappa, self.norm, self.counts, 1.0, 0.0,
+                        self.kappa, self.norm, self.counts, 2.0,
+                        self.l1_applied, self.l1_applied, 1.0, 0.0,
                         self.l1_total, self.l1_applied, self.average,
                         self.coef_sum, self.intercept_sum, self.visits,
                         self.updates, self.wscale, self.scaled_visits,
@@ -1454,7 +1619,8 @@ cdef class DenseStream:
                         y_class, step, self.rows_ptr, self.rows, self.signs,
                         self.coef64, self.intercept64, self.fit_intercept,
                         self.n_rows, self.active, self.rule, self.threshold,
-                        self.kappa, self.norm, self.counts, 1.0, 0.0,
+                        self.kappa, self.norm, self.counts, 2.0,
+                        self.l1_applied, self.l1_applied, 1.0, 0.0,
                         self.l1_total, self.l1_applied, self.average,
                         self.coef_sum, self.intercept_sum, self.visits,
                         self.updates, self.wscale, self.scaled_visits,

@@ -16,7 +16,7 @@ and its one-row stream -- is shared with :class:`Perceptron` and
 import numbers
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, Options, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core.base import fit_method, set_init_params
 from .._core.docstrings import shared_doc
@@ -191,10 +191,12 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
     then takes those extra epochs in).  (2) In a one-vs-all sub-problem a
     sample keeps its own class's weight; scikit-learn weights the positive
     class only (binary problems agree).  (3) ``shuffle=True`` draws this
-    package's permutations, and early stopping's split is not stratified.
-    (4) ``average`` is a bool (scikit-learn also takes the number of visits
-    after which averaging starts).  (5) ``fit`` and ``partial_fit`` take
-    ``sample_weight`` too, which scales ``tau`` as ``c``.
+    package's permutations, and early stopping's split is not stratified;
+    ``partial_fit`` visits its rows in the given order (scikit-learn
+    shuffles each batch when ``shuffle=True``).  (4) ``average`` is a bool
+    (scikit-learn also takes the number of visits after which averaging
+    starts).  (5) ``fit`` and ``partial_fit`` take ``sample_weight`` too,
+    which scales ``tau`` as ``c``.
 
     **Mistake bounds.**  With ``fit_intercept=False`` and unit weights, the
     prediction mistakes of any run are bounded, for any ``u``, by
@@ -309,7 +311,10 @@ class ALMAClassifier(BaseLinearPerceptron):
 
     **Cost.**  As :class:`Perceptron`'s, plus ``||x~||`` of every visited
     sample (one more read of the row, from cache).  The projection is
-    O(1): the weights are kept as a scale and a direction.
+    O(1): the weights are kept as a scale and a direction.  For ``p != 2``
+    the p-norms and the link between ``w~`` and its dual vector cost a
+    power per stored entry of a visited row (and of a corrected row of
+    ``w~``), and O(n_features) per row per epoch.
 
     Parameters
     ----------
@@ -427,7 +432,7 @@ class ALMAClassifier(BaseLinearPerceptron):
 
     _parameter_constraints = {
         **BaseLinearPerceptron._parameter_constraints,
-        "p": [Options(numbers.Real, {2})],
+        "p": [Interval(numbers.Real, 2, None, closed="left")],
         "alpha": [Interval(numbers.Real, 0, 1, closed="right")],
         "B": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -471,7 +476,7 @@ class ALMAClassifier(BaseLinearPerceptron):
         step = float(self.C) / root
         # Normalized rows: a correction moves a weight by at most eta c.
         return Rule(RULE_ALMA, np.full(n_rows, margin), np.full(n_rows, step),
-                    None, reach=step, normalized=True)
+                    None, reach=step, normalized=True, power=float(self.p))
 
 
 @shared_doc

@@ -315,7 +315,8 @@ def dense_stream(cache, owner, state, table, *, fit_intercept, rule):
     bound = _owned_bound(cache, owner, state)
     if bound is None:
         return None
-    if rule.reach is None or (scaled_rule(rule.code) and rule.code != RULE_ALMA):
+    if rule.reach is None or rule.power != 2.0 or (
+            scaled_rule(rule.code) and rule.code != RULE_ALMA):
         return None
     entry = cache.get("dense")
     if entry is None or entry[0] is not state or entry[1] is not rule \
@@ -428,7 +429,7 @@ class Rule(NamedTuple):
     perceptron's rules, ``C`` for PA-I), or None when no such bound exists
     (PA-II, ROMMA): the passes of ``partial_fit`` are then checked on a
     copy.  ``normalized``: whether the rule sees normalized rows (ALMA),
-    so that ``|x_j| <= 1`` in that bound."""
+    so that ``|x_j| <= 1`` in that bound.  ``power``: ALMA's ``p``."""
 
     code: int
     threshold: np.ndarray
@@ -437,6 +438,7 @@ class Rule(NamedTuple):
     sparse_intercept_rate: float = 1.0
     reach: object = 1.0
     normalized: bool = False
+    power: float = 2.0
 
 
 class PenaltySums:
@@ -469,6 +471,8 @@ class _Rows(NamedTuple):
     l1_total: np.ndarray
     l1_applied: np.ndarray
     losses: np.ndarray
+    dual: np.ndarray
+    dual_row: np.ndarray
     threshold: np.ndarray
     kappa: np.ndarray
     counts: np.ndarray
@@ -476,7 +480,10 @@ class _Rows(NamedTuple):
     def take(self, rows, average, l1):
         """A compact copy of ``rows`` (the sums only when in use), every
         array on cache lines of its own (see :func:`_own_lines`)."""
-        used = dict(coef_sum=average, intercept_sum=average, l1_applied=l1)
+        # ALMA_p's dual scratch, when it has a row per weight row.
+        dual = self.dual.shape[0] == self.coef.shape[0]
+        used = dict(coef_sum=average, intercept_sum=average, l1_applied=l1,
+                    dual=dual, dual_row=dual)
         return _Rows(*(_own_lines(array[rows] if used.get(name, True) else array)
                        for name, array in zip(self._fields, self)))
 
@@ -484,7 +491,8 @@ class _Rows(NamedTuple):
         """Write the compact copy ``part`` back to ``rows``."""
         for name in self._fields[:-3]:
             if (name in ("coef_sum", "intercept_sum") and not average
-                    or name == "l1_applied" and not l1):
+                    or name == "l1_applied" and not l1
+                    or name in ("dual", "dual_row")):
                 continue
             getattr(self, name)[rows] = getattr(part, name)
 
@@ -605,10 +613,17 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         l1_total, l1_applied = penalty_sums.total, penalty_sums.applied
     else:
         l1_total, l1_applied = np.zeros(n_rows), np.zeros((1, 1))
+    if rule.code == RULE_ALMA and rule.power != 2.0:
+        # Scratch of ALMA_p: the dual vector of every row, and its scale,
+        # norm and intercept coordinate.
+        dual, dual_row = np.zeros((n_rows, X.shape[1])), np.zeros((n_rows, 3))
+    else:
+        dual, dual_row = np.zeros((1, 1)), np.zeros((1, 3))
     arrays = _Rows(state.coef, state.intercept, state.coef_sum,
                    state.intercept_sum, state.visits,
                    np.zeros(n_rows, dtype=np.int64), norm, l1_total, l1_applied,
-                   losses, np.asarray(rule.threshold, dtype=np.float64),
+                   losses, dual, dual_row,
+                   np.asarray(rule.threshold, dtype=np.float64),
                    np.asarray(rule.kappa, dtype=np.float64), counts)
 
     def call(rows, mask, row_table):
@@ -617,7 +632,8 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
             return _SCALED[X.dtype, sparse](
                 *_data(X), order, y_class, step, *row_table, rows.coef,
                 rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
-                rows.kappa, rows.norm, rows.counts, decay, l1_step,
+                rows.kappa, rows.norm, rows.counts, float(rule.power),
+                rows.dual, rows.dual_row, decay, l1_step,
                 rows.l1_total, rows.l1_applied, state.average, rows.coef_sum,
                 rows.intercept_sum, rows.visits, rows.updates,
                 # Scratch of the pass: the scale of every row, and the sum

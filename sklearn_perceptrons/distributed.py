@@ -346,11 +346,14 @@ def _is_dask_dataframe(obj):
 def _check_features(estimator, X, *, reset):
     """Set or check ``n_features_in_`` and ``feature_names_in_`` from a Dask X.
 
-    A Dask DataFrame is checked through its (empty) pandas meta-data, which
-    has its columns, so nothing is computed.
+    A Dask DataFrame is checked through an empty pandas frame with its
+    columns and dtypes, so nothing is computed.
     """
     if _is_dask_dataframe(X):
-        X = X._meta
+        import pandas as pd
+
+        X = pd.DataFrame({name: pd.Series(dtype=dtype)
+                          for name, dtype in X.dtypes.items()})
     validate_data(estimator, X, reset=reset, skip_check_array=True)
 
 

@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 from sklearn_perceptrons._core.tables import one_vs_all_table
-from sklearn_perceptrons._core.cpu import _cpu_has_avx2
+from sklearn_perceptrons._core.cpu import cpu_has_avx2
 
 
 def _epoch_results(module, X, y_class, average, rule, power=2.0):
@@ -53,7 +53,7 @@ def _epoch_results(module, X, y_class, average, rule, power=2.0):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_avx2_build_equals_baseline_build(dtype, sparse, rule):
-    if not _cpu_has_avx2():
+    if not cpu_has_avx2():
         pytest.skip("this CPU has no AVX2")
     try:
         avx2 = importlib.import_module("sklearn_perceptrons._linear._linear_fast_avx2")

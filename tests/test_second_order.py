@@ -19,7 +19,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
 from sklearn_perceptrons._linear import second_order
-from sklearn_perceptrons._core.cpu import _cpu_has_avx2
+from sklearn_perceptrons._core.cpu import cpu_has_avx2
 from sklearn_perceptrons.bounds import max_margin, second_order_mistake_bound
 
 # Most fits here run a fixed number of epochs on purpose.
@@ -191,7 +191,7 @@ def test_diagonal_mode_matches_the_reference_at_every_row_length(
 def _both_builds(*features):
     """The AVX2 and the baseline build of the compiled epoch (skips when this
     CPU lacks AVX2 or ``features``, or the platform has no AVX2 build)."""
-    if not _cpu_has_avx2(*features):
+    if not cpu_has_avx2(*features):
         pytest.skip(f"this CPU lacks AVX2 {' '.join(features)}")
     try:
         avx2 = importlib.import_module(

@@ -17,24 +17,19 @@ did.  Set ``SKLEARN_PERCEPTRONS_NO_AVX2=1`` to force the baseline builds.
 import importlib
 import os
 
+from ._cpu_features import cpu_features
 
-def _cpu_has_avx2(*others):
+
+def cpu_has_avx2(*others):
     """Whether the CPU has AVX2 (and the named ``others``, e.g. "FMA3")."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__
-    except ImportError:  # numpy < 2
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__
-        except ImportError:
-            return False
-    return all(__cpu_features__.get(f, False) for f in ("AVX2", *others))
+    return {"AVX2", *others} <= cpu_features()
 
 
 def select_build(name, *others):
     """The compiled module ``name`` (a full module name), or its AVX2 twin
     where the CPU allows (with the features ``others`` the twin also needs)."""
     if (os.environ.get("SKLEARN_PERCEPTRONS_NO_AVX2", "0") != "1"
-            and _cpu_has_avx2(*others)):
+            and cpu_has_avx2(*others)):
         try:
             return importlib.import_module(f"{name}_avx2")
         except ImportError:  # not built on this platform

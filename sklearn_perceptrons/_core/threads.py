@@ -11,8 +11,8 @@ much as a small pass, and an idle pool thread costs nothing.
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-# (process id, pool): a forked child inherits the pool but not its threads,
-# so it makes its own.
+# (process id, number of workers, pool): a forked child inherits the pool but
+# not its threads, so it makes its own.
 _pool = None
 
 
@@ -20,12 +20,12 @@ def thread_pool(n_workers):
     """The package's pool, with at least ``n_workers`` threads."""
     global _pool
     pid = os.getpid()
-    if _pool is None or _pool[0] != pid or _pool[1]._max_workers < n_workers:
+    if _pool is None or _pool[0] != pid or _pool[1] < n_workers:
         if _pool is not None and _pool[0] == pid:
-            _pool[1].shutdown(wait=False)
-        _pool = (pid, ThreadPoolExecutor(
+            _pool[2].shutdown(wait=False)
+        _pool = (pid, n_workers, ThreadPoolExecutor(
             max_workers=n_workers, thread_name_prefix="sklearn_perceptrons"))
-    return _pool[1]
+    return _pool[2]
 
 
 def run_tasks(func, tasks, n_threads):

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
-from sklearn.utils._available_if import available_if
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -730,9 +730,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     **When to use it.**  For non-linear problems of up to some tens of
     thousands of samples, where SVC is too slow or a model that can keep
-    learning is needed; ``average=True`` gives accuracy close to SVC's.  For
-    large data, set ``budget``; for linear problems, :class:`Perceptron` is
-    faster.
+    learning is needed; the averaged model (the default) gives accuracy
+    close to SVC's.  For large data, set ``budget``; for linear problems,
+    :class:`Perceptron` is faster.
 
     Parameters
     ----------
@@ -782,11 +782,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch.
 
-    average : bool, default=False
-        If True, the averaged kernel perceptron: ``dual_coef_`` is the
-        average of the coefficients over every visit of training (the
-        updates are still decided by the current ones).  Usually more
-        accurate on data that are not separable.
+    average : bool, default=True
+        If True (the default), the averaged kernel perceptron: ``dual_coef_``
+        is the average of the coefficients over every visit of training (the
+        updates are still decided by the current ones).  If False, the last
+        iterate.  Averaging is the default because on data that are not
+        separable the last iterate depends on the last few mistakes: it can
+        fall below the accuracy of predicting the majority class, where the
+        average stays close to SVC's (Freund & Schapire's comparison, and the
+        real-data tour of the benchmarks, ``benchmarks/bench_tour.py``); it
+        costs no more per epoch, and with the same support vectors the same
+        prediction time.  ``average=False`` gives the textbook (dual)
+        perceptron, equal to :class:`Perceptron` with a linear kernel.
 
     budget : int, default=None
         If set, at most ``budget`` support vectors at any time, in ``fit`` and
@@ -803,15 +810,21 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         the unbudgeted number of support vectors loses at most about 0.01
         of test accuracy on the benchmarks (moons, circles, digits, a
         10-class problem); far smaller budgets lose more (see the user's
-        guide).  With ``tol`` set (the default), ``fit`` checks the model at
-        the quarters and at the end of every epoch on a sample of at most
-        2,000 training rows and returns the best one (the earliest of
-        equals; with ``average=True`` the average and the iterate are both
-        candidates, the average winning ties): a late iterate of a budgeted walk can be worse than an
-        earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
-        kernel values per epoch (about 5x the walk on a thousand rows, 1%
-        on a million).  A budget at least the number of training rows
-        changes nothing.  "precomputed" and callable kernels take the same
+        guide).  With ``tol`` set (the default), ``fit`` checks the model on
+        a sample of at most 2,000 training rows at the end of every epoch,
+        and at evenly spaced points within it when the epoch visits several
+        times as many rows (one check per sample's worth of visits, at most
+        four per epoch: its quarters), and returns the best one (the earliest of equals; with
+        ``average=True`` the average and the iterate are both candidates,
+        the average winning ties): a late iterate of a budgeted walk can be
+        worse than an earlier one.  The checks score at most as many rows
+        per epoch as the epoch visits, B kernel values each (1% of the walk
+        on a million rows).  On rows of at least 128 values, when the
+        training Gram matrix fits in ``cache_size`` and ``budget`` is at
+        least an eighth of the rows, ``fit`` computes the Gram matrix once
+        (O(n_samples**2 * n_features)) and the walk and the checks read
+        their kernel values from it, O(B) per visit.  A budget at least the
+        number of training rows changes nothing.  "precomputed" and callable kernels take the same
         walk, with every strategy: a visit reads B entries of the Gram
         matrix (at the support vectors' training rows) instead of
         computing kernels; a callable is called once per block of 1,024
@@ -956,14 +969,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     See Also
     --------
     Perceptron : The primal perceptron; equal to this one with a linear
-        kernel.
+        kernel (``average`` alike).
     sklearn.svm.SVC : Kernel support vector machine.
 
     Notes
     -----
-    With ``kernel="linear"`` and ``shuffle=False`` the decision function
-    equals :class:`Perceptron`'s with the same parameters, up to rounding:
-    the two are the primal and dual forms of one algorithm.
+    Dual = primal: with ``kernel="linear"`` the decision function equals
+    :class:`Perceptron`'s with the same parameters and the same epoch
+    orders (``shuffle=False``, or the same ``random_state``), up to
+    rounding: with ``average=False`` it equals ``Perceptron()`` (the last
+    iterates), and with the default ``average=True`` it equals
+    ``Perceptron(average=True)`` (the averages over the same visits).  The
+    two are the primal and dual forms of one algorithm.
 
     Each one-vs-all row stops on its own rule, as in :class:`Perceptron`,
     except with a budget, where a removal changes every row: there they stop
@@ -1010,12 +1027,12 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     >>> clf.dual_coef_.shape
     (1, 4)
 
-    On a larger, noisy problem: the averaged model, and a model of at most
-    100 support vectors:
+    On a larger, noisy problem: the averaged model (the default), and a
+    model of at most 100 support vectors:
 
     >>> from sklearn.datasets import make_moons
     >>> X, y = make_moons(2000, noise=0.2, random_state=0)
-    >>> averaged = KernelPerceptron(average=True).fit(X[:1500], y[:1500])
+    >>> averaged = KernelPerceptron().fit(X[:1500], y[:1500])
     >>> round(averaged.score(X[1500:], y[1500:]), 2)
     0.97
     >>> small = KernelPerceptron(budget=100).fit(X[:1500], y[:1500])
@@ -1051,7 +1068,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         tol=1e-3,
         n_iter_no_change=5,
         shuffle=True,
-        average=False,
+        average=True,
         budget=None,
         budget_strategy="local_projection",
         class_weight=None,

@@ -198,6 +198,52 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline floating _dense_dot_sq(
+    const floating* w, const floating* x, Py_ssize_t n, double* sq,
+) noexcept nogil:
+    """``w . x`` of a dense row summed exactly as :func:`_row_dot` sums it,
+    and ``||x||^2`` (to ``sq``) exactly as :func:`_row_sq_norm`, in one read
+    of the row: the rules that need both on most visits (ALMA, and the
+    passive-aggressive and ROMMA rules on their many updates) save a pass."""
+    cdef Py_ssize_t j = 0, k
+    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+    cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
+    while j + 8 <= n:
+        s0 += w[j] * x[j]
+        s1 += w[j + 1] * x[j + 1]
+        s2 += w[j + 2] * x[j + 2]
+        s3 += w[j + 3] * x[j + 3]
+        s4 += w[j + 4] * x[j + 4]
+        s5 += w[j + 5] * x[j + 5]
+        s6 += w[j + 6] * x[j + 6]
+        s7 += w[j + 7] * x[j + 7]
+        # Two steps of _row_sq_norm's four sums.
+        q0 += <double>x[j] * x[j]
+        q1 += <double>x[j + 1] * x[j + 1]
+        q2 += <double>x[j + 2] * x[j + 2]
+        q3 += <double>x[j + 3] * x[j + 3]
+        q0 += <double>x[j + 4] * x[j + 4]
+        q1 += <double>x[j + 5] * x[j + 5]
+        q2 += <double>x[j + 6] * x[j + 6]
+        q3 += <double>x[j + 7] * x[j + 7]
+        j += 8
+    k = j
+    while k + 4 <= n:
+        q0 += <double>x[k] * x[k]
+        q1 += <double>x[k + 1] * x[k + 1]
+        q2 += <double>x[k + 2] * x[k + 2]
+        q3 += <double>x[k + 3] * x[k + 3]
+        k += 4
+    while k < n:
+        q0 += <double>x[k] * x[k]
+        k += 1
+    while j < n:
+        s0 += w[j] * x[j]
+        j += 1
+    sq[0] = (q0 + q1) + (q2 + q3)
+    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
+
+
 cdef inline double _pa_step(int rule, double loss, double sq_norm,
                             double C) noexcept nogil:
     """The passive-aggressive step ``tau`` of a visit of hinge loss ``loss``
@@ -492,7 +538,8 @@ cdef bint _epoch_rows(
         step_i = step[i]
         first, stop = class_rows_ptr[c], class_rows_ptr[c + 1]
         q = -1.0
-        if norm_first:
+        # (A dense binary row gets its norm with its score, below.)
+        if norm_first and (sparse or stop - first > 1):
             q = _row_sq_norm(x_values, nnz)
             if q == 0.0:
                 # Not a visit: only the losses of the rows (scores b_k).
@@ -506,14 +553,20 @@ cdef bint _epoch_rows(
             # One row (binary problems): nothing to overlap, no block.
             k = class_rows[first]
             if active[k]:
-                raw = _row_dot(coef + k * n_features, x_values, x_indices,
-                               nnz, sparse)
+                if passive_aggressive and not sparse:
+                    raw = _dense_dot_sq(coef + k * n_features, x_values, nnz, &q)
+                else:
+                    raw = _row_dot(coef + k * n_features, x_values, x_indices,
+                                   nnz, sparse)
                 if fit_intercept:
                     raw += intercept[k]
                 m = class_signs[first] * raw
                 not_a_number |= m != m
                 if passive_aggressive:
                     losses[k] += fmax(0.0, 1.0 - m)
+                    if norm_first and q == 0.0:
+                        # Not a visit (PA-I skips a zero x).
+                        continue
                 if (_rule_says_update(rule, m, k, threshold, kappa, norm)
                         and step_i != 0.0):
                     scale = step_i * class_signs[first]
@@ -960,7 +1013,15 @@ cdef bint _epoch_scaled(
             w = coef + k * n_features
             w_sum = coef_sum + k * n_features
             s = wscale[k]
-            raw = s * _row_dot(w, x_values, x_indices, nnz, sparse)
+            if sq_x < 0.0 and not sparse and rule != RULE_THRESHOLD and not p_norm:
+                # ALMA_2 needs ||x~||^2 at every visit, ROMMA at its many
+                # updates: one read of the row for both.
+                raw = s * _dense_dot_sq(w, x_values, nnz, &sq_x)
+                sq_x += fit_intercept
+                if not isfinite(sq_x):
+                    return True
+            else:
+                raw = s * _row_dot(w, x_values, x_indices, nnz, sparse)
             if fit_intercept:
                 raw += intercept[k]
             sign = class_signs[p]
@@ -1017,8 +1078,12 @@ cdef bint _epoch_scaled(
                 delta = 0.0
                 if rule == RULE_ALMA:
                     index = counts[k] + updates[k] + 1.0
-                    size = sqrt(sq_x)
-                    if size > 0.0 and m <= threshold[k] * size / sqrt(index):
+                    # m <= threshold ||x~|| / sqrt(index), without a root
+                    # on the visits that do not update (both sides >= 0 when
+                    # m > 0).
+                    if sq_x > 0.0 and (m <= 0.0 or m * m * index
+                                       <= threshold[k] * threshold[k] * sq_x):
+                        size = sqrt(sq_x)
                         # A weight above 1 counts as 1 (see the docstring).
                         delta = (kappa[k] * fmin(step[i], 1.0) / sqrt(index)
                                  * sign / size)

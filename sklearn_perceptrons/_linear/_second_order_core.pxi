@@ -33,7 +33,7 @@ Kulesza & Dredze 2009) on a positive hinge loss, ``s (w~ . x~) < 1``.  With
 update above is AROW's (its covariance is ``r M``).  AROW's diagonal form
 keeps the diagonal of ``A`` only and moves the mean along it:
 ``z_j = x_j / A_jj``, ``w~ += c (s - w~ . x~) / (1 + c x~ . z) z``, then
-``A_jj += c x_j^2`` (its ``v_j`` slot is unused), O(nnz).
+``A_jj += c x_j^2`` (its ``v_j`` slot holds ``1 / A_jj``), O(nnz).
 
 Dense and CSR rows go through the same source: a row is a pointer to its
 values, a pointer to its column indices (unused for dense rows) and a length.
@@ -268,36 +268,39 @@ cdef bint _arow_diagonal_update(
     """AROW's diagonal step of one row: with ``z_j = x_j / A_jj`` and ``q =
     x~ . z``, ``w~ += c (s - raw) / (1 + c q) z`` (the mean moves along the
     old diagonal), then ``A_jj += c x_j^2``.  ``Dv`` holds the pairs
-    ``(A_jj, unused)``.  Returns True when ``q`` or an ``A_jj`` overflowed."""
+    ``(A_jj, 1 / A_jj)``: one division per coordinate, where it changes.
+    Returns True when ``q`` or an ``A_jj`` overflowed."""
     cdef Py_ssize_t j, col
     cdef double x, q = 0.0, g, d, step
     for j in range(nnz):
         col = x_indices[j] if sparse else j
         x = x_values[j]
-        q += x * x / Dv[2 * col]
+        q += x * x * Dv[2 * col + 1]
     if fit_intercept:
-        q += 1.0 / Dv[2 * n_features]
+        q += Dv[2 * n_features + 1]
     if not isfinite(q):
         return True
     g = c * (s - raw) / (1.0 + c * q)
     for j in range(nnz):
         col = x_indices[j] if sparse else j
         x = x_values[j]
-        d = Dv[2 * col]
-        step = g * x / d
+        step = g * x * Dv[2 * col + 1]
         if average:
             w_sum[col] += visits * step
         w[col] += step
-        d = d + c * x * x
+        d = Dv[2 * col] + c * x * x
         if not isfinite(d):
             return True
         Dv[2 * col] = d
+        Dv[2 * col + 1] = 1.0 / d
     if fit_intercept:
-        step = g / Dv[2 * n_features]
+        step = g * Dv[2 * n_features + 1]
         if average:
             b_sum[0] += visits * step
         b[0] += step
-        Dv[2 * n_features] += c
+        d = Dv[2 * n_features] + c
+        Dv[2 * n_features] = d
+        Dv[2 * n_features + 1] = 1.0 / d
     return False
 
 

@@ -93,8 +93,9 @@ class SecondOrderState:
     zero-padded from ``p = n_features + fit_intercept`` to ``pp``, a multiple
     of 4, of which the 4 x 4 blocks on and below the diagonal are stored
     packed, shape ``(n_rows, packed_size(pp))`` (:meth:`inverse_matrix` gives
-    the full ``p x p`` matrices).  Diagonal
-    mode: ``precision`` holds the pairs ``(A_jj, v_j)``, shape ``(n_rows, p, 2)``.
+    the full ``p x p`` matrices).  Diagonal mode: ``precision`` holds the
+    pairs ``(A_jj, v_j)`` (AROW: ``(A_jj, 1 / A_jj)``), shape
+    ``(n_rows, p, 2)``.
     With averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the
     mean of the iterates over all visits as ``coef - coef_sum / visits``
     (Daume's trick).
@@ -117,6 +118,9 @@ class SecondOrderState:
             # The pairs (A_jj, v_j): one cache line serves both.
             self.precision = np.zeros((n_rows, p, 2))
             self.precision[:, :, 0] = float(a)
+            if rule == SO_AROW:
+                # AROW's diagonal keeps 1 / A_jj where v_j would be.
+                self.precision[:, :, 1] = 1.0 / float(a)
         else:
             pp = _second_order_fast.padded_size(p)
             rows, cols = _packed_positions(pp)

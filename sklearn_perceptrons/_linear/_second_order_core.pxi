@@ -156,7 +156,17 @@ cdef inline void _axpy(double* y, double alpha, const double* x,
         y[j] += alpha * x[j]
 
 
-cdef bint _full_update(
+# The statuses of a pass.
+cdef enum:
+    SO_OK = 0
+    SO_OVERFLOW = 1
+    SO_NOT_POSITIVE = 2
+    # x~^T A^-1 x~ below -1e-6 / c is no rounding of a positive number: the
+    # inverse has lost its positive definiteness.
+cdef double SO_LOST = -1e-6
+
+
+cdef int _full_update(
     double* w, double* b, double* M, double* u, int* pending,
     double* work, Py_ssize_t n_features,
     bint fit_intercept, double c, double s, double raw,
@@ -168,8 +178,12 @@ cdef bint _full_update(
     The row's inverse is ``M - u u^T``: ``u`` (``pp`` entries) is the
     downdate of its previous mistake when ``pending[0]``, zeros otherwise;
     one pass over ``M`` applies it and computes ``z = M x~``, and this
-    mistake's downdate is left in ``u``.  Returns True when
-    ``x~^T A^-1 x~`` overflowed, with ``u`` applied and ``w~`` unchanged.
+    mistake's downdate is left in ``u``.  Returns ``SO_OVERFLOW`` when
+    ``x~^T A^-1 x~`` overflowed, ``SO_NOT_POSITIVE`` when it came out
+    clearly negative (the Sherman-Morrison downdates of an ill-conditioned
+    ``A`` lost the positive definiteness of its inverse in floating point,
+    after which every further update would be wrong), both with ``u``
+    applied and ``w~`` unchanged; ``SO_OK`` otherwise.
     """
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
@@ -192,11 +206,11 @@ cdef bint _full_update(
         x[n_features] = 1.0
     skp_so_downdate_product(M, pp, u, x, z)
     q = _dense_dot(x, z, p)
-    if not isfinite(q):
+    if not isfinite(q) or c * q < SO_LOST:
         for j in range(pp):
             u[j] = 0.0
         pending[0] = 0
-        return True
+        return SO_OVERFLOW if not isfinite(q) else SO_NOT_POSITIVE
     # M is positive definite, so q >= 0; rounding may not keep it so.
     if q < 0.0:
         q = 0.0
@@ -215,7 +229,7 @@ cdef bint _full_update(
     for j in range(pp):
         u[j] = r * z[j]
     pending[0] = 1
-    return False
+    return SO_OK
 
 
 cdef bint _diagonal_update(
@@ -304,7 +318,7 @@ cdef bint _arow_diagonal_update(
     return False
 
 
-cdef bint _epoch(
+cdef int _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -318,15 +332,17 @@ cdef bint _epoch(
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates, Py_ssize_t n_rows, bint hold, int rule,
 ) noexcept nogil:
-    """The pass; returns True, at once, on a score that is not a number
-    (``w . x`` overflowed: inf - inf), which cannot be compared with 0, or
-    on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or ``v_j``); the
-    held-back downdates are applied either way, unless ``hold`` leaves them
-    in ``pending`` for :func:`apply_downdates`."""
+    """The pass; returns ``SO_OVERFLOW``, at once, on a score that is not a
+    number (``w . x`` overflowed: inf - inf), which cannot be compared with
+    0, or on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or
+    ``v_j``), and ``SO_NOT_POSITIVE`` when the inverse lost its positive
+    definiteness (see :func:`_full_update`); the held-back downdates are
+    applied either way, unless ``hold`` leaves them in ``pending`` for
+    :func:`apply_downdates`."""
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
     cdef Py_ssize_t packed = skp_so_packed_size(pp)
-    cdef bint overflow = False
+    cdef int overflow = SO_OK
     cdef Py_ssize_t t, i, q, k, nnz, later
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -405,15 +421,16 @@ cdef bint _epoch(
                     )
                     if overflow:
                         break
-                elif _full_update(
+                else:
+                    overflow = _full_update(
                         coef + k * n_features, intercept + k, inverse + k * packed,
                         pending + k * pp, n_pending + k,
                         work, n_features, fit_intercept, c, s, raw,
                         x_values, x_indices, nnz, sparse,
                         average, coef_sum + k * n_features, intercept_sum + k,
-                        visits[k]):
-                    overflow = True
-                    break
+                        visits[k])
+                    if overflow:
+                        break
             visits[k] += 1.0
         if overflow:
             break
@@ -519,17 +536,18 @@ def epoch(
 
     Returns
     -------
-    overflow : bool
-        True when the pass stopped early on a score ``w . x`` or an update
-        that overflowed the floating-point range (the state is then left
-        mid-pass).
+    status : int
+        0; or, when the pass stopped early (the state is then left
+        mid-pass), 1 on a score ``w . x`` or an update that overflowed the
+        floating-point range, 2 when the inverse of ``A`` lost its positive
+        definiteness (an ill-conditioned ``A``).
     """
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef bint overflow
+    cdef int overflow
     if order.shape[0] == 0:
-        return False
+        return SO_OK
     with nogil:
         overflow = _epoch(
             values, indices, &X_indptr[0], sparse, coef.shape[1],

@@ -695,7 +695,11 @@ class AROWClassifier(SecondOrderPerceptron):
     r : float, default=1.0
         The regularization ``r > 0`` of the step.  Small ``r`` trusts every
         sample more (fast, noisy learning); large ``r`` is cautious.  A
-        sensible scale is that of ``||x||²``.
+        sensible scale is that of ``||x||²``; as for
+        :class:`SecondOrderPerceptron`'s ``a``, an ``r`` many orders of
+        magnitude below it on nearly collinear features makes the full
+        covariance lose its positive definiteness in floating point, and
+        ``fit`` raises a ValueError that says so.
 
     diagonal : bool, default=False
         If True, keep only the diagonal of ``Sigma`` (the form of [1]_ for

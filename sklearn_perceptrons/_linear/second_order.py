@@ -42,10 +42,12 @@ _EPOCH = {
     np.dtype(np.float32): _second_order_fast.epoch["float"],
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
-# The update rules of the compiled pass; mirrored by the enum of
+# The update rules of the compiled pass, and the status of a pass that lost
+# the positive definiteness of A^-1; mirrored by the enums of
 # _second_order_core.pxi.
 SO_MISTAKE = 0
 SO_AROW = 1
+_NOT_POSITIVE = 2
 _UNUSED = np.zeros(1)
 def _aligned_zeros(n):
     """``n`` float64 zeros starting at a multiple of 64 bytes."""
@@ -102,9 +104,10 @@ class SecondOrderState:
     ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
-    # The update rule (SO_MISTAKE or SO_AROW); a class default, so that
-    # states saved before AROW existed load as second-order perceptrons.
+    # The update rule (SO_MISTAKE or SO_AROW) and the regularization a:
+    # class defaults, so that states saved before they were kept load.
     rule = 0
+    a = None
 
     def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
                  average, dtype, rule=0):
@@ -134,6 +137,7 @@ class SecondOrderState:
         # A name, not a np.dtype: skops would list np.dtype as untrusted.
         self.dtype = np.dtype(dtype).name
         self.rule = int(rule)
+        self.a = float(a)
 
     def copy(self):
         new = SecondOrderState.__new__(SecondOrderState)
@@ -209,6 +213,19 @@ class SecondOrderState:
             self.intercept_sum, self.visits, updates, False, self.rule,
         )
         overflow = _EPOCH[X.dtype](*args)
+        if overflow == _NOT_POSITIVE:
+            name = "r" if self.rule == SO_AROW else "a"
+            value = "" if self.a is None else f"={self.a:g}"
+            raise ValueError(
+                "The inverse of A = a I + sum x~ x~^T lost its positive "
+                "definiteness in floating point (x~^T A^-1 x~ came out "
+                f"negative): A is too ill-conditioned, {name}{value} being "
+                "tiny beside the squared norms of the samples or the features "
+                "nearly collinear, and its Sherman-Morrison updates no longer "
+                f"hold. Raise {name} (the scale of ||x||^2 is a sensible "
+                "start), scale the features (e.g. with StandardScaler), or "
+                "use diagonal=True."
+            )
         if overflow:
             raise ValueError(
                 "A score w . x or an update overflowed to a non-finite value "
@@ -389,7 +406,11 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         The regularization ``a > 0`` of ``A = a I + S S^T``.  Large ``a`` makes
         the algorithm the first-order perceptron (``A^-1 ~ I / a``); small
         ``a`` trusts the second-order information of few mistakes more.  A
-        sensible scale is that of ``||x||²``.
+        sensible scale is that of ``||x||²``: an ``a`` many orders of
+        magnitude below it, on nearly collinear features, makes ``A`` so
+        ill-conditioned that the Sherman-Morrison updates of ``A^-1`` lose
+        its positive definiteness in floating point, and ``fit`` raises a
+        ValueError that says so (rather than return a wrong model).
 
     diagonal : bool, default=False
         If True, replace ``A`` by its diagonal: ``w_j = v_j / A_jj`` with

@@ -25,6 +25,7 @@ from itertools import combinations
 from operator import attrgetter
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -51,12 +52,23 @@ from sklearn.utils.validation import (
 
 from ._linear import margin as _margin
 from ._linear import perceptron as _linear
+from ._core.callbacks import (
+    CallbackSupport,
+    callback_fit,
+    fit_in_context,
+    fit_tasks,
+    model_attributes,
+)
 from ._core.docstrings import shared_doc
+from ._core.progress import FitLog, sub_problem
 from ._core.base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
+    as_csr_int32,
     check_params,
     class_indices,
     encode_labels,
+    fork,
     keep_state_on_error,
     lean_codes,
     partial_fit_classes,
@@ -171,10 +183,16 @@ def _same_parameters(estimators):
 # ---------------------------------------------------------------------------
 
 
-def _fit_binary(estimator, X, y, params):
+def _fit_binary(estimator, X, y, params, name, context=None, owner=None):
     """Fit a clone of ``estimator`` on one binary problem (labels 0/1);
-    ``params``: the metadata of its ``fit`` (sample_weight, ...)."""
-    return clone(estimator).fit(X, y, **params)
+    ``params``: the metadata of its ``fit`` (sample_weight, ...); ``name``
+    of the problem, in front of the verbose lines of its fit; ``context``:
+    its callback task in the fit of the reduction ``owner`` (see
+    ``callbacks.fit_in_context``), or None."""
+    est = clone(estimator)
+    with sub_problem(name):
+        return fit_in_context(context, owner, est,
+                              lambda: est.fit(X, y, **params))
 
 
 def _subset_metadata(params, n_samples, indices):
@@ -198,23 +216,41 @@ def _routing_enabled():
     return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _fit_pair(estimator, X, y_class, i, j, params):
+def _fit_pair(estimator, X, y_class, i, j, params, name, context=None,
+              owner=None):
     """Fit a clone on the samples of classes i and j only (j positive)."""
     indices = np.flatnonzero((y_class == i) | (y_class == j))
     X_pair, _ = _safe_split(estimator, X, None, indices)
     y_pair = (y_class[indices] == j).astype(np.int64)
     params = _subset_metadata(params, y_class.shape[0], indices)
-    return _fit_binary(estimator, X_pair, y_pair, params), indices
+    return _fit_binary(estimator, X_pair, y_pair, params, name,
+                       context, owner), indices
 
 
-def _partial_fit_binary(estimator, X, y, params):
+def _partial_fit_binary(estimator, X, y, params, name):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
-    Works on a copy so that a failure in any sub-problem leaves every fitted
-    estimator of the meta-estimator as it was.
+    Works on a copy (:func:`~._base.fork`: of this package's estimators, one
+    whose cost does not grow with the stream) so that a failure in any
+    sub-problem leaves every fitted estimator of the meta-estimator as it
+    was.  ``name``: see :func:`_fit_binary`.
     """
-    estimator = copy.deepcopy(estimator)
-    return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
+    estimator = fork(estimator)
+    # Classes on the first call only, as scikit-learn's partial_fit asks: a
+    # later call without them may take the base's lean streaming path.
+    fitted = getattr(estimator, "classes_", None)
+    classes = None if (isinstance(fitted, np.ndarray)
+                       and np.array_equal(fitted, _BINARY_CLASSES)) \
+        else _BINARY_CLASSES
+    with sub_problem(name):
+        return estimator.partial_fit(X, y, classes=classes, **params)
+
+
+def _problem_name(classes, i, j):
+    """The name of binary problem (i, j) (i None: one-vs-all) in verbose
+    lines."""
+    rest = "rest" if i is None else classes[i]
+    return f"{classes[j]} vs {rest}" if i is None else f"{classes[i]} vs {classes[j]}"
 
 
 # Parameter values that copies of an estimator may share (nothing can change
@@ -227,8 +263,9 @@ def _unfitted_copies(template, n):
     ``copy.deepcopy`` makes them but sharing immutable parameter values
     (a deep copy of each of the K(K-1)/2 binary estimators of a one-vs-one
     model would cost as much as a short epoch)."""
+    # Callbacks are shared by reference, as scikit-learn's clone shares them.
     shared = {name: value for name, value in template.__dict__.items()
-              if isinstance(value, _IMMUTABLE)}
+              if isinstance(value, _IMMUTABLE) or name == "_skl_callbacks"}
     others = {name: value for name, value in template.__dict__.items()
               if name not in shared}
     copies = []
@@ -238,6 +275,19 @@ def _unfitted_copies(template, n):
         estimator.__dict__.update(copy.deepcopy(others))
         copies.append(estimator)
     return copies
+
+
+def _narrow_csr(X):
+    """CSR ``X`` with int32 indices when they fit (scikit-learn's own
+    estimators, LinearSVC or SGDClassifier as bases, refuse int64 indices;
+    this package's convert them once, see ``as_csr_int32``); any other X,
+    or one too large for int32, as it is, for the base to judge."""
+    if sp.issparse(X) and X.format == "csr":
+        try:
+            return as_csr_int32(X)
+        except ValueError:
+            return X
+    return X
 
 
 def _is_fitted(estimator):
@@ -285,6 +335,17 @@ def _linear_scores(estimators, X):
     return out
 
 
+def _confidence_limit(n_classes):
+    """The largest magnitude of a pair's confidence in a one-vs-one vote.
+
+    A class sums the confidences of its ``n_classes - 1`` pairs, and the vote
+    normalizes the sum ``s`` as ``s / (3 (|s| + 1))``: confidences clipped to
+    this limit keep the sum, and ``3 (|s| + 1)``, finite (scores near the
+    largest float would make it ``inf / inf``); no smaller score changes.
+    """
+    return float(np.finfo(np.float64).max) / (4.0 * max(n_classes - 1, 1))
+
+
 def _binary_decision(estimator, X):
     """The 1-d decision of a binary estimator and its 0/1 predictions."""
     scores = np.ravel(estimator.decision_function(X))
@@ -299,6 +360,15 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 
 
+def _joblib_jobs(n_jobs, n_tasks):
+    """``n_jobs`` for joblib's ``Parallel`` over ``n_tasks`` tasks: a count
+    beyond the tasks starts no more workers than there are tasks (a huge
+    one would make joblib fail on its own limits)."""
+    if n_jobs is None or n_jobs < 0:
+        return n_jobs
+    return max(1, min(n_jobs, n_tasks))
+
+
 def _n_threads(n_jobs):
     """Threads of the fast path's compiled pass for ``n_jobs``: each trains
     a group of rows, bit for bit as one thread would (see ``_rows.run_epoch``)."""
@@ -306,7 +376,8 @@ def _n_threads(n_jobs):
 
 
 @_fit_context(prefer_skip_nested_validation=True)
-def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
+def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs, *,
+                callbacks=None, model=None):
     """Every epoch of ``fit`` for every row at once, through the driver.
 
     It stands in for the binary estimators' ``fit``, so it runs in their fit
@@ -315,7 +386,8 @@ def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
     ``row_counts`` is the number of samples of every row's binary problem:
     the ``n_samples`` of its tol rule, as the generic path's binary
     estimator of a pair sees only that pair's samples.  ``n_jobs`` threads
-    train groups of rows.  Returns the final state and the training record.
+    train groups of rows.  ``callbacks`` and ``model``: those of
+    ``train``.  Returns the final state and the training record.
     """
     n_rows = row_counts.shape[0]
     state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
@@ -332,6 +404,7 @@ def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
         trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
         rng=check_random_state(base.random_state), shuffle=base.shuffle,
         max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
+        callbacks=callbacks, model=model,
     )
     return trainer.state, record
 
@@ -546,8 +619,8 @@ def _estimators_have(attr):
     return check
 
 
-class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
-                     BaseEstimator):
+class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
+                     ClassifierMixin, BaseEstimator):
     """Validation, fitting paths and tags shared by both reductions.
 
     Subclasses define the binary problems: ``_rows(n_classes)`` (the class
@@ -557,7 +630,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "decision_function"]), None],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     # sample_weight is passed on to the binary estimators, never consumed by
@@ -568,8 +641,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         "sample_weight": metadata_routing.UNUSED,
     }
 
-    def __init__(self, estimator=None, *, n_jobs=None):
-        set_init_params(self, locals())
+    # Each public reduction defines its own __init__ (the same one), so that
+    # a misspelt parameter's TypeError names the class the user wrote.
 
     def __getstate__(self):
         # The streaming cache (see _base.stream_cache) is never saved.
@@ -600,6 +673,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         prefer_skip_nested_validation=False
     )
     @keep_state_on_error
+    @callback_fit
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit one binary estimator per sub-problem.
 
@@ -758,6 +832,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 self, X, y, accept_sparse=["csr", "csc"], dtype=None,
                 ensure_all_finite=False, reset=reset,
             )
+            X = _narrow_csr(X)
         if y.dtype.kind not in "iub" and not labels_known:
             # Integer labels are always a classification target (and
             # encode_labels counts them without this O(n log n) check);
@@ -773,10 +848,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             check_is_fitted(self)
         if getattr(self, "_shared_input", False):
             return predict_rows(self, X)
-        return validate_data(
+        return _narrow_csr(validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,
-        )
+        ))
 
     def _check_metadata(self, params, X, estimator, method, shared):
         """The metadata with ``sample_weight`` checked (non-negative on the
@@ -830,6 +905,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self._shared_input = shared or _validates_as_ours([base], params)
         return self
 
+    def _problem_contexts(self, n):
+        """The callback tasks of the ``n`` binary problems of the generic
+        path (None each without callbacks)."""
+        tasks = fit_tasks(self, n, "binary problem")
+        return [None] * n if tasks is None else tasks.subcontexts(n)
+
     def _fit_shared(self, base, X, y_class, sample_weight):
         """The fast path of ``fit``: every row in one pass per epoch."""
         n_classes = self.classes_.shape[0]
@@ -838,21 +919,39 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         row_counts = np.array([
             X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
         ])
+
+        def model(trainer, stopper):
+            # The binary estimators of the epoch, for the callbacks.
+            estimators = self._binary_estimators(base, trainer.state, X, y_class)
+
+            def set_model(est):
+                est.estimators_, est._shared_input = estimators, True
+
+            return model_attributes(self, set_model)
+
         # A clone, so that a RandomState given to the base is not advanced.
         state, record = _shared_fit(clone(base), X, y_class, sample_weight,
                                     self._table(n_classes), row_counts,
-                                    self.n_jobs)
-        estimators = []
+                                    self.n_jobs,
+                                    callbacks=fit_tasks(self, base.max_iter),
+                                    model=model)
+        estimators = self._binary_estimators(base, state, X, y_class)
+        for k, est in enumerate(estimators):
+            # The diagnostics (and warning) of the binary estimator's own fit.
+            set_fit_results(est, record.row(k))
+        return estimators
+
+    def _binary_estimators(self, base, state, X, y_class):
+        """The binary estimators of the rows of a fast-path ``state``."""
+        rows = self._rows(self.classes_.shape[0])
         copies = _unfitted_copies(clone(base), len(rows))
-        for k, (i, j) in enumerate(rows):
-            est = _linear.set_binary_fit(
+        return [
+            _linear.set_binary_fit(
                 copies[k], state.row(k), X.shape[1], X,
                 lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
-            # The diagnostics (and warning) of the binary estimator's own fit.
-            set_fit_results(est, record.row(k))
-            estimators.append(est)
-        return estimators
+            for k, (i, j) in enumerate(rows)
+        ]
 
     # -- partial_fit -------------------------------------------------------
 
@@ -917,8 +1016,13 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         # Binary estimators without a state are at their first partial_fit,
         # which validates their parameters.
         run = _shared_partial_fit if trained else _first_shared_partial_fit
+        log = FitLog(reference.verbose) if reference.verbose else None
         updates = run(reference, state, X, y_class, sample_weight,
                       self._table(n_classes), self.n_jobs)
+        if log is not None:
+            log.partial(max((getattr(e, "n_iter_", 0) for e in estimators),
+                            default=0) + 1, X.shape[0], updates.sum(),
+                        float(np.linalg.norm(state.coef)))
         # Nothing can fail from here on: the estimators are updated in place.
         # Their states are views of the rows of the stacked state, which
         # the next streaming calls update in place (see _ReductionStream).
@@ -1019,6 +1123,9 @@ class OneVsAllPerceptron(_BaseReduction):
     array([0, 1])
     """
 
+    def __init__(self, estimator=None, *, n_jobs=None):
+        set_init_params(self, locals())
+
     def _rows(self, n_classes):
         if n_classes == 2:
             return [(None, 1)]
@@ -1028,17 +1135,23 @@ class OneVsAllPerceptron(_BaseReduction):
         return one_vs_all_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        return Parallel(n_jobs=self.n_jobs)(
+        classes = self.classes_
+        rows = self._rows(classes.shape[0])
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(rows)))(
             delayed(_fit_binary)(
-                base, X, (y_class == k).astype(np.int64), params
+                base, X, (y_class == k).astype(np.int64), params,
+                _problem_name(classes, None, k), context,
+                None if context is None else self,
             )
-            for _, k in self._rows(self.classes_.shape[0])
+            for (_, k), context in zip(rows, self._problem_contexts(len(rows)))
         )
 
     def _partial_fit_generic(self, estimators, classes, X, y_class, params):
-        return Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(estimators)
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_partial_fit_binary)(
-                est, X, (y_class == k).astype(np.int64), params
+                est, X, (y_class == k).astype(np.int64), params,
+                _problem_name(classes, None, k),
             )
             for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
         )
@@ -1142,6 +1255,9 @@ class OneVsOnePerceptron(_BaseReduction):
     array([[ 2.,  1., -0.]])
     """
 
+    def __init__(self, estimator=None, *, n_jobs=None):
+        set_init_params(self, locals())
+
     def _rows(self, n_classes):
         return list(combinations(range(n_classes), 2))
 
@@ -1149,9 +1265,12 @@ class OneVsOnePerceptron(_BaseReduction):
         return one_vs_one_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        results = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_pair)(base, X, y_class, i, j, params)
-            for i, j in self._rows(self.classes_.shape[0])
+        rows = self._rows(self.classes_.shape[0])
+        results = Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(rows)))(
+            delayed(_fit_pair)(base, X, y_class, i, j, params,
+                               _problem_name(self.classes_, i, j), context,
+                               None if context is None else self)
+            for (i, j), context in zip(rows, self._problem_contexts(len(rows)))
         )
         pairwise = get_tags(base).input_tags.pairwise
         self.pairwise_indices_ = [idx for _, idx in results] if pairwise else None
@@ -1172,8 +1291,10 @@ class OneVsOnePerceptron(_BaseReduction):
             jobs.append((p, delayed(_partial_fit_binary)(
                 estimators[p], X_pair, y_pair,
                 _subset_metadata(params, y_class.shape[0], indices),
+                _problem_name(classes, i, j),
             )))
-        updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
+        updated = Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(jobs)))(
+            job for _, job in jobs)
         estimators = list(estimators)
         for (p, _), est in zip(jobs, updated):
             estimators[p] = est
@@ -1204,7 +1325,9 @@ class OneVsOnePerceptron(_BaseReduction):
             ``votes + s / (3 (|s| + 1))`` where ``votes[:, c]`` counts the
             pairs that predict class c and ``s[:, c]`` sums the confidences
             of the pairs involving c (the decision of pair (i, j) counts for
-            j and against i).  For a binary problem, the column of
+            j and against i; a decision beyond the largest float divided by
+            ``4 (n_classes - 1)`` counts as that bound, so that the sums
+            stay finite).  For a binary problem, the column of
             ``classes_[1]`` (positive iff ``classes_[1]`` is predicted).
         """
         X = self._validate_X(X)
@@ -1217,6 +1340,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 return decision[:, 1] if n_classes == 2 else decision
         votes = np.zeros((n_samples, n_classes))
         confidence = np.zeros((n_samples, n_classes))
+        limit = _confidence_limit(n_classes)
         for p, (i, j) in enumerate(self._rows(n_classes)):
             est = self.estimators_[p]
             if not _is_fitted(est):
@@ -1224,6 +1348,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 continue
             X_pair = X if indices is None else X[:, indices[p]]
             scores, positive = _binary_decision(est, X_pair)
+            scores = np.clip(scores, -limit, limit)
             votes[:, j] += positive
             votes[:, i] += ~positive
             confidence[:, j] += scores
@@ -1243,6 +1368,7 @@ class OneVsOnePerceptron(_BaseReduction):
             return None
         votes = [0.0] * n_classes
         confidence = [0.0] * n_classes
+        limit = _confidence_limit(n_classes)
         scores = iter(scores)
         for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
             if "classes_" not in est.__dict__:
@@ -1252,6 +1378,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 votes[j] += 1.0
             else:
                 votes[i] += 1.0
+            score = min(max(score, -limit), limit)
             confidence[j] += score
             confidence[i] -= score
         # The general path's formula, each IEEE operation on the floats.

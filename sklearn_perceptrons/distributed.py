@@ -60,6 +60,7 @@ from sklearn.utils.validation import (
 
 from ._core.base import (
     check_sample_weight,
+    check_some_weight,
     class_weights,
     decision_shape,
     encode_labels,
@@ -67,6 +68,12 @@ from ._core.base import (
     predict_from_decision,
     set_init_params,
     sum_duplicates,
+)
+from ._core.callbacks import (
+    CallbackSupport,
+    callback_fit,
+    fit_tasks,
+    model_attributes,
 )
 from ._core.docstrings import shared_doc
 from ._linear.perceptron import Perceptron, learning_rate, update_rule
@@ -97,8 +104,8 @@ def _load_block(X, y, sample_weight, dtype):
     if hasattr(X, "to_numpy") and not sp.issparse(X):  # a pandas partition
         X = X.to_numpy()
     X = check_array(
-        X, accept_sparse="csr", dtype=dtype, order="C", accept_large_sparse=False,
-        ensure_min_samples=0, input_name="X",
+        X, accept_sparse="csr", dtype=dtype, order="C", ensure_min_samples=0,
+        input_name="X",
     )
     X = as_csr_int32(sum_duplicates(X))
     if hasattr(y, "to_numpy"):
@@ -125,12 +132,14 @@ def _load_block(X, y, sample_weight, dtype):
 
 
 def _block_labels(block):
-    """Rows, labels, label counts and total sample weight (None without
-    weights) of one loaded partition."""
+    """Rows, labels, label counts and the sum of the sample weights of each
+    label (None without weights) of one loaded partition."""
     y, sample_weight = block[1], block[2]
-    labels, counts = np.unique(y, return_counts=True)
-    total = None if sample_weight is None else float(np.sum(sample_weight))
-    return y.shape[0], labels, counts, total
+    labels, inverse, counts = np.unique(y, return_inverse=True,
+                                        return_counts=True)
+    totals = None if sample_weight is None else np.bincount(
+        inverse.reshape(-1), weights=sample_weight, minlength=labels.shape[0])
+    return y.shape[0], labels, counts, totals
 
 
 def _encode_block(block, classes, class_weight, eta):
@@ -421,7 +430,8 @@ def _vector_blocks(v, row_chunks, n_blocks, name):
 # ---------------------------------------------------------------------------
 
 
-class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class ParameterMixing(MetaEstimatorMixin, CallbackSupport, ClassifierMixin,
+                      BaseEstimator):
     """Distributed perceptron training by iterative parameter mixing.
 
     The training data are a Dask array or DataFrame split into row
@@ -471,7 +481,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows in the base estimator's own order.
 
     verbose : int, default=0
-        If > 0, print one line per round: updates, ``||w||`` and time.
+        If > 0, print a line per round ("Round k of max_rounds": the updates
+        over every partition, ``||w||`` of the mixed weights of every row,
+        the round's time, the total time and at most how long the remaining
+        rounds take) and a closing line with why the rounds stopped and the
+        total time.  See :ref:`ug_verbose` in the user guide.
 
     Attributes
     ----------
@@ -621,6 +635,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     @keep_state_on_error
     @_fit_context(prefer_skip_nested_validation=False)
+    @callback_fit
     def fit(self, X, y, sample_weight=None):
         """Train by iterative parameter mixing over the partitions of X.
 
@@ -662,7 +677,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-                accept_large_sparse=False, reset=True,
+                reset=True,
             )
             if sample_weight is not None:
                 sample_weight = check_sample_weight(sample_weight, X)
@@ -690,6 +705,8 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             keep = np.flatnonzero(sizes > 0)
             loaded_kept = [loaded[p] for p in keep]
             class_weight = self._class_weights(base, classes, counts)
+            check_some_weight(class_weight, classes,
+                              _class_totals(summary, classes))
             shards = runner.map(
                 _encode_block, loaded_kept,
                 common_args=(classes, class_weight, learning_rate(base)),
@@ -703,6 +720,17 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         finally:
             runner.release(shards)
         self.n_partitions_ = len(keep)
+
+    def _round_attributes(self, base, classes, mixing):
+        """The attributes of the model after a round (for the callbacks
+        that ask for it)."""
+        coef, intercept = mixing.model()
+
+        def set_model(est):
+            est.estimator_, est.classes_ = base, classes
+            est.coef_, est.intercept_ = coef, intercept
+
+        return model_attributes(self, set_model)
 
     @staticmethod
     def _class_weights(base, classes, counts):
@@ -735,6 +763,10 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             mixing, train_idx=np.empty(0, dtype=np.int32), rng=rng, shuffle=False,
             max_iter=self.max_rounds, stopper=stopper, verbose=self.verbose,
             label="Round", note=f" over {len(shards)} partition(s)",
+            limit="max_rounds",
+            callbacks=fit_tasks(self, self.max_rounds, "round"),
+            model=lambda trainer, stopper: self._round_attributes(
+                base, classes, mixing),
         )
         if record.unconverged.any():
             warn_not_converged(self, int(record.unconverged.sum()),
@@ -784,7 +816,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         X = validate_data(
             self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-            accept_large_sparse=False, reset=False,
+            reset=False,
         )
         return _block_decision(X, self.coef_, self.intercept_)
 
@@ -874,7 +906,7 @@ def _mixable(base):
 def _check_total_weight(summary):
     """Refuse sample weights that are zero on every partition, as the
     estimators do: no sample could ever update."""
-    totals = [s[3] for s in summary if s[3] is not None]
+    totals = [float(np.sum(s[3])) for s in summary if s[3] is not None]
     if totals and not sum(totals) > 0:
         raise ValueError(
             "Sample weights must contain at least one non-zero number: with "
@@ -961,6 +993,19 @@ class _MixingTrainer:
         dtype = state.coef.dtype
         return ((state.coef_sum / seen[:, None]).astype(dtype),
                 (state.intercept_sum / seen).astype(dtype))
+
+
+def _class_totals(summary, classes):
+    """The sum of the sample weights of every class over all partitions
+    (None without weights)."""
+    if all(s[3] is None for s in summary):
+        return None
+    totals = np.zeros(classes.shape[0])
+    for _, labels, counts, weights in summary:
+        # A partition without weights weighs 1 per sample.
+        np.add.at(totals, np.searchsorted(classes, labels),
+                  counts if weights is None else weights)
+    return totals
 
 
 def _merge_labels(summary):

@@ -17,12 +17,11 @@ kernel is called on blocks of rows (the support vectors and the next rows
 to visit) and the walk reads the block's Gram matrix as a precomputed one.
 """
 
-from time import perf_counter
-
 import numpy as np
 import scipy.sparse as sp
 
 from . import kernel as _k
+from .._core.callbacks import fit_tasks
 from .._core.cpu import select_build
 from .._core.tables import one_vs_all_table
 from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
@@ -49,12 +48,9 @@ _STATUS_DONE = 0
 # the ridge.
 RIDGE = 1e-3
 # Visits per call of the compiled walk: between calls Python may print
-# progress (``verbose``).
+# progress (``verbose``; a chunk takes a fraction of a second even on a
+# loaded machine, so the lines stay less than 10 s apart).
 _CHUNK = 1 << 15
-# A line is due once this many seconds have passed since the last one, and
-# printed at the end of the chunk: 9 s leave a chunk (a fraction of a second
-# even on a loaded machine) to keep the lines less than 10 s apart.
-_PROGRESS_SECONDS = 9.0
 # Training rows on which ``fit`` (with ``tol``) checks the models of every
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
@@ -154,9 +150,15 @@ class _BudgetState:
     """
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
-                 step_by_class=False, pairwise=None):
+                 step_by_class=False, pairwise=None, capacity=None):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
+        # Slots: the budget, or ``capacity`` when fewer vectors can be held
+        # (a call adds at most one per visit): the arrays are made for the
+        # vectors that can arrive, not for a budget that cannot bind (10**6
+        # slots of a stream that holds 100).  The walk reads the slots as its
+        # budget; it never fills them, so it never removes a vector.
+        slots = B if capacity is None else max(1, min(B, int(capacity)))
         self.strategy = STRATEGY_CODES[estimator.budget_strategy]
         self.average = bool(estimator.average)
         # ``pairwise``: the kernel values come from a Gram matrix (``sv_row``
@@ -168,7 +170,7 @@ class _BudgetState:
             n_features = pairwise.Z.shape[0] if pairwise.precomputed else 0
         self.iparams = np.array([
             _PAIRWISE if pairwise is not None else kernel.code,
-            int(kernel.degree), self.strategy, B, int(self.average),
+            int(kernel.degree), self.strategy, slots, int(self.average),
             n_rows, n_features, neighbours(self.strategy), int(step_by_class),
         ], dtype=np.int64)
         self.dparams = np.array([
@@ -177,25 +179,25 @@ class _BudgetState:
         ])
         # Feature-major: the compiled loops run over support vectors.
         n_kept = 1 if pairwise is not None else max(n_features, 1)
-        self.sv = np.zeros((n_kept, B), dtype=dtype)
+        self.sv = np.zeros((n_kept, slots), dtype=dtype)
         self.col = np.zeros(n_kept, dtype=dtype)
-        self.kv_buffer = np.zeros(B)
-        self.sv_norm = np.zeros(B)
-        self.sv_self = np.zeros(B)
-        self.sv_row = np.full(B, -1, dtype=np.int64)
-        self.sv_class = np.zeros(B, dtype=np.int32)
-        self.sv_time = np.zeros(B, dtype=np.int64)
-        self.sv_entry = np.zeros(B, dtype=np.int64)
-        self.alpha = np.zeros((B, n_rows))
-        self.asum = np.zeros((B, n_rows))
+        self.kv_buffer = np.zeros(slots)
+        self.sv_norm = np.zeros(slots)
+        self.sv_self = np.zeros(slots)
+        self.sv_row = np.full(slots, -1, dtype=np.int64)
+        self.sv_class = np.zeros(slots, dtype=np.int32)
+        self.sv_time = np.zeros(slots, dtype=np.int64)
+        self.sv_entry = np.zeros(slots, dtype=np.int64)
+        self.alpha = np.zeros((slots, n_rows))
+        self.asum = np.zeros((slots, n_rows))
         projection = self.strategy == _PROJECTION
-        self.P = np.zeros((B, B) if projection else (1, 1))
+        self.P = np.zeros((slots, slots) if projection else (1, 1))
         self.visits = np.zeros(n_rows)
         self.forget = np.zeros((2, n_rows))
         self.counters = np.zeros(3, dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         M = neighbours(self.strategy)
-        self.work = np.zeros(3 * B + 4 * n_rows + M * M + M)
+        self.work = np.zeros(3 * slots + 4 * n_rows + M * M + M)
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
 
     @property
@@ -381,23 +383,6 @@ _SNAPSHOT = ("sv", "sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
              "rng")
 
 
-def _progress_printer(estimator, epoch, n, start):
-    """A ``progress`` callback printing at most every ``_PROGRESS_SECONDS``
-    (None when not verbose)."""
-    if not estimator.verbose:
-        return None
-    last = [start]
-
-    def progress(t, updates):
-        now = perf_counter()
-        if now - last[0] >= _PROGRESS_SECONDS:
-            last[0] = now
-            print(f"-- Epoch {epoch}: {t}/{n} samples visited, updates "
-                  f"{int(updates.sum())}, time {now - start:.1f} s", flush=True)
-
-    return progress
-
-
 def _sample_rows(n, k, seed):
     """``k`` distinct rows of ``n``, sorted, by Floyd's algorithm: O(k)
     memory (a permutation of the rows would cost as much as a column of
@@ -503,25 +488,22 @@ class _BudgetTrainer:
     ``check``, the model of the best epoch kept."""
 
     n_rows = 1
+    reports_progress = True
 
-    def __init__(self, walk, X, y_class, step, table, estimator, check):
+    def __init__(self, walk, X, y_class, step, table, check):
         self.walk, self.X, self.y_class, self.step = walk, X, y_class, step
         self.table = table
-        self.estimator = estimator
         self.check = check
         self.best = None
-        self.epoch = 0
 
-    def run_epoch(self, order, active):
-        self.epoch += 1
+    def run_epoch(self, order, active, progress=None):
         self.walk.refresh_inverse()
         n = order.shape[0]
         checkpoints = ([n * q // parts for q in range(1, parts)]
                        if (parts := checks_per_epoch(n, self.check)) else ())
         updates = self.walk.run(
             self.X, order, self.y_class, self.step, self.table,
-            progress=_progress_printer(self.estimator, self.epoch,
-                                       n, perf_counter()),
+            progress=progress,
             checkpoints=checkpoints, checkpoint=self.check_model)
         return np.array([updates.sum()], dtype=np.int64)
 
@@ -541,7 +523,7 @@ class _BudgetTrainer:
     def end_epoch(self, epoch, active, updates, stopper, val_score, last=False):
         if self.check is not None:
             self.check_model()
-        return []
+        return None
 
     def keep_best(self):
         if self.best is not None:
@@ -562,7 +544,7 @@ def checks_per_epoch(n, check):
 
 
 def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
-        rng, state, matched):
+        rng, state, matched, *, model):
     """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
     through the epoch driver.
 
@@ -577,7 +559,8 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     at every check are the average and the iterate (which averaging does
     not change): a carried average can decay (see ``_BudgetTrainer``), and
     the averaged fit is then never worse on the check rows than the plain
-    one.
+    one.  ``model(state)``: the attributes of the model of an iterate, for
+    the callbacks that ask for the model of an epoch.
     """
     n, n_classes = X.shape[0], classes.shape[0]
     n_rows = 1 if n_classes == 2 else n_classes
@@ -619,14 +602,17 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
                         pairwise=pairwise is not None) if (
         estimator.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
-                             one_vs_all_table(n_classes), estimator, check)
+                             one_vs_all_table(n_classes), check)
     stopper = StoppingRule(1, tol=estimator.tol,
                            n_iter_no_change=estimator.n_iter_no_change,
                            n_samples=n, early_stopping=False)
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
                    shuffle=estimator.shuffle, max_iter=estimator.max_iter,
-                   stopper=stopper, verbose=estimator.verbose)
+                   stopper=stopper, verbose=estimator.verbose, norm="||f||",
+                   callbacks=fit_tasks(estimator, estimator.max_iter),
+                   model=lambda trainer, stopper: model(
+                       walk.result(X, by_row=True, n_ext=n_ext)))
     # The largest support set of the whole fit, not of the model kept.
     max_seen = int(walk.counters[2])
     trainer.keep_best()
@@ -657,7 +643,7 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         step = np.concatenate([np.zeros(m), step])
         pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
     walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
-                        pairwise=pairwise)
+                        pairwise=pairwise, capacity=m + X.shape[0])
     walk.load(state, sv_rows, keep_average=True)
     # The inverse Gram matrix left by the previous call (in the order of the
     # support vectors), when it is that of this support set: a call on one

@@ -19,11 +19,12 @@ from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from . import budget as _kernel_budget
 from .._core.cpu import select_build
 from .._core.base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     fit_method,
     keep_state_on_error,
@@ -32,6 +33,8 @@ from .._core.base import (
     stream_cache,
 )
 from .._core.docstrings import shared_doc
+from .._core.callbacks import fit_tasks, model_attributes
+from .._core.progress import FitLog, chunks
 from .stream import KernelStream
 from .._core.base import as_csr_int32
 from .._core.tables import crammer_singer_table, one_vs_all_table
@@ -52,6 +55,8 @@ _KERNEL_CODES = {
 }
 _PRECOMPUTED = 6
 _CALLABLE = 7
+# The kernels that read gamma (the others ignore it, whatever its value).
+_GAMMA_KERNELS = frozenset({"poly", "rbf", "sigmoid", "laplacian"})
 # The exponential kernels: a fit keeps their kernel values in float32 cache
 # lines, computed in single precision (see ``_kernel_fast``).
 _SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
@@ -197,8 +202,11 @@ class _Kernel:
         return _DUMMY_DOUBLE
 
     def call(self, A, B):
-        """The callable kernel on (A, B), with its result checked."""
-        K = np.asarray(self.function(A, B, **self.params))
+        """The callable kernel on (A, B), with its result checked; a sparse
+        result (natural for a kernel of CSR rows) is a block of kernel
+        values like any other, densified."""
+        K = self.function(A, B, **self.params)
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)
         if np.iscomplexobj(K):
             raise ValueError(
                 "The kernel callable returned complex values; a kernel must be "
@@ -263,6 +271,12 @@ def _raise_nonfinite_kernel(kernel):
         f"{where}. "
         f"{advice}"
     )
+
+
+# Multiply-adds of one block of dual scores (a few hundredths of a second):
+# the compiled scoring runs without the GIL, and returns to Python, where a
+# pending signal (Ctrl-C) is handled, between blocks.
+BLOCK_WORK = 1 << 24
 
 
 def _row_blocks(n, n_blocks):
@@ -337,8 +351,14 @@ def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
         )
 
     # A few blocks per thread, so that a thread slowed down by other work
-    # on the machine does not hold up the others.
-    blocks = _row_blocks(n, 1 if n_jobs <= 1 else 4 * n_jobs)
+    # on the machine does not hold up the others; and blocks of at most
+    # BLOCK_WORK multiply-adds (a kernel value costs a row of a support
+    # vector, then one multiply-add per one-vs-all row), so that Ctrl-C
+    # stops a long call within one of them.
+    width = sv.nnz / n_sv if sp.issparse(sv) else n_features
+    rows_per_block = max(1, int(BLOCK_WORK // (n_sv * (width + n_rows + 1))))
+    blocks = _row_blocks(n, max(1 if n_jobs <= 1 else 4 * n_jobs,
+                                -(-n // rows_per_block)))
     if any(_run_blocks(score_block, blocks, n_jobs)):
         _raise_nonfinite_kernel(kernel)
     return out
@@ -531,17 +551,30 @@ class _DualWalk:
                 self.rows, self.kernel, self.samples, self.dual, self.cache)
         return self._compiled
 
-    def run(self, order, active):
-        """One walk over the Z rows ``order``; returns the updates per row."""
+    def run(self, order, active, progress=None):
+        """One walk over the Z rows ``order``; returns the updates per row.
+        With ``progress``, the walk goes in chunks of visits
+        (:func:`~sklearn_perceptrons._core.progress.chunks`) and calls
+        ``progress(visited, updates)`` between them; the result is the
+        same bit for bit (a chunk ends with no update waiting, as a walk
+        stopped for a callable's column does)."""
         updates = np.zeros(self.scores.shape[1], dtype=np.int64)
-        if order.shape[0] == 0:
+        n = order.shape[0]
+        if n == 0:
             return updates
         walker = self._walker()
+        for start, stop in [(0, n)] if progress is None else chunks(n):
+            self._run_part(walker, order[start:stop], active, updates)
+            if progress is not None and stop < n:
+                progress(stop, updates)
+        return updates
+
+    def _run_part(self, walker, order, active, updates):
         t = 0
         while True:
             status, t, row = walker.run(order, t, active, updates)
             if status == _STATUS_DONE:
-                return updates
+                return
             if status == _STATUS_NEED_COLUMN:
                 self._store_callable_column(row)
             elif status == _STATUS_NONFINITE_KERNEL:
@@ -609,17 +642,19 @@ class _WalkTrainer:
     driver then sees one row, the total of the updates.
     """
 
+    reports_progress = True
+
     def __init__(self, walk, n_rows, coupled):
         self.walk = walk
         self.coupled = coupled
         self.n_rows = 1 if coupled else n_rows
         self._repeat = n_rows
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         if self.coupled:
-            return self.walk.run(order, np.repeat(active, self._repeat)).sum(
-                keepdims=True)
-        return self.walk.run(order, active)
+            return self.walk.run(order, np.repeat(active, self._repeat),
+                                 progress).sum(keepdims=True)
+        return self.walk.run(order, active, progress)
 
     def weight_norm(self):
         return self.walk.weight_norm()
@@ -669,12 +704,15 @@ class KernelMixin:
                        self.kernel_params)
 
     def _resolve_gamma(self, X):
+        """The value of ``gamma`` on X.  "scale" out of the range of float64
+        (X of extreme variance) is an error only for a kernel that reads it."""
         if not isinstance(self.gamma, str):
             return float(self.gamma)
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         gamma = _scale_gamma(X)
-        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+        if (isinstance(self.kernel, str) and self.kernel in _GAMMA_KERNELS
+                and not np.finfo(np.float64).tiny <= gamma < np.inf):
             limit = "below" if gamma == np.inf else "above"
             raise ValueError(
                 f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
@@ -744,7 +782,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         row), as :func:`sklearn.metrics.pairwise.pairwise_kernels` computes
         them.  With "precomputed", X is a Gram matrix: (n_samples, n_samples)
         in ``fit``, (n_test, n_train) in ``predict``.  A callable ``k(A, B,
-        **kernel_params)`` must return the real (n_A, n_B) kernel matrix.
+        **kernel_params)`` must return the real (n_A, n_B) kernel matrix
+        (an array, or a scipy sparse matrix, densified).
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -753,7 +792,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
         "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
-        first batch and keeps it; ``gamma_`` holds the value used.
+        first batch and keeps it; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -801,7 +843,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         leaves it (see ``budget_strategy``).  What a budget B costs and buys,
         with the built-in kernels other than "precomputed": memory O(B *
         (n_features + n_classes)) beside X (no per-sample scores; B**2 more
-        for "projection"); a visit computes its scores from the B support
+        for "projection"), or that of the vectors a ``partial_fit`` call can
+        hold when they are fewer than B (so a huge budget costs nothing until
+        it fills); a visit computes its scores from the B support
         vectors, so an epoch costs O(n_samples * B * n_features) (CSR:
         O(nnz * B)) instead of O(n_samples) per update: with B much smaller
         than the unbudgeted number of support vectors, ``fit`` on a million
@@ -915,15 +959,20 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Seed of the epoch orders and of the "random" budget strategy.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||f||`` in kernel space
-        and time.
+        {{verbose_lines}}
+        The norm is ``||f||``, the norm of the current iterate in the kernel
+        space (the intercept counted as a constant feature), over all rows.
+        A ``partial_fit`` line gives the
+        number of support vectors instead of ``||f||`` (which would cost the
+        kernel values among all of them at every call).
 
     n_jobs : int, default=None
         Number of threads that score the rows of X in ``predict`` and
         ``decision_function`` (blocks of rows in parallel, without the GIL;
         the results are the same bit for bit whatever ``n_jobs``).
         ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
-        context; ``-1`` means all processors.  Training is not affected.
+        context; ``-1`` means all processors; ``0`` is refused.  Training
+        is not affected.
 
     Attributes
     ----------
@@ -1051,7 +1100,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(
@@ -1108,6 +1157,16 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             # the same draw.
             return draw ^ 0x5851F42D4C957F2D
         return 0
+
+    def _model_attributes(self, state, classes, gamma):
+        """The attributes a fit that ended at the iterate ``state`` sets (the
+        model of an epoch, for the callbacks that ask for it)."""
+        def set_model(est):
+            est._set_model(state, classes)
+            est.gamma_ = gamma
+            est.support_ = state.sv_index
+
+        return model_attributes(self, set_model)
 
     def _set_model(self, state, classes):
         coef = state.model(self.average)
@@ -1173,7 +1232,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
-        class_step = self._class_weights(classes, y_class)
+        class_step = self._class_weights(classes, y_class,
+                                         sample_weight=sample_weight)
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
@@ -1189,8 +1249,11 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             # the array of ones of the validation is released.
             if unweighted:
                 sample_weight = None
-            return _kernel_budget.fit(self, X, classes, y_class, sample_weight,
-                                      class_step, kernel, rng, state, matched)
+            return _kernel_budget.fit(
+                self, X, classes, y_class, sample_weight, class_step, kernel,
+                rng, state, matched,
+                model=lambda state: self._model_attributes(state, classes,
+                                                           kernel.gamma))
         # -- end of the budgeted walk --
         step = sample_weight * class_step[y_class]
         if state is not None and state.alpha.shape[1] != n_rows:
@@ -1239,7 +1302,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         record = train(
             _WalkTrainer(walk, n_rows, coupled), train_idx=train_idx, rng=rng,
             shuffle=self.shuffle, max_iter=self.max_iter, stopper=stopper,
-            verbose=self.verbose,
+            verbose=self.verbose, norm="||f||",
+            callbacks=fit_tasks(self, self.max_iter),
+            model=lambda trainer, stopper: self._model_attributes(
+                walk.result(n_ext, training_rows=True), classes, gamma),
         )
         set_fit_results(self, record)
 
@@ -1293,6 +1359,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     @partial_fit_context
     def _checked_partial_fit(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` the full way: every check, then the walk."""
+        log = FitLog(self.verbose, norm="support vectors") if self.verbose else None
+        self._partial_walk(X, y, classes, sample_weight)
+        if log is not None:
+            # The line gives the number of support vectors: ||f|| would
+            # cost the kernel values among all of them at every call.
+            log.partial(self.n_iter_, _num_samples(X),
+                        self.mistakes_per_epoch_[-1],
+                        self.support_vectors_.shape[0])
+        return self
+
+    def _partial_walk(self, X, y, classes, sample_weight):
+        """One pass over a validated batch, from the current iterate."""
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
@@ -1376,7 +1454,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Computed in compiled code without the GIL, one sample at a time, so
         the extra memory is one kernel column per sample and thread (blocks
         bounded by ``cache_size`` for callable and precomputed kernels);
-        ``n_jobs`` threads score blocks of rows in parallel.
+        ``n_jobs`` threads score blocks of rows in parallel.  The blocks are
+        small (a few hundredths of a second of work), and Ctrl-C stops the
+        call between two of them.
 
         {{kernel_predict_X}}
 

@@ -35,6 +35,11 @@ class KernelStream:
 
     _FLOAT = (np.dtype(np.float64), np.dtype(np.float32))
 
+    # A call writes only past the rows its owner's arrays view (and makes new
+    # dicts and arrays for the rest), so a shallow copy of the owner may
+    # share the stream (see ``_base.fork``).
+    appends_only = True
+
     def __init__(self, owner, classes, table, rule, kernel):
         self.getter = operator.itemgetter(
             "_state", "classes_", "gamma_", *param_names(owner))

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cpu import select_build
+from .._core.progress import in_chunks
 from .._core.threads import run_tasks
 
 linear_fast = select_build(f"{__package__}._linear_fast")
@@ -203,8 +204,39 @@ def weight_norms(coef, intercept, fit_intercept):
     return norm
 
 
-def check_finite_weights(state):
-    """Raise ValueError when an update overflowed (never return NaN weights)."""
+def overflow_error(what, X=None, step=None, *, other_advice=""):
+    """The ValueError of a pass that overflowed (``what``: the quantity that
+    did), with the largest feature and update size when the caller has them
+    (``X`` and the update sizes ``step``), and the advice led by whichever
+    is extreme (``other_advice``: one more remedy, ", or ...").  An update moves ``w`` by ``step * x`` and the next margin by
+    about ``step * |x|**2``: the factor further from 1 is to blame."""
+    features = "scale the features (e.g. with StandardScaler)"
+    weights = "lower sample_weight, class_weight or the learning rate"
+    sizes = ""
+    weights_first = False
+    if X is not None and step is not None:
+        values = X.data if sp.issparse(X) else X
+        with np.errstate(over="ignore", invalid="ignore"):
+            top_x = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+            top_step = float(np.max(step, initial=0.0)) if len(step) else 0.0
+        sizes = (f": the samples reach {top_x:.3g} in magnitude and the update "
+                 f"sizes (sample_weight * class_weight * learning rate) "
+                 f"{top_step:.3g}")
+        if top_x > 0 and top_step > 0:
+            weights_first = (abs(math.log(top_step))
+                             > 2 * abs(math.log(top_x)))
+    first, second = (weights, features) if weights_first else (features, weights)
+    advice = f"{first[0].upper()}{first[1:]}, or {second}{other_advice}."
+    return ValueError(
+        f"{what} overflowed to a non-finite value (beyond the largest float), "
+        f"which no update rule can compare{sizes}. {advice}"
+    )
+
+
+def check_finite_weights(state, X=None, step=None):
+    """Raise ValueError when an update overflowed (never return NaN weights);
+    with the training rows ``X`` and update sizes ``step``, the message says
+    which of them is extreme (:func:`overflow_error`)."""
     # A finite sum proves every weight finite in one cheap reduction; only a
     # non-finite sum (or an overflowing one) needs the exact check.
     with np.errstate(over="ignore", invalid="ignore"):
@@ -214,10 +246,7 @@ def check_finite_weights(state):
     if not math.isfinite(total) and not (
         np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()
     ):
-        raise ValueError(
-            "The weights became non-finite (floating-point overflow). Scale the "
-            "features (e.g. with StandardScaler) or lower eta0 / sample_weight."
-        )
+        raise overflow_error("The weights", X, step)
 
 
 # ---------------------------------------------------------------------------
@@ -572,7 +601,7 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
               rule, penalty_sums=None, n_threads=1, thread_cache=None,
-              losses=None):
+              losses=None, norm=None):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
@@ -586,6 +615,10 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     ``losses`` (float64, one per row, or None) receives the sums of the
     hinge losses of the visits of a passive-aggressive rule.  A
     :class:`CountedState` gets the pass's updates added to its ``counts``.
+    With the margin rule, ``norm`` may give ``||[w_k; b_k]||`` of every row
+    as :func:`weight_norms` computes it for the weights at the start of the
+    pass (a caller that has them saves the O(n_features) pass that computes
+    them; the pass then updates the array in place); None: computed here.
     Raises ValueError when a margin overflows (inf - inf is no number, and
     would silently count as "no mistake"); the state is then left mid-pass,
     for the caller to discard.
@@ -594,11 +627,12 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     sparse = sp.issparse(X)
     if coupled_rule(rule.code):
         n_threads = 1
-    norm = np.zeros(n_rows)
-    if rule.code == RULE_MARGIN or scaled_rule(rule.code):
-        _MARGIN_NORMS[state.coef.dtype](
-            state.coef, state.intercept, fit_intercept, norm
-        )
+    if norm is None or rule.code != RULE_MARGIN:
+        norm = np.zeros(n_rows)
+        if rule.code == RULE_MARGIN or scaled_rule(rule.code):
+            _MARGIN_NORMS[state.coef.dtype](
+                state.coef, state.intercept, fit_intercept, norm
+            )
     counts = getattr(state, "counts", None)
     if counts is None:
         counts = np.zeros(n_rows)
@@ -660,12 +694,7 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     if hasattr(state, "counts"):
         state.counts += updates
     if overflow:
-        raise ValueError(
-            "A margin w . x overflowed to a non-finite value (values of X, or "
-            "of X times the weights, near the largest float), which no update "
-            "rule can compare. Scale the features (e.g. with "
-            "StandardScaler) or lower eta0 / sample_weight."
-        )
+        raise overflow_error("A margin w . x", X, step)
     return updates
 
 
@@ -751,20 +780,33 @@ class LinearTrainer(StateTrainer):
         # The hinge losses of the last epoch (passive-aggressive rules).
         self.losses = None
 
-    def run_epoch(self, order, active):
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
         if self.rule.penalty is not None and self.penalty_sums is None:
             self.penalty_sums = PenaltySums(self.n_rows, self.X.shape[1],
                                             self.rule.penalty)
+        if self.rule.penalty is not None or scaled_rule(self.rule.code):
+            # A penalized pass folds its weight decay in at its end, and so
+            # do the rules that rescale the weights (ALMA, ROMMA): in chunks
+            # they would round otherwise.  They walk whole.
+            progress = None
         losses = None
         if loss_rule(self.rule.code):
             losses = self.losses = np.zeros(self.n_rows)
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-            penalty_sums=self.penalty_sums, n_threads=self.n_threads,
-            thread_cache=self.thread_cache, losses=losses,
-        )
-        check_finite_weights(self.state)
+
+        def walk(part):
+            return run_epoch(
+                self.X, self.state, part, self.y_class, self.step, self.table,
+                fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+                penalty_sums=self.penalty_sums, n_threads=self.n_threads,
+                thread_cache=self.thread_cache, losses=losses,
+            )
+
+        # With ``progress``, in chunks: a pass resumes anywhere with the same
+        # arithmetic (tested bit for bit against whole epochs).
+        updates = in_chunks(walk, order, progress)
+        check_finite_weights(self.state, self.X, self.step)
         return updates
 
     def stopping_statistic(self):
@@ -786,14 +828,18 @@ class CoupledTrainer:
     def __init__(self, trainer):
         self.trainer = trainer
         self._n_inner = trainer.n_rows
+        self.reports_progress = getattr(trainer, "reports_progress", False)
 
     @property
     def state(self):
         return self.trainer.state
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         inner = np.repeat(active, self._n_inner)
-        return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        if progress is None:
+            return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        return self.trainer.run_epoch(order, inner, progress=progress).sum(
+            keepdims=True)
 
     def stopping_statistic(self):
         statistic = getattr(self.trainer, "stopping_statistic", None)

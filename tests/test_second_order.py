@@ -653,14 +653,15 @@ def test_lost_positive_definiteness_is_named(Estimator, name):
     # squared norm on nearly collinear features, the Sherman-Morrison
     # downdates of A^-1 lose its positive definiteness in floating point.
     # That ended in "overflowed" (or, worse, in a silently wrong model of
-    # accuracy 0.13); it is now an error that names the cause and the
-    # remedies, raised at the first negative x^T A^-1 x.
+    # accuracy 0.13, as here); it is now an error that names the cause and
+    # the remedies, raised at the first x^T A^-1 x negative beyond rounding.
     X, y = _collinear(10)  # 500 x 3, relative spread 1.4e-8, scale 1.5e3
     clf = Estimator(**{name: 1e-6}, random_state=0, max_iter=20)
     with pytest.raises(ValueError, match="positive definiteness") as info:
         clf.fit(X, y)
-    assert f"Raise {name}" in str(info.value)
-    assert "diagonal=True" in str(info.value)
+    message = str(info.value)
+    assert f"raise {name}" in message.lower() and "diagonal=True" in message
+    assert f"{name}=1e-06" in message
     # The remedies named work: a larger regularization, or the diagonal.
     for remedy in ({name: 1.0}, {name: 1e-6, "diagonal": True}):
         fitted = Estimator(**remedy, random_state=0, max_iter=20).fit(X, y)

@@ -44,7 +44,7 @@ allocates nothing and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport isfinite, isnan, sqrt
+from libc.math cimport fabs, isfinite, isnan, sqrt
 
 # The update rules, mirrored in ``second_order.py``.
 cdef enum:
@@ -148,6 +148,16 @@ cdef inline double _dot(
         return skp_sparse_dot_df(w, x_values, x_indices, nnz)
 
 
+cdef inline double _abs_dot(const double* x, const double* z,
+                           Py_ssize_t n) noexcept nogil:
+    """``sum_j |x_j z_j|``: the scale of the rounding of ``x . z``."""
+    cdef Py_ssize_t j
+    cdef double total = 0.0
+    for j in range(n):
+        total += fabs(x[j] * z[j])
+    return total
+
+
 cdef inline void _axpy(double* y, double alpha, const double* x,
                        Py_ssize_t n) noexcept nogil:
     """``y += alpha * x`` (a plain loop the compiler vectorizes)."""
@@ -161,9 +171,10 @@ cdef enum:
     SO_OK = 0
     SO_OVERFLOW = 1
     SO_NOT_POSITIVE = 2
-    # x~^T A^-1 x~ below -1e-6 / c is no rounding of a positive number: the
-    # inverse has lost its positive definiteness.
-cdef double SO_LOST = -1e-6
+# x~^T A^-1 x~ = sum_j x_j z_j rounds by about p eps sum_j |x_j z_j|: a
+# negative value a thousand times larger is no rounding of a positive
+# number, the stored inverse has lost its positive definiteness.
+cdef double SO_LOST = 1e3 * 2.220446049250313e-16
 
 
 cdef int _full_update(
@@ -206,7 +217,7 @@ cdef int _full_update(
         x[n_features] = 1.0
     skp_so_downdate_product(M, pp, u, x, z)
     q = _dense_dot(x, z, p)
-    if not isfinite(q) or c * q < SO_LOST:
+    if not isfinite(q) or (q < 0.0 and -q > SO_LOST * p * _abs_dot(x, z, p)):
         for j in range(pp):
             u[j] = 0.0
         pending[0] = 0

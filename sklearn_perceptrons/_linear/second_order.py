@@ -214,24 +214,42 @@ class SecondOrderState:
         )
         overflow = _EPOCH[X.dtype](*args)
         if overflow == _NOT_POSITIVE:
-            name = "r" if self.rule == SO_AROW else "a"
-            value = "" if self.a is None else f"={self.a:g}"
-            raise ValueError(
-                "The inverse of A = a I + sum x~ x~^T lost its positive "
-                "definiteness in floating point (x~^T A^-1 x~ came out "
-                f"negative): A is too ill-conditioned, {name}{value} being "
-                "tiny beside the squared norms of the samples or the features "
-                "nearly collinear, and its Sherman-Morrison updates no longer "
-                f"hold. Raise {name} (the scale of ||x||^2 is a sensible "
-                "start), scale the features (e.g. with StandardScaler), or "
-                "use diagonal=True."
-            )
+            raise self._not_positive_error(X, step)
         if overflow:
             raise overflow_error(
                 "A score w . x or an update", X, step,
                 other_advice=", or raise r" if self.rule == SO_AROW
                 else ", or raise a")
         return updates
+
+    def _not_positive_error(self, X, step):
+        """The ValueError of a pass whose ``A^-1`` lost its positive
+        definiteness: the regularization, the largest squared norm of a
+        sample and the largest weight, and the remedies, led by whichever
+        of the weights or the features is extreme."""
+        name = "r" if self.rule == SO_AROW else "a"
+        values = X.data if sp.issparse(X) else X
+        with np.errstate(over="ignore", invalid="ignore"):
+            top_x = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+            top_c = float(np.max(step, initial=0.0)) if len(step) else 0.0
+        regularization = f"raise {name} (the scale of ||x||^2 is a sensible start)"
+        features = "scale the features (e.g. with StandardScaler)"
+        weights = "lower sample_weight or class_weight"
+        remedies = [regularization, features, weights]
+        if top_x > 0 and top_c > 0 and (abs(math.log(top_c))
+                                        > 2 * abs(math.log(top_x))):
+            remedies = [weights, regularization, features]
+        value = "" if self.a is None else f"={self.a:g}"
+        return ValueError(
+            "The inverse of A = a I + sum c x~ x~^T lost its positive "
+            "definiteness in floating point (x~^T A^-1 x~ came out clearly "
+            "negative): its Sherman-Morrison updates no longer hold, A being "
+            f"too ill-conditioned, {name}{value} tiny beside c ||x~||^2 (the "
+            f"samples reach {top_x:.3g} in magnitude, the weights c = "
+            f"sample_weight * class_weight {top_c:.3g}) or the features "
+            f"nearly collinear. {remedies[0][0].upper()}{remedies[0][1:]}, "
+            f"{remedies[1]}, {remedies[2]}, or use diagonal=True."
+        )
 
 
 class SecondOrderTrainer(StateTrainer):

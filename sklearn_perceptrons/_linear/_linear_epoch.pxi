@@ -24,9 +24,17 @@ estimators of this package is a parameter of that walk, not a copy of it:
   ``RULE_CS_MAX`` and ``RULE_CS_UNIFORM`` are the native multiclass rules
   (Crammer-Singer): the K scores of the rows of a sample's table are
   computed first, and they decide which rows move, the one of sign +1 (the
-  sample's class) toward x and the violating ones away;
+  sample's class) toward x and the violating ones away; ``RULE_CS_PA1`` and
+  ``RULE_CS_PA2`` are the multiclass passive-aggressive rules (the own row
+  and the highest-scoring other row);
+* ``RULE_PA1`` and ``RULE_PA2`` (the passive-aggressive rules) update on
+  ``m < 1`` by a step that depends on the margin and on ``||x||^2``;
+  ``RULE_ALMA``, ``RULE_ROMMA`` and ``RULE_AROMMA`` rescale the weights at
+  every update: they (and scikit-learn's penalties) take the scaled walk,
+  which keeps every row as a scale and a direction;
 * how big the update is, ``step[i] = eta0 * sample_weight[i] *
-  class_weight[y_i]``, is computed once per call in Python;
+  class_weight[y_i]``, is computed once per call in Python (the rules
+  above scale it by their own step);
 * averaging keeps the running sums of Daume's trick, so the average over every
   visit costs nothing unless an update happens.
 

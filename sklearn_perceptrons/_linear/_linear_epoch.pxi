@@ -211,8 +211,8 @@ cdef inline floating _dense_dot_sq(
 ) noexcept nogil:
     """``w . x`` of a dense row summed exactly as :func:`_row_dot` sums it,
     and ``||x||^2`` (to ``sq``) exactly as :func:`_row_sq_norm`, in one read
-    of the row: the rules that need both on most visits (ALMA, and the
-    passive-aggressive and ROMMA rules on their many updates) save a pass."""
+    of the row: the rules that need both at every visit (ALMA_2, PA-I with
+    averaging) save a pass."""
     cdef Py_ssize_t j = 0, k
     cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
     cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
@@ -561,7 +561,8 @@ cdef bint _epoch_rows(
             # One row (binary problems): nothing to overlap, no block.
             k = class_rows[first]
             if active[k]:
-                if passive_aggressive and not sparse:
+                if norm_first and not sparse:
+                    # PA-I with averaging needs ||x||^2 at every visit.
                     raw = _dense_dot_sq(coef + k * n_features, x_values, nnz, &q)
                 else:
                     raw = _row_dot(coef + k * n_features, x_values, x_indices,
@@ -1021,9 +1022,9 @@ cdef bint _epoch_scaled(
             w = coef + k * n_features
             w_sum = coef_sum + k * n_features
             s = wscale[k]
-            if sq_x < 0.0 and not sparse and rule != RULE_THRESHOLD and not p_norm:
-                # ALMA_2 needs ||x~||^2 at every visit, ROMMA at its many
-                # updates: one read of the row for both.
+            if sq_x < 0.0 and not sparse and rule == RULE_ALMA and not p_norm:
+                # ALMA_2 needs ||x~||^2 at every visit: one read of the row
+                # for both.
                 raw = s * _dense_dot_sq(w, x_values, nnz, &sq_x)
                 sq_x += fit_intercept
                 if not isfinite(sq_x):

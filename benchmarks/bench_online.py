@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmark P20 of PERFORMANCE.md: the online family.
+"""Benchmark P20 of benchmarks/TARGETS.rst: the online family.
 
 * Per epoch, every new rule against ``Perceptron`` on the same data and the
   same epochs (``tol=None``, shuffled as by default), in process CPU time

@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""The budgeted walk of KernelPerceptron (``_kernel_budget``).
+"""The budgeted walk of KernelPerceptron (``_kernel/budget.py``).
 
 The oracle is a NumPy transcription of the definitions: every score
 recomputed from the Gram matrix, the removed vector's coefficients carried
@@ -468,6 +468,29 @@ def test_fit_extra_memory_is_at_most_X_and_the_budget(class_weight):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak <= X.nbytes + 200_000
+
+
+def test_fit_forgets_the_inverse_a_partial_fit_left():
+    # Regression: a fit whose budget cannot bind (the unbudgeted walk) kept
+    # the inverse Gram matrix that an earlier partial_fit of "projection"
+    # left; a later partial_fit on a support set of the same size then
+    # projected with that stale inverse.  It must continue as it would from
+    # a fresh estimator fitted the same way.
+    rs = np.random.RandomState(0)
+    X = rs.normal(size=(80, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    params = dict(budget=10, budget_strategy="projection", gamma=0.5,
+                  max_iter=20)
+    clf = KernelPerceptron(**params)
+    for i in range(40):
+        clf.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+    X_small, y_small = rs.normal(size=(10, 3)), np.array([0, 1] * 5)
+    clf.fit(X_small, y_small)
+    assert clf.support_vectors_.shape[0] == 10  # the size of the old inverse
+    fresh = KernelPerceptron(**params).fit(X_small, y_small)
+    clf.partial_fit(X[40:], y[40:])
+    fresh.partial_fit(X[40:], y[40:])
+    assert_array_equal(clf.dual_coef_, fresh.dual_coef_)
 
 
 def test_balanced_class_weight_is_scikit_learns():

@@ -64,35 +64,14 @@ cdef extern from "_kernel_fast.h":
     double skp_exp(double x) noexcept nogil
     double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
 
-# Mirrors of the codes of ``_kernel.py`` (kernels) and ``_kernel_budget.py``
-# (strategies).
-cdef enum:
-    KERNEL_LINEAR = 0
-    KERNEL_POLY = 1
-    KERNEL_RBF = 2
-    KERNEL_SIGMOID = 3
-    KERNEL_LAPLACIAN = 4
-    KERNEL_COSINE = 5
-    # The rows are those of a Gram matrix (a precomputed one, or one
-    # computed by a callable): K(x_i, sv_j) is entry ``sv_row[j]`` of row i.
-    KERNEL_PRECOMPUTED = 6
-
-cdef enum:
-    STRATEGY_FORGETRON = 0
-    STRATEGY_RANDOM = 1
-    STRATEGY_OLDEST = 2
-    STRATEGY_PROJECTION = 3
-    STRATEGY_LOCAL = 4
-
-cdef enum:
-    STATUS_DONE = 0
-    STATUS_NONFINITE_SCORE = 1
+include "_kernel_codes.pxi"
 
 # Indices of the int64 counters shared with Python.
-cdef enum:
-    C_N_SV = 0
-    C_CLOCK = 1
-    C_MAX_SV = 2
+cpdef enum:
+    C_N_SV = 0          # current number of support vectors
+    C_CLOCK = 1         # number of updates so far (ages of support vectors)
+    C_MAX_SV = 2        # largest number of support vectors between visits
+    N_COUNTERS = 3
 
 
 cdef struct State:
@@ -396,7 +375,7 @@ cdef Py_ssize_t _pick_removal(State* s, Py_ssize_t n_sv) noexcept nogil:
                 best_loss = loss
                 best = j
         return best
-    if s.strategy == STRATEGY_LOCAL:
+    if s.strategy == STRATEGY_LOCAL_PROJECTION:
         best_loss = -1.0
         for j in range(n_sv):
             loss = 0.0
@@ -702,8 +681,9 @@ cdef void _update(
         n_sv += 1
     else:
         r = _pick_removal(s, n_sv)
-        if s.strategy == STRATEGY_FORGETRON or s.strategy == STRATEGY_LOCAL or (
-                s.average and s.strategy != STRATEGY_PROJECTION):
+        if (s.strategy == STRATEGY_FORGETRON
+                or s.strategy == STRATEGY_LOCAL_PROJECTION
+                or (s.average and s.strategy != STRATEGY_PROJECTION)):
             if pairwise:
                 for j in range(n_sv):
                     s.kr[j] = _pair(s, gram, r, j)
@@ -713,7 +693,7 @@ cdef void _update(
             _forgetron_shrink(s, r, n_sv, s.kv[r])
         if s.strategy == STRATEGY_PROJECTION:
             _project_out(s, r, n_sv)
-        elif s.strategy == STRATEGY_LOCAL:
+        elif s.strategy == STRATEGY_LOCAL_PROJECTION:
             _carry_local(s, pairs_of, r, n_sv, True)
         elif s.average:
             _carry_local(s, pairs_of, r, n_sv, False)

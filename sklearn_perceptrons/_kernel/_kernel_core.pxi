@@ -83,45 +83,23 @@ cdef extern from "_kernel_fast.h":
     void skp_axpy_single(double* scores, const float* column, Py_ssize_t n,
                          double delta, double add) noexcept nogil
 
-# Kernel codes, mirrored in ``_kernel.py``.
-cdef enum:
-    KERNEL_LINEAR = 0
-    KERNEL_POLY = 1
-    KERNEL_RBF = 2
-    KERNEL_SIGMOID = 3
-    KERNEL_LAPLACIAN = 4
-    KERNEL_COSINE = 5
-    KERNEL_PRECOMPUTED = 6
-    KERNEL_CALLABLE = 7
+include "_kernel_codes.pxi"
 
-# Budget strategies, mirrored in ``_kernel.py``.
-cdef enum:
-    STRATEGY_FORGETRON = 0
-    STRATEGY_RANDOM = 1
-    STRATEGY_OLDEST = 2
-
-# Update rules, mirrored in ``_kernel.py``: the one-vs-all table, or the
-# Crammer-Singer multiclass rule (one row per class) moving the highest wrong
-# row ("max") or every violating row ("uniform").
-cdef enum:
+# Update rules: the one-vs-all table, or the Crammer-Singer multiclass rule
+# (one row per class) moving the highest wrong row ("max") or every
+# violating row ("uniform").
+cpdef enum:
     RULE_TABLE = 0
     RULE_CS_MAX = 1
     RULE_CS_UNIFORM = 2
 
-# Return codes of the walk, mirrored in ``_kernel.py``.
-cdef enum:
-    STATUS_DONE = 0
-    STATUS_NEED_COLUMN = 1
-    STATUS_NONFINITE_KERNEL = 2
-    STATUS_NONFINITE_SCORE = 3
-
-# Lines after the LRU lines of the cache, for columns not admitted to it
-# (mirrored in ``_kernel.py``): one per column of a batch (see Pending).
-cdef enum:
+# Lines after the LRU lines of the cache, for columns not admitted to it:
+# one per column of a batch (see Pending).
+cpdef enum:
     SCRATCH_LINES = 4
 
 # Indices of the int64 counters shared with Python.
-cdef enum:
+cpdef enum:
     C_N_SV = 0          # current number of support vectors
     C_CLOCK = 1         # number of updates so far (ages of support vectors)
     C_MAX_SV = 2        # largest number of support vectors between visits

@@ -39,14 +39,11 @@ ctypedef fused floating:
     float
     double
 
-cdef enum:
-    DONE = 0
-    NEED_ROW = 1
-    LOG_FULL = 2
-
-STATUS_DONE = DONE
-STATUS_NEED_ROW = NEED_ROW
-STATUS_LOG_FULL = LOG_FULL
+# Why a walk returned (``cpdef``: module-level ints that Python reads).
+cpdef enum:
+    STATUS_DONE = 0
+    STATUS_NEED_ROW = 1
+    STATUS_LOG_FULL = 2
 
 
 cdef class Ledger:
@@ -117,7 +114,7 @@ cdef struct Book:
     int64_t* updates
     int64_t size
     int64_t capacity
-    int status      # why the walk stopped: DONE, NEED_ROW or LOG_FULL
+    int status      # why the walk stopped: a STATUS_ code
 
 
 cdef Book _open(Ledger ledger, int64_t[::1] updates):
@@ -142,16 +139,16 @@ cdef Book _open(Ledger ledger, int64_t[::1] updates):
     book.updates = &updates[0]
     book.size = ledger.size
     book.capacity = log_row.shape[0]
-    book.status = DONE
+    book.status = STATUS_DONE
     return book
 
 
 cdef inline bint _log_full(Book* book, int32_t i) noexcept nogil:
     """Whether the log might not take a mistake of every row sample i visits;
-    if so, the walk stops with ``LOG_FULL``."""
+    if so, the walk stops with ``STATUS_LOG_FULL``."""
     cdef int32_t c = book.y_class[i]
     if book.size + book.rows_ptr[c + 1] - book.rows_ptr[c] > book.capacity:
-        book.status = LOG_FULL
+        book.status = STATUS_LOG_FULL
         return True
     return False
 
@@ -187,7 +184,7 @@ cdef object _close(Ledger ledger, const Book* book, Py_ssize_t t,
                    Py_ssize_t n_visits):
     """Store the log's new size in ``ledger``; the walk's ``(status, t)``."""
     ledger.size = book.size
-    return book.status, (t if book.status != DONE else n_visits)
+    return book.status, (t if book.status != STATUS_DONE else n_visits)
 
 
 cdef inline void _row_view(
@@ -343,7 +340,7 @@ def kernel_epoch(
                     break
             line = line_of_sample[i]
             if mistake and line < 0:
-                book.status = NEED_ROW
+                book.status = STATUS_NEED_ROW
                 break
             for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
                 r = book.rows[p]

@@ -7,9 +7,11 @@ sample from the support vectors themselves (B kernel values), so that an
 epoch costs O(n_samples * B * n_features) and no array of per-sample scores
 is kept: ``fit`` on a million rows is a few passes over X.  The compiled
 walk (``_kernel_budget_fast``) owns the visits and the removals; this module
-owns the state between calls, its conversion to and from the estimator's
-:class:`~sklearn_perceptrons._kernel._DualState`, the epochs, the stopping
-rule and the progress messages.  It serves every kernel: the built-in ones
+owns the state between calls, its conversion to and from a
+:class:`~sklearn_perceptrons._kernel.dual.DualState`, the epochs, the
+stopping rule and the progress messages; :func:`fit` and
+:func:`partial_fit` return a :class:`~sklearn_perceptrons._kernel.dual.WalkResult`
+for the estimator to apply.  It serves every kernel: the built-in ones
 are computed from the support vectors' features; with "precomputed" the
 walk reads the kernel value of a visited row and a support vector from the
 Gram matrix (the entry of the support vector's training row); a callable
@@ -22,17 +24,28 @@ from time import perf_counter
 import numpy as np
 import scipy.sparse as sp
 
-from . import kernel as _k
 from .._core.cpu import select_build
 from .._core.tables import one_vs_all_table
-from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
+from .._core.training import StoppingRule, train
+from .dual import DualState, WalkResult
+from .kernels import (
+    KERNEL_PRECOMPUTED,
+    STRATEGY_CODES,
+    parts,
+    prepare_rows,
+    stack_rows,
+    take_rows,
+)
 
 _kernel_budget_fast = select_build(f"{__package__}._kernel_budget_fast")
 
-# Mirrors of the enums of _kernel_budget_core.pxi.
-STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
-                  "local_projection": 4}
 _PROJECTION = STRATEGY_CODES["projection"]
+# The walk's codes (read from the compiled module: the same in every build).
+_STATUS_DONE = _kernel_budget_fast.STATUS_DONE
+_C_N_SV = _kernel_budget_fast.C_N_SV
+_C_CLOCK = _kernel_budget_fast.C_CLOCK
+_C_MAX_SV = _kernel_budget_fast.C_MAX_SV
+_N_COUNTERS = _kernel_budget_fast.N_COUNTERS
 # Neighbours of a local projection: those that carry a vector removed by
 # "local_projection" ...
 NEIGHBOURS = 8
@@ -41,7 +54,6 @@ NEIGHBOURS = 8
 # an average spans more of the past than an iterate, so a wider span keeps
 # more of it, at O(M**2 n_features + M**3) per removal.
 AVERAGE_NEIGHBOURS = 32
-_STATUS_DONE = 0
 # Ridge added to the diagonal of the kept set's Gram matrix before it is
 # inverted: an rbf Gram matrix of a few hundred points is singular to
 # working precision, and the ridge bounds the inverse's entries by
@@ -64,10 +76,9 @@ CHECK_ROWS = 2000
 # CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch.
 CHECKS_PER_EPOCH = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
-# The walk's code of a kernel read from a Gram matrix (``KERNEL_PRECOMPUTED``,
-# the code of "precomputed" in ``_kernel._KERNEL_CODES``
-# of the compiled walk, also used for a callable's blocks).
-_PAIRWISE = 6
+# The walk's code of a kernel read from a Gram matrix, that of
+# "precomputed", also used for a callable's blocks.
+_PAIRWISE = KERNEL_PRECOMPUTED
 # Rows visited per block of a callable kernel (at least the budget): the
 # callable computes the (B + block)**2 kernel values among the support
 # vectors and the block, at most (B + block)**2 / block <= 4 B per visit.
@@ -103,10 +114,10 @@ class _Pairwise:
         """K(Z_a, Z_b) without ``add``, float64, C-ordered."""
         if self.precomputed:
             return np.ascontiguousarray(self.Z[np.ix_(a, b)], dtype=np.float64)
-        A = _k._take_rows(self.Z, a)
+        A = take_rows(self.Z, a)
         # One array for both sides when they are the same rows, as k(X, X).
         return np.ascontiguousarray(self.kernel.call(
-            A, A if b is a else _k._take_rows(self.Z, b)))
+            A, A if b is a else take_rows(self.Z, b)))
 
     def pairs(self, a, b):
         return self.raw(a, b) + self.add
@@ -163,7 +174,7 @@ class _BudgetState:
         self.P = np.zeros((B, B) if projection else (1, 1))
         self.visits = np.zeros(n_rows)
         self.forget = np.zeros((2, n_rows))
-        self.counters = np.zeros(3, dtype=np.int64)
+        self.counters = np.zeros(_N_COUNTERS, dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         M = neighbours(self.strategy)
         self.work = np.zeros(3 * B + 4 * n_rows + M * M + M)
@@ -171,13 +182,13 @@ class _BudgetState:
 
     @property
     def n_sv(self):
-        return int(self.counters[0])
+        return int(self.counters[_C_N_SV])
 
     def load(self, state, sv_row, *, keep_average):
-        """Start from the iterate of a :class:`_DualState`, its support
+        """Start from the iterate of a :class:`DualState`, its support
         vectors at their positions in the support list (``sv_order``)."""
         m = state.sv.shape[0]
-        state.restore_counters(self.counters, 1, self.forget, self.rng,
+        state.restore_counters(self.counters, _C_CLOCK, self.forget, self.rng,
                                self.visits, keep_average=keep_average)
         if m == 0:
             return
@@ -198,8 +209,8 @@ class _BudgetState:
         self.sv_time[slots] = state.sv_time
         # Entry order: the order of ``state.sv``, before any new vector.
         self.sv_entry[slots] = np.arange(m) - m
-        self.counters[0] = m
-        self.counters[2] = m
+        self.counters[_C_N_SV] = m
+        self.counters[_C_MAX_SV] = m
         if self.pairwise is not None:
             self.sv_self[:m] = np.diagonal(self.gram()).copy()
             return
@@ -239,7 +250,7 @@ class _BudgetState:
         ``progress(t, updates)`` is called between chunks of visits, and
         ``checkpoint()`` after the visits ``order[:t]`` for every t of
         ``checkpoints`` (increasing, below ``len(order)``)."""
-        values, indices, indptr, sparse = _k._parts(X)
+        values, indices, indptr, sparse = parts(X)
         if values.shape[0] == 0:
             values = np.zeros(1, dtype=X.dtype)
         if not sparse:
@@ -316,7 +327,7 @@ class _BudgetState:
             getattr(self, name)[...] = value
 
     def result(self, X, *, by_row, n_ext=0):
-        """The iterate as a :class:`_DualState`, its support vectors sorted by
+        """The iterate as a :class:`DualState`, its support vectors sorted by
         training row (``by_row``: ``fit``) or by entry (``partial_fit``, where
         they are appended).  With a Gram matrix, ``sv_row`` are rows of
         ``pairwise.Z``, the training rows from ``n_ext`` on."""
@@ -327,19 +338,19 @@ class _BudgetState:
             slots = np.argsort(self.sv_entry[:n], kind="stable")
         if self.pairwise is not None:
             rows = self.sv_row[slots].astype(np.intp)
-            sv = _k._take_rows(self.pairwise.Z, rows)
+            sv = take_rows(self.pairwise.Z, rows)
             sv_index = np.where(rows >= n_ext, rows - n_ext, -1)
         else:
             V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
-            sv = _k._prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
+            sv = prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
             sv_index = self.sv_row[slots].astype(np.intp)
-        return _k._DualState(
+        return DualState(
             sv=sv, sv_class=self.sv_class[slots].copy(),
             sv_index=sv_index if by_row else np.full(n, -1, dtype=np.intp),
             alpha=self.alpha[slots].copy(),
             alpha_sum=self.asum[slots].copy(),
             visits=self.visits.copy(), sv_time=self.sv_time[slots].copy(),
-            clock=int(self.counters[1]), forget=self.forget.copy(),
+            clock=int(self.counters[_C_CLOCK]), forget=self.forget.copy(),
             rng=int(self.rng[0]), sv_scores=None,
             sv_order=slots.astype(np.intp),
         )
@@ -396,7 +407,7 @@ class _ModelCheck:
         if kernel.code >= _PAIRWISE:
             self.X = None
         else:
-            self.X = X if rows.shape[0] == X.shape[0] else _k._take_rows(X,
+            self.X = X if rows.shape[0] == X.shape[0] else take_rows(X,
                                                                           rows)
         self.y = y_class[rows]
         self.binary = n_classes == 2
@@ -426,7 +437,7 @@ class _ModelCheck:
         n = walk.n_sv
         if n == 0:
             coef = np.zeros((walk.K, 1))
-        values, indices, indptr, sparse = _k._parts(self.X)
+        values, indices, indptr, sparse = parts(self.X)
         if values.shape[0] == 0:
             values = np.zeros(1, dtype=self.X.dtype)
         if not sparse:
@@ -497,14 +508,19 @@ class _BudgetTrainer:
                 self.walk.asum[...] = 0.0
 
 
-def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
-        rng, state, matched):
+def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
+        rng, seed, start=None):
     """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
-    through the epoch driver.
+    through the epoch driver; returns a :class:`WalkResult`.
 
-    ``state`` is the previous iterate (``warm_start``) or None; ``matched``
-    the rows of X its support vectors are (None when they are not rows of
-    X).  Rows of a multiclass problem stop together, on the rule applied to
+    ``params`` holds the estimator's parameters (those of
+    :func:`~sklearn_perceptrons._kernel.dual.fit`, and ``random_state``
+    for the rows of the model checks); ``sample_weight`` is None for
+    unweighted samples (the walk then reads the step of each class);
+    ``seed`` that of the "random" strategy; ``start`` None or
+    ``(state, matched)``: the previous iterate (``warm_start``) and the
+    rows of X its support vectors are (None when they are not rows of X).
+    Rows of a multiclass problem stop together, on the rule applied to
     their total number of updates (a removal changes every row).  With
     ``tol`` (the stopping rule on), the model returned is the one, among
     those at the quarters and the end of every epoch, that classifies best
@@ -515,7 +531,8 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     the averaged fit is then never worse on the check rows than the plain
     one.
     """
-    n, n_classes = X.shape[0], classes.shape[0]
+    n = X.shape[0]
+    state, matched = start if start is not None else (None, None)
     n_rows = 1 if n_classes == 2 else n_classes
     y_class = np.ascontiguousarray(y_class, dtype=np.int32)
     # Without sample weights the walk reads the step of the sample's class:
@@ -530,50 +547,46 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
             # A callable's support vectors from other data: rows of Z in
             # front of X, never visited.
             n_ext = state.sv.shape[0]
-            Z = _k._stack_rows(state.sv, X.astype(
+            Z = stack_rows(state.sv, X.astype(
                 np.result_type(X.dtype, state.sv.dtype), copy=False))
             y_class = np.concatenate([state.sv_class, y_class]).astype(
                 np.int32)
             if not by_class:
                 step = np.concatenate([np.zeros(n_ext), step])
             matched = np.arange(n_ext)
-        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
-    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
+        pairwise = _Pairwise(kernel, Z, params.fit_intercept)
+    walk = _BudgetState(params, kernel, X.shape[1], n_rows, X.dtype,
                         step_by_class=by_class, pairwise=pairwise)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)
         walk.load(state, rows, keep_average=False)
-    walk.rng[0] = np.uint64(estimator._random_seed(rng))
-    check = _ModelCheck(Z, y_class, n_classes, kernel, estimator, n_ext) if (
-        estimator.tol is not None) else None
+    walk.rng[0] = np.uint64(seed)
+    check = _ModelCheck(Z, y_class, n_classes, kernel, params, n_ext) if (
+        params.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
-                             one_vs_all_table(n_classes), estimator, check)
-    stopper = StoppingRule(1, tol=estimator.tol,
-                           n_iter_no_change=estimator.n_iter_no_change,
+                             one_vs_all_table(n_classes), params, check)
+    stopper = StoppingRule(1, tol=params.tol,
+                           n_iter_no_change=params.n_iter_no_change,
                            n_samples=n, early_stopping=False)
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
-                   shuffle=estimator.shuffle, max_iter=estimator.max_iter,
-                   stopper=stopper, verbose=estimator.verbose)
+                   shuffle=params.shuffle, max_iter=params.max_iter,
+                   stopper=stopper, verbose=params.verbose)
     # The largest support set of the whole fit, not of the model kept.
-    max_seen = int(walk.counters[2])
+    max_seen = int(walk.counters[_C_MAX_SV])
     trainer.keep_best()
-    set_fit_results(estimator, record)
-
-    new_state = walk.result(X, by_row=True, n_ext=n_ext)
-    estimator._set_model(new_state, classes)
-    estimator.__dict__.pop("_budget_inverse", None)
-    estimator.gamma_ = kernel.gamma
-    estimator.support_ = new_state.sv_index
-    estimator._max_support_seen = max_seen
-    return estimator
+    return WalkResult(walk.result(X, by_row=True, n_ext=n_ext), max_seen,
+                      record=record)
 
 
-def partial_fit(estimator, X, classes, y_class, step, kernel, state):
+def partial_fit(params, X, n_classes, y_class, step, kernel, state,
+                inverse=None):
     """One pass of the budgeted walk over a batch, in its order, from the
-    iterate ``state`` (its average continues)."""
-    n_classes = classes.shape[0]
+    iterate ``state`` (its average continues); returns a
+    :class:`WalkResult`.  ``inverse`` is the one the previous call returned
+    (strategy "projection"): when it is that of this support set, a call
+    on one row costs O(B^2), not an O(B^3) inversion."""
     n_rows = 1 if n_classes == 2 else n_classes
     m = state.sv.shape[0]
     pairwise, Z, n_ext, sv_rows = None, X, 0, np.full(m, -1)
@@ -581,17 +594,15 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         # A callable: the support vectors are the first rows of Z, the batch
         # the next ones (only those are visited).
         n_ext, sv_rows = m, np.arange(m)
-        Z = _k._stack_rows(state.sv, X)
+        Z = stack_rows(state.sv, X)
         y_class = np.concatenate([state.sv_class, y_class])
         step = np.concatenate([np.zeros(m), step])
-        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
-    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
+        pairwise = _Pairwise(kernel, Z, params.fit_intercept)
+    walk = _BudgetState(params, kernel, X.shape[1], n_rows, X.dtype,
                         pairwise=pairwise)
     walk.load(state, sv_rows, keep_average=True)
-    # The inverse Gram matrix left by the previous call (in the order of the
-    # support vectors), when it is that of this support set: a call on one
-    # row then costs O(B^2), not an O(B^3) inversion.
-    inverse = getattr(estimator, "_budget_inverse", None)
+    # The inverse Gram matrix left by the previous call is in the order of
+    # the support vectors.
     if (walk.strategy == _PROJECTION and inverse is not None
             and inverse.shape == (m, m) and m > 0):
         slots = np.asarray(state.sv_order, dtype=np.intp)
@@ -604,17 +615,10 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         np.ascontiguousarray(step, dtype=np.float64),
         one_vs_all_table(n_classes),
     )
-    total = int(updates.sum())
     result = walk.result(X, by_row=False)
-    estimator._set_model(result, classes)
     if walk.strategy == _PROJECTION:
-        estimator._budget_inverse = walk.P[
-            np.ix_(result.sv_order, result.sv_order)].copy()
+        inverse = walk.P[np.ix_(result.sv_order, result.sv_order)].copy()
     else:
-        estimator.__dict__.pop("_budget_inverse", None)
-    estimator.gamma_ = kernel.gamma
-    estimator.__dict__.pop("support_", None)
-    record_partial_pass(estimator, total)
-    estimator._max_support_seen = max(
-        getattr(estimator, "_max_support_seen", 0), int(walk.counters[2]))
-    return estimator
+        inverse = None
+    return WalkResult(result, int(walk.counters[_C_MAX_SV]),
+                      updates=int(updates.sum()), inverse=inverse)

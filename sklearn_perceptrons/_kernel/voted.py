@@ -25,7 +25,7 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
-from .kernel import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
+from .kernels import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
 from .._core.tables import one_vs_all_table
 from .._core.training import StoppingRule, set_fit_results, train
 

@@ -1168,3 +1168,42 @@ def test_training_kernel_values_are_within_the_single_precision_bound(kernel,
     bound = np.abs(clf.dual_coef_).sum() * 7.7e-8
     assert np.abs(trained - exact).max() <= bound
     assert np.abs(trained - exact).max() > 0
+
+
+# -- the compiled row view ---------------------------------------------------------
+
+
+def test_row_view_reads_dense_and_csr_in_place_and_refuses_copies():
+    # ``Matrix`` is how every compiled entry point of the dual walk reads
+    # X: dense C-ordered or CSR (int32 indices), float32 or float64, never
+    # copied; what it cannot read in place is refused, not converted.
+    from sklearn_perceptrons._kernel.kernels import Kernel, kernel_fast, view
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(7, 5))
+    X[X < 0.3] = 0.0
+    Z = rng.normal(size=(4, 5))
+    kernel = Kernel("rbf", 0.3, 3, 0.0, None)
+    expected = rbf_kernel(X, Z, gamma=0.3)
+    for A in (X, sp.csr_matrix(X), X.astype(np.float32),
+              sp.csr_matrix(X.astype(np.float32))):
+        B = Z.astype(A.dtype)
+        out = np.empty((7, 4))
+        assert kernel_fast.kernel_rows(view(A), view(B), kernel.norms(B),
+                                       kernel.spec, out) == 0
+        assert_allclose(out, expected, rtol=1e-5 if A.dtype == np.float32
+                        else 1e-12)
+        # A block of rows scores as the same rows of the whole.
+        block = np.empty((3, 4))
+        kernel_fast.kernel_rows(view(A).rows(2, 5), view(B), kernel.norms(B),
+                                kernel.spec, block)
+        assert_array_equal(block, out[2:5])
+    with pytest.raises(ValueError, match="C-ordered"):
+        view(np.asfortranarray(X))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        view(X.astype(np.int64))
+    with pytest.raises(ValueError, match="rows 3:9"):
+        view(X).rows(3, 9)
+    with pytest.raises(TypeError, match="same dtype"):
+        kernel_fast.kernel_rows(view(X), view(Z.astype(np.float32)),
+                                kernel.norms(Z), kernel.spec, np.empty((7, 4)))

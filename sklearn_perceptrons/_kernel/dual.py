@@ -25,7 +25,6 @@ from .kernels import (
     SINGLE_PRECISION,
     STRATEGY_CODES,
     dual_scores,
-    parts,
     raise_nonfinite_kernel,
     stack_rows,
     take_rows,
@@ -129,8 +128,8 @@ class DualWalk:
 
     Z is the matrix of all rows the walk knows: the support vectors carried
     over from earlier calls (rows ``< n_ext``), then the training rows.  The
-    arrays are grouped as the compiled ``Walker`` reads them (``rows``,
-    ``samples``, ``dual``, ``cache``) and updated in place by the walk.
+    arrays are grouped as the compiled ``Walker`` reads them (``samples``,
+    ``dual``, ``cache``) and updated in place by the walk.
     """
 
     def __init__(self, Z, y_class, step, table, n_rows, kernel, *, add,
@@ -142,12 +141,7 @@ class DualWalk:
         self.add = add
         self.track_from = track_from
         self.average = average
-        values, indices, indptr, sparse = parts(Z)
-        self.rows = SimpleNamespace(
-            values=values, indices=indices, indptr=indptr, sparse=sparse,
-            n_features=Z.shape[1], n_z=n_z, track_from=track_from,
-            znorm=kernel.norms(Z),
-        )
+        self.znorm = kernel.norms(Z)
         rows_ptr, rows, signs = table
         self.y_class = np.ascontiguousarray(y_class, dtype=np.int32)
         self.samples = SimpleNamespace(
@@ -245,7 +239,8 @@ class DualWalk:
         (after ``load``) and kept for the next ones."""
         if self._compiled is None:
             self._compiled = kernels.kernel_fast.Walker(
-                self.rows, self.kernel, self.samples, self.dual, self.cache)
+                kernels.view(self.Z), self.znorm, self.track_from,
+                self.kernel.spec, self.samples, self.dual, self.cache)
         return self._compiled
 
     def run(self, order, active):

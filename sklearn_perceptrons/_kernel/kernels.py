@@ -68,6 +68,12 @@ def prepare_rows(X):
     return X
 
 
+def view(X):
+    """The rows of a C-ordered dense or a CSR X (int32 indices, see
+    :func:`prepare_rows`) as the compiled code reads them (a ``Matrix``)."""
+    return kernel_fast.Matrix(X)
+
+
 def parts(X):
     """(values, indices, indptr, sparse) of a C-ordered dense or a CSR X."""
     if sp.issparse(X):
@@ -150,6 +156,9 @@ class Kernel:
         self.degree = float(degree)
         self.coef0 = float(coef0)
         self.params = kernel_params or {}
+        # The struct the compiled code reads.
+        self.spec = {"kind": self.code, "gamma": self.gamma,
+                     "coef0": self.coef0, "degree": self.degree}
 
     def norms(self, Z):
         """What the compiled kernels read about the rows of Z: their norms
@@ -157,15 +166,14 @@ class Kernel:
         features, which computes |z - x|^2 as |z|^2 + |x|^2 - 2 z.x)."""
         if Z.shape[0] == 0:
             return DUMMY_DOUBLE
-        values, _, indptr, sparse = parts(Z)
         if self.code == KERNEL_CODES["cosine"]:
             out = np.empty(Z.shape[0])
-            kernel_fast.row_norms(values, indptr, sparse, Z.shape[0], Z.shape[1],
-                                   out)
+            kernel_fast.row_norms(view(Z), out)
             return out
-        if self.code == KERNEL_CODES["rbf"] and not sparse and Z.shape[1] != 2:
+        if (self.code == KERNEL_CODES["rbf"] and not sp.issparse(Z)
+                and Z.shape[1] != 2):
             out = np.empty(Z.shape[0])
-            kernel_fast.dense_sq_norms(values, Z.shape[0], Z.shape[1], out)
+            kernel_fast.dense_sq_norms(view(Z), out)
             if not np.isfinite(out).all():
                 raise_nonfinite_kernel(self)
             return out
@@ -199,10 +207,8 @@ class Kernel:
             return np.asarray(X, dtype=np.float64)
         X, Z = common_dtype(X, Z)
         out = np.zeros((X.shape[0], Z.shape[0]))
-        bad = kernel_fast.kernel_rows(
-            *parts(X), X.shape[0], *parts(Z), Z.shape[0], X.shape[1],
-            self.norms(Z), self, out,
-        )
+        bad = kernel_fast.kernel_rows(view(X), view(Z), self.norms(Z),
+                                      self.spec, out)
         if bad:
             raise_nonfinite_kernel(self)
         return out
@@ -286,26 +292,17 @@ def dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
                 gram = np.asarray(block[:, sv_index], dtype=np.float64)
             out[start:stop] = gram @ coef
 
-        run_tasks(score_block, [(a, min(a + chunk, n)) for a in range(0, n, chunk)],
-                    n_jobs)
+        run_tasks(score_block,
+                  [(a, min(a + chunk, n)) for a in range(0, n, chunk)], n_jobs)
         return out
     X, sv = common_dtype(X, sv)
     if sv_norms is None:
         sv_norms = kernel.norms(sv)
-    sv_parts = (*parts(sv), n_sv, X.shape[1], sv_norms, kernel)
-    values, indices, indptr, sparse = parts(X)
-    n_features = X.shape[1]
+    rows, sv_rows = view(X), view(sv)
 
     def score_block(start, stop):
-        # Views of the rows start:stop (CSR: indptr keeps absolute offsets).
-        if sparse:
-            rows = (values, indices, indptr[start : stop + 1], True)
-        else:
-            rows = (values[start * n_features : stop * n_features], indices,
-                    indptr, False)
-        return kernel_fast.decision(
-            *rows, stop - start, *sv_parts, coef, out[start:stop], single,
-        )
+        return kernel_fast.decision(rows.rows(start, stop), sv_rows, sv_norms,
+                                    kernel.spec, coef, out[start:stop], single)
 
     # A few blocks per thread, so that a thread slowed down by other work
     # on the machine does not hold up the others.

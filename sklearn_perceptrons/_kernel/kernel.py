@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The kernelized (dual) perceptron: :class:`KernelPerceptron`.
 
-The Python layer owns the parameters, the validation, the labels, the support
-set between calls and the stopping rules; the compiled walk
-(``_kernel_core.pxi``, built as ``_kernel_fast`` and its AVX2 twin) owns the
-epoch: see its docstring for the algorithm and the column cache.
+The estimator owns the parameters, the validation, the labels and the
+choice of walk; a walk (``dual.py``, which keeps every training sample's
+score, or ``budget.py``, with a budget that binds) runs the epochs and
+returns a ``WalkResult``, which the estimator sets as its model.
 """
 
 import copy
@@ -146,81 +146,59 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         accurate on data that are not separable.
 
     budget : int, default=None
-        If set, at most ``budget`` support vectors at any time, in ``fit`` and
-        in ``partial_fit``: before a new support vector enters a full set, one
-        leaves it (see ``budget_strategy``).  What a budget B costs and buys,
-        with the built-in kernels other than "precomputed": memory O(B *
-        (n_features + n_classes)) beside X (no per-sample scores; B**2 more
-        for "projection"); a visit computes its scores from the B support
-        vectors, so an epoch costs O(n_samples * B * n_features) (CSR:
-        O(nnz * B)) instead of O(n_samples) per update: with B much smaller
-        than the unbudgeted number of support vectors, ``fit`` on a million
-        rows takes a few passes over X; ``predict`` costs O(B * n_features)
-        per sample.  Accuracy: with the default strategy, a budget of half
-        the unbudgeted number of support vectors loses at most about 0.01
-        of test accuracy on the benchmarks (moons, circles, digits, a
-        10-class problem); far smaller budgets lose more (see the user's
-        guide).  With ``tol`` set (the default), ``fit`` checks the model at
-        the quarters and at the end of every epoch on a sample of at most
-        2,000 training rows and returns the best one (the earliest of
-        equals; with ``average=True`` the average and the iterate are both
-        candidates, the average winning ties): a late iterate of a budgeted walk can be worse than an
-        earlier one.  The checks cost at most 4 * min(n_samples, 2000) * B
-        kernel values per epoch (about 5x the walk on a thousand rows, 1%
-        on a million).  A budget at least the number of training rows
-        changes nothing.  "precomputed" and callable kernels take the same
-        walk, with every strategy: a visit reads B entries of the Gram
-        matrix (at the support vectors' training rows) instead of
-        computing kernels; a callable is called once per block of 1,024
-        visits (at least B) on the support vectors and the block's rows,
-        about 4 * B kernel values per visit and (B + 1024)**2 doubles of
-        memory.
+        If set, at most ``budget`` (B) support vectors at any time, in
+        ``fit`` and in ``partial_fit``: before a new one enters a full set,
+        one leaves it (``budget_strategy``).  A visit then computes its
+        scores from the B support vectors, so an epoch costs
+        O(n_samples * B * n_features) (CSR: O(B * nnz) per visit) and the
+        memory beside X is O(B * (n_features + n_classes)), whatever the
+        number of samples; ``predict`` costs O(B * n_features) per sample.
+        Use it for large data (a fit on a million rows is a few passes over
+        X) or to bound the size of the model: a budget of about half the
+        unbudgeted number of support vectors keeps most of the accuracy,
+        far smaller ones lose more (see the user guide).  With ``tol`` set,
+        ``fit`` returns the best model among those at the quarters and the
+        end of every epoch, scored on at most 2,000 training rows (at most
+        4 * 2,000 * B kernel values per epoch, twice that with
+        ``average=True``, where the average and the last iterate are both
+        candidates: about an epoch on a few thousand rows, little beside
+        an epoch on large data).  A budget of at
+        least the number of training rows changes nothing.  "precomputed"
+        and callable kernels are supported: a visit reads B entries of the
+        Gram matrix; a callable is called on blocks of 1,024 rows (at
+        least B) and the support vectors, O(B) kernel values per visit.
 
     budget_strategy : {"local_projection", "projection", "forgetron", \
 "random", "oldest"}, default="local_projection"
         Which support vector leaves a full set, and what happens to its
         coefficients:
 
-        - "local_projection" (default): the vector of smallest contribution
-          (``||dual coefficients||^2 * K(v, v)``) leaves, and its current
-          and averaged coefficients are carried onto the span of its 8
-          nearest kept vectors in kernel space, by projection (a ridge
-          least-squares fit in kernel space, as the Projectron of Orabona,
-          Keshet & Caputo does over all vectors).  O(B * n_features) per
-          removal.  The right choice by default: the most accurate
-          per unit of time in the benchmarks, and the averaged model works.
-        - "projection": the Projectron's projection onto the span of all
-          kept vectors, keeping the inverse of their Gram matrix up to date
-          in O(B**2) per update (B**2 doubles of memory); the vector whose
-          projection loses the least leaves.  As accurate as
-          "local_projection" or slightly more on high-dimensional data, but
-          each update costs O(B**2): for moderate B and data sets.
+        - "local_projection" (default): the one of smallest contribution
+          (``||dual coefficients||^2 * K(v, v)``) leaves; its current and
+          averaged coefficients are projected onto its 8 nearest kept
+          vectors in kernel space.  O(B * n_features) per removal.  The
+          most accurate per unit of time: the choice for batch training.
+        - "projection": the Projectron (Orabona, Keshet & Caputo): the one
+          whose projection onto all the kept vectors loses least leaves,
+          its coefficients carried by that projection.  O(B**2) per
+          update and B**2 memory; as accurate as "local_projection", or
+          slightly more on high-dimensional data, for moderate B.
         - "forgetron": the self-tuned Forgetron (Dekel, Shalev-Shwartz &
-          Singer): shrink every coefficient by the largest factor that
-          keeps the cumulative damage of removals below 15/32 of the number
-          of mistakes so far (per one-vs-all row), then remove the oldest;
-          its mistake bound holds for ``budget >= 84`` with a kernel bounded
+          Singer): shrink the coefficients, then remove the oldest; its
+          mistake bound holds for ``budget >= 84`` with a kernel bounded
           by 1 and unit sample weights.
         - "random": the randomized budget perceptron (Cavallanti,
           Cesa-Bianchi & Gentile): a uniformly random one; it tracks a
-          drifting target (shifting bounds).
-        - "oldest": the oldest, without shrinking.
+          drifting target.
+        - "oldest": the least recently updated one, without shrinking.
 
-        For these three the current iterate follows the published algorithm
-        (the removed coefficients are dropped, as their bounds analyse), and
-        with ``average=True`` only the removed vector's share of the average
-        is carried, by projection onto its 32 nearest kept vectors (with a
-        budget far below what the data need, shares carried again and again
-        decay towards their constant part; ``fit`` then returns the iterate
-        when it classifies the check rows better than the average, see
-        ``budget``).  They are
-        for online use (``partial_fit``) where their guarantees matter
-        (their bounds count the mistakes of the online walk, whichever model
-        ``fit`` returns); on batch problems with a budget well below the
-        natural number of support vectors, they predict far worse than the
-        projection strategies (multiclass problems especially).  "Oldest"
-        means the least recently updated: a support vector that is updated
-        again keeps its slot and becomes the youngest.
+        The last three follow their published algorithms (the removed
+        coefficients are dropped; with ``average=True`` only the removed
+        vector's share of the average is projected, onto its 32 nearest
+        kept vectors).  Use them online (``partial_fit``), where their
+        mistake bounds hold; with a budget well below the number of support
+        vectors the data need, they predict far worse than the projection
+        strategies.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class j is scaled
@@ -330,16 +308,11 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     in single precision (relative error below 1.2e-7), as SVC's kernel cache
     stores them; ``decision_function`` uses double precision.
 
-    With a budget, ``fit`` and ``partial_fit`` take another walk
-    (``_kernel_budget``): the scores of a visited sample are computed from
-    the support vectors themselves, the kernel values in double precision,
-    and the support vectors are kept in a dense buffer of B rows (CSR
-    input: the fitted ``support_vectors_`` are CSR again); with
-    "precomputed" the walk reads the Gram matrix's entries at the support
-    vectors' training rows instead, and a callable's blocks of rows are
-    read as precomputed Gram matrices.  A removal's carried coefficients
-    keep the intercept consistent: the projections are taken with the
-    padded kernel ``K + 1`` when ``fit_intercept``.
+    With a budget that binds, a visited sample's scores are computed from
+    the support vectors themselves, with kernel values in double
+    precision.  A removal's carried coefficients keep the intercept
+    consistent: the projections are taken with the padded kernel
+    ``K + 1`` when ``fit_intercept``.
 
     References
     ----------

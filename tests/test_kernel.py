@@ -26,6 +26,7 @@ from sklearn.datasets import (
 )
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
+from sklearn.model_selection import StratifiedKFold
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron
@@ -45,9 +46,10 @@ def _no_convergence_warnings():
 
 
 def fixed_epochs(**params):
-    """A KernelPerceptron that runs exactly ``max_iter`` cyclic epochs."""
+    """A KernelPerceptron that runs exactly ``max_iter`` cyclic epochs; its
+    model is the last iterate unless ``average`` is given."""
     return KernelPerceptron(**{"shuffle": False, "tol": None, "max_iter": 3,
-                               **params})
+                               "average": False, **params})
 
 
 def binary_data(n=60, n_features=4, seed=0):
@@ -668,7 +670,7 @@ def test_forgetron_keeps_its_damage_budget_and_shrinks():
     # (tol=None: the last iterate; with the rule on, fit returns the best
     # epoch's model and state.)
     clf = KernelPerceptron(budget=budget, budget_strategy="forgetron",
-                           max_iter=5, tol=None).fit(X, y)
+                           max_iter=5, tol=None, average=False).fit(X, y)
     # The cumulative damage never exceeds 15/32 of the mistakes ...
     damage, mistakes = clf._state["forget"]
     assert mistakes.sum() == clf.n_mistakes_
@@ -676,7 +678,7 @@ def test_forgetron_keeps_its_damage_budget_and_shrinks():
     assert (damage > 0).all()
     # ... and shrinking leaves coefficients below one update's size.
     oldest = KernelPerceptron(budget=budget, budget_strategy="oldest",
-                              max_iter=5).fit(X, y)
+                              max_iter=5, average=False).fit(X, y)
     assert np.abs(clf.dual_coef_).min() < 1.0
     assert np.all(np.abs(oldest.dual_coef_) % 1.0 == 0.0)
 
@@ -1162,12 +1164,36 @@ def test_training_kernel_values_are_within_the_single_precision_bound(kernel,
     y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=150) > 0).astype(int)
     if sparse:
         X = sp.csr_matrix(X)
-    clf = KernelPerceptron(kernel=kernel, gamma=0.3, max_iter=5).fit(X, y)
+    clf = KernelPerceptron(kernel=kernel, gamma=0.3, max_iter=5,
+                           average=False).fit(X, y)
     trained = clf._state["sv_scores"][:, 0]
     exact = clf.decision_function(clf.support_vectors_)
     bound = np.abs(clf.dual_coef_).sum() * 7.7e-8
     assert np.abs(trained - exact).max() <= bound
     assert np.abs(trained - exact).max() > 0
+
+
+# -- defaults ----------------------------------------------------------------------
+
+
+def test_default_is_the_average_which_keeps_above_the_majority_class():
+    # Noisy, imbalanced data: the last iterate depends on the last few
+    # mistakes and can predict worse than the majority class on a fold; the
+    # average over every visit does not.  KernelPerceptron() is the average.
+    X, y = make_classification(500, 8, n_informative=2, n_redundant=0,
+                               weights=[0.7], flip_y=0.3, class_sep=0.8,
+                               random_state=0)
+    assert KernelPerceptron().average is True
+    last_margin, default_margin = [], []
+    for train, test in StratifiedKFold(5, shuffle=True,
+                                       random_state=0).split(X, y):
+        majority = np.mean(y[test] == np.bincount(y[train]).argmax())
+        last = KernelPerceptron(average=False).fit(X[train], y[train])
+        default = KernelPerceptron().fit(X[train], y[train])
+        last_margin.append(last.score(X[test], y[test]) - majority)
+        default_margin.append(default.score(X[test], y[test]) - majority)
+    assert min(last_margin) < -0.1  # the failure the default avoids
+    assert min(default_margin) > 0.0
 
 
 # -- the compiled row view ---------------------------------------------------------

@@ -372,14 +372,19 @@ def test_fit_keeps_the_best_of_the_quarter_checks(strategy, average,
     # returns the first of the best-scoring checked models, whose training
     # accuracy (the check rows are all training rows here) is that score.
     # With averaging every check scores the average and the last iterate.
+    # (Four checks per epoch, whatever the number of rows: see
+    # test_checks_never_score_more_rows_than_an_epoch_visits for the rule.)
     scores = []
-    score = _kernel_budget._ModelCheck.score
+    accuracies = _kernel_budget._ModelCheck.accuracies
 
-    def recorded(self, walk, X, averaged):
-        scores.append(score(self, walk, X, averaged))
-        return scores[-1]
+    def recorded(self, walk):
+        result = accuracies(self, walk)
+        scores.extend(score for _, score in result)
+        return result
 
-    monkeypatch.setattr(_kernel_budget._ModelCheck, "score", recorded)
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "accuracies", recorded)
+    monkeypatch.setattr(_kernel_budget, "checks_per_epoch",
+                        lambda n, check: _kernel_budget.CHECKS_PER_EPOCH)
     X, y = multiclass_data(300)
     clf = KernelPerceptron(budget=12, budget_strategy=strategy,
                            average=average, random_state=0).fit(X, y)
@@ -400,7 +405,7 @@ def test_averaged_fit_never_checks_worse_than_the_plain_fit(strategy):
     X, y = make_classification(600, 10, n_informative=6, n_classes=10,
                                random_state=0)
     params = dict(budget=20, budget_strategy=strategy, random_state=0)
-    plain = KernelPerceptron(**params).fit(X, y)
+    plain = KernelPerceptron(average=False, **params).fit(X, y)
     averaged = KernelPerceptron(average=True, **params).fit(X, y)
     assert averaged.mistakes_per_epoch_ == plain.mistakes_per_epoch_
     assert averaged.score(X, y) >= plain.score(X, y)
@@ -409,13 +414,14 @@ def test_averaged_fit_never_checks_worse_than_the_plain_fit(strategy):
 def test_averaged_fit_returns_the_iterate_when_it_checks_better(monkeypatch):
     # A check that prefers the iterate to the average: the averaged fit
     # returns the iterate (its average equal to it), the plain fit's model.
-    def iterate_is_best(self, walk, X, averaged):
-        return 0.0 if averaged else 1.0
+    def iterate_is_best(self, walk):
+        return [(True, 0.0), (False, 1.0)] if self.average else [(False, 1.0)]
 
-    monkeypatch.setattr(_kernel_budget._ModelCheck, "score", iterate_is_best)
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "accuracies",
+                        iterate_is_best)
     X, y = multiclass_data(200)
     params = dict(budget=15, budget_strategy="oldest", random_state=0)
-    plain = KernelPerceptron(**params).fit(X, y)
+    plain = KernelPerceptron(average=False, **params).fit(X, y)
     averaged = KernelPerceptron(average=True, **params).fit(X, y)
     assert_array_equal(averaged.dual_coef_, plain.dual_coef_)
     assert_array_equal(averaged.support_, plain.support_)
@@ -427,11 +433,12 @@ def test_kept_early_model_reports_the_largest_support_of_the_fit(monkeypatch):
     # the largest support set it held, the budget.
     calls = []
 
-    def first_is_best(self, walk, X, averaged):
+    def first_is_best(self, walk):
         calls.append(walk.n_sv)
-        return -len(calls)
+        return [(True, -len(calls)), (False, -len(calls))]
 
-    monkeypatch.setattr(_kernel_budget._ModelCheck, "score", first_is_best)
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "accuracies", first_is_best)
+    monkeypatch.setattr(_kernel_budget, "CHECK_ROWS", 40)
     X, y = binary_data(200)
     clf = KernelPerceptron(budget=30, random_state=0).fit(X, y)
     assert calls[0] < 30 and max(calls) == 30
@@ -561,3 +568,68 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     for fit_a, fit_b in zip(*results):
         for a, b in zip(fit_a, fit_b):
             assert_array_equal(a, b)
+
+
+# -- what a budget costs --------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, check_rows, checks", [(300, 2000, 1), (300, 100, 3),
+                                                   (300, 60, 4), (300, 10, 4)])
+def test_checks_never_score_more_rows_than_an_epoch_visits(n, check_rows,
+                                                           checks, monkeypatch):
+    # A check scores its rows from the support vectors, as a visit does: on
+    # short epochs four checks of up to CHECK_ROWS rows would cost several
+    # times the walk (on 300 rows, four checks of all of them: four epochs'
+    # worth of kernel values).  Checks per epoch: at most one per
+    # CHECK_ROWS visits, between one and CHECKS_PER_EPOCH.
+    sizes = []
+    accuracies = _kernel_budget._ModelCheck.accuracies
+
+    def recorded(self, walk):
+        sizes.append(self.rows.shape[0])
+        return accuracies(self, walk)
+
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "accuracies", recorded)
+    monkeypatch.setattr(_kernel_budget, "CHECK_ROWS", check_rows)
+    X, y = binary_data(n)
+    clf = KernelPerceptron(budget=20, random_state=0).fit(X, y)
+    assert len(sizes) == checks * clf.n_iter_
+    assert sum(sizes) <= max(n, sizes[0]) * clf.n_iter_
+
+
+def test_long_rows_read_the_training_gram_matrix(monkeypatch):
+    # Rows of many features and a budget near the number of rows: a visit
+    # would compute B kernel values of n_features terms each, every epoch;
+    # the fit computes the Gram matrix once and the walk reads it (as for
+    # "precomputed"), to the same model.  Short rows, a Gram matrix larger
+    # than cache_size or a small budget keep the walk on the features.
+    kinds = []
+    walk = _kernel_budget._kernel_budget_fast.walk
+
+    def recorded(*args):
+        kinds.append(int(args[14][0]))  # iparams[0]: the kernel's code
+        return walk(*args)
+
+    monkeypatch.setattr(_kernel_budget._kernel_budget_fast, "walk", recorded)
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(120, 200))
+    y = (X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=120) > 0).astype(int)
+    params = dict(budget=40, gamma=0.002, random_state=0)
+    gram = KernelPerceptron(**params).fit(X, y)
+    assert set(kinds) == {_kernel_budget._PAIRWISE}
+    kinds.clear()
+    features = KernelPerceptron(cache_size=0.01, **params).fit(X, y)
+    assert _kernel_budget._PAIRWISE not in kinds
+    assert_array_equal(gram.support_, features.support_)
+    assert gram.mistakes_per_epoch_ == features.mistakes_per_epoch_
+    assert_allclose(gram.dual_coef_, features.dual_coef_, rtol=1e-9,
+                    atol=1e-12)
+    assert_allclose(gram.support_vectors_, X[gram.support_])
+    for short_rows in (X[:, :20], X[:, :127]):
+        kinds.clear()
+        KernelPerceptron(**params).fit(short_rows, y)
+        assert _kernel_budget._PAIRWISE not in kinds
+    kinds.clear()
+    KernelPerceptron(**{**params, "budget": 14}).fit(X, y)  # n > 8 B
+    assert _kernel_budget._PAIRWISE not in kinds
+

@@ -81,7 +81,7 @@ def test_matches_the_reference(update, n_classes, kernel):
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = KernelPerceptron(kernel=kernel, multi_class="crammer_singer",
                                update=update, shuffle=False, tol=None,
-                               max_iter=6, **params).fit(X, y)
+                               max_iter=6, average=False, **params).fit(X, y)
     assert clf.mistakes_per_epoch_ == per_epoch
     assert clf.dual_coef_.shape == (n_classes, clf.support_.shape[0])
     assert_array_equal(clf.support_, np.flatnonzero(np.abs(alpha).sum(axis=1)))
@@ -197,7 +197,7 @@ def test_max_update_obeys_the_kesler_novikoff_bound(seed, n_classes):
     gamma = (own - others.min(axis=1)).min() / np.linalg.norm(W)
     bound = 2 * (Xp**2).sum(axis=1).max() / gamma**2
     clf = KernelPerceptron(kernel="linear", multi_class="crammer_singer",
-                           max_iter=10_000, tol=None,
+                           max_iter=10_000, tol=None, average=False,
                            random_state=seed).fit(X, y)
     assert clf.converged_
     assert clf.n_mistakes_ <= bound

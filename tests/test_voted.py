@@ -36,15 +36,15 @@ def reference_train(gram, signs, steps, orders, add):
     sample j is ``alpha @ (gram[:, j] + add)``.  Mistake when ``s * score
     <= 0`` (sign(0) counts as a mistake) on a sample of positive step; the
     new perceptron starts with count ``step``, a correct visit adds
-    ``step`` to the current count.  A row whose epoch makes no mistake
-    stops.  Returns the list of every (alpha copy, count) and the mistakes.
+    ``step`` to the current count.  Every epoch of ``orders`` is walked,
+    with or without mistakes (T epochs in the paper).  Returns the list of
+    every (alpha copy, count) and the mistakes.
     """
     n = gram.shape[0]
     alpha = np.zeros(n)
     perceptrons = [[alpha.copy(), 0.0]]
     mistakes = []
     for order in orders:
-        epoch_mistakes = 0
         for i in order:
             score = alpha @ (gram[:, i] + add)
             if steps[i] > 0 and signs[i] * score <= 0:
@@ -52,11 +52,8 @@ def reference_train(gram, signs, steps, orders, add):
                 alpha[i] += steps[i] * signs[i]
                 perceptrons.append([alpha, steps[i]])
                 mistakes.append((i, steps[i] * signs[i]))
-                epoch_mistakes += 1
             else:
                 perceptrons[-1][1] += steps[i]
-        if epoch_mistakes == 0:
-            break
     return perceptrons, mistakes
 
 
@@ -67,17 +64,13 @@ def reference_primal_train(X, signs, steps, orders, fit_intercept):
     perceptrons = [[w.copy(), 0.0]]
     mistakes = []
     for order in orders:
-        epoch_mistakes = 0
         for i in order:
             if steps[i] > 0 and signs[i] * (w @ Xp[i]) <= 0:
                 w = w + steps[i] * signs[i] * Xp[i]
                 perceptrons.append([w.copy(), steps[i]])
                 mistakes.append((i, steps[i] * signs[i]))
-                epoch_mistakes += 1
             else:
                 perceptrons[-1][1] += steps[i]
-        if epoch_mistakes == 0:
-            break
     return perceptrons, mistakes
 
 
@@ -171,6 +164,31 @@ def test_matches_the_reference(kernel, n_classes, sparse, fit_intercept):
     assert_array_equal(clf.predict(sp.csr_matrix(X_test)), predicted)
 
 
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_separable_data_vote_over_all_max_iter_epochs(kernel, n_classes):
+    # Freund & Schapire's vote is that of T = max_iter epochs: on separable
+    # data the perceptron that ends the mistakes survives every epoch left,
+    # and its vote weighs as much.  (Stopping at the first epoch without
+    # mistakes instead leaves its survival count at one epoch.)
+    centers = [[-8.0, 0.0], [8.0, 0.0], [0.0, 12.0]][:n_classes]
+    X, y = make_blobs(n_samples=60, centers=centers, cluster_std=1.0,
+                      random_state=3)
+    X_test = np.random.RandomState(4).uniform(-12, 12, size=(300, 2))
+    clf = _fit(X, y, kernel=kernel, gamma=0.5, max_iter=12)
+    assert clf.converged_ and clf.n_iter_ < 12
+    expected, mistakes = reference_fit_predict(
+        X, y, X_test, kernel=kernel, gamma=0.5, max_iter=12)
+    decision = clf.decision_function(X_test).reshape(len(X_test), -1)
+    assert_allclose(decision, expected, atol=1e-12)
+    # The last perceptron of every row survives max_iter - (the epoch of its
+    # creation) epochs and more; the row's counts add up to 12 epochs.
+    ptr = clf.mistake_ptr_
+    for r in range(ptr.shape[0] - 1):
+        assert clf.survival_counts_[ptr[r]:ptr[r + 1]].sum() == 12 * len(y)
+        assert clf.survival_counts_[ptr[r + 1] - 1] >= (12 - clf.n_iter_ + 1) * len(y)
+
+
 @pytest.mark.parametrize("kernel", ["poly", "sigmoid", "laplacian", "cosine"])
 def test_every_kernel_matches_the_reference(kernel):
     X, y = _noisy(n=40, n_classes=3, seed=2)
@@ -227,20 +245,27 @@ def test_class_weight_is_a_sample_weight_per_class():
 
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), max_iter=st.integers(1, 6),
-       n_classes=st.sampled_from([2, 3]), kernel=st.sampled_from(["linear", "rbf"]))
-def test_survival_counts_add_up_to_the_visits(seed, max_iter, n_classes, kernel):
+       n_classes=st.sampled_from([2, 3]), kernel=st.sampled_from(["linear", "rbf"]),
+       separable=st.booleans())
+def test_survival_counts_add_up_to_the_visits(seed, max_iter, n_classes, kernel,
+                                              separable):
     # Every visit of a row either creates a perceptron (count 1) or adds 1
-    # to the current one: a row's counts sum to its epochs times n_samples.
-    X, y = _noisy(n=30, n_classes=n_classes, seed=seed)
+    # to the current one, for T = max_iter epochs (walked or not): a row's
+    # counts sum to max_iter times n_samples.
+    if separable:
+        centers = [[-8.0, 0.0], [8.0, 0.0], [0.0, 12.0]][:n_classes]
+        X, y = make_blobs(n_samples=30, centers=centers, cluster_std=1.0,
+                          random_state=seed)
+    else:
+        X, y = _noisy(n=30, n_classes=n_classes, seed=seed)
     clf = VotedPerceptron(kernel=kernel, max_iter=max_iter, random_state=seed)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
         clf.fit(X, y)
     ptr = clf.mistake_ptr_
     n_rows = ptr.shape[0] - 1
     totals = [clf.survival_counts_[ptr[r]:ptr[r + 1]].sum() for r in range(n_rows)]
-    assert all(t % 30 == 0 and 1 <= t // 30 <= clf.n_iter_ for t in totals)
-    assert max(totals) == 30 * clf.n_iter_
+    assert totals == [30 * max_iter] * n_rows
     assert (clf.survival_counts_ >= 1).all()
     assert clf.n_mistakes_ == ptr[-1] == sum(clf.mistakes_per_epoch_)
     assert np.abs(clf.decision_function(X)).max() <= 1.0
@@ -340,9 +365,12 @@ def test_shuffle_is_seeded():
 # -- diagnostics and errors ------------------------------------------------------
 
 
-def test_diagnostics_warning_and_verbose(capsys):
+def test_diagnostics_no_warning_and_verbose(capsys):
+    # T epochs are the algorithm: no ConvergenceWarning on data that are
+    # not separable.
     X, y = _noisy(n=60, seed=13)
-    with pytest.warns(ConvergenceWarning, match="max_iter=4 epochs"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
         clf = VotedPerceptron(max_iter=4, verbose=1).fit(X, y)
     assert clf.n_iter_ == 4 and not clf.converged_
     assert len(clf.mistakes_per_epoch_) == 4

@@ -71,14 +71,26 @@ _PROGRESS_SECONDS = 9.0
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
 CHECK_ROWS = 2000
-# Models checked per epoch (at its quarters): a budgeted iterate swings
-# within an epoch, and a finer check finds a better one at a cost of at most
-# CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch.
+# Models checked per epoch at most (at its quarters): a budgeted iterate
+# swings within an epoch, and a finer check finds a better one at a cost of
+# at most CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch; short
+# epochs get fewer (see checks_per_epoch).
 CHECKS_PER_EPOCH = 4
 _DUMMY_INT = np.zeros(1, dtype=np.int32)
 # The walk's code of a kernel read from a Gram matrix, that of
 # "precomputed", also used for a callable's blocks.
 _PAIRWISE = KERNEL_PRECOMPUTED
+# A budgeted fit reads its kernel values from the training Gram matrix
+# (when it fits in cache_size) if there are at most this many rows per
+# slot of the budget: computing the n**2 values once then costs about as
+# much as GRAM_ROWS_PER_SLOT epochs of visits computing B values each, and
+# every epoch after it reads B values per visit instead of computing them.
+GRAM_ROWS_PER_SLOT = 8
+# ... and if its rows have at least this many (stored) values: a kernel value
+# computed from rows of d values costs O(d), one read from the Gram matrix a
+# cache miss (the matrix is larger than the cache), which is cheaper only
+# for long rows.
+GRAM_MIN_FEATURES = 128
 # Rows visited per block of a callable kernel (at least the budget): the
 # callable computes the (B + block)**2 kernel values among the support
 # vectors and the block, at most (B + block)**2 / block <= 4 B per visit.
@@ -101,14 +113,31 @@ def applies(estimator, kernel, n_possible=None):
     return n_possible is None or n_possible > estimator.budget
 
 
+def gram_applies(estimator, kernel, X):
+    """Whether a budgeted ``fit`` on X reads its kernel values from the
+    training Gram matrix (see :func:`fit`): a built-in kernel, rows of at
+    least ``GRAM_MIN_FEATURES`` values (stored values for CSR), a Gram
+    matrix of float64 that fits in ``cache_size``, and a budget of at least
+    ``n / GRAM_ROWS_PER_SLOT``."""
+    n = X.shape[0]
+    per_row = X.nnz / max(n, 1) if sp.issparse(X) else X.shape[1]
+    return (kernel.code < _PAIRWISE
+            and per_row >= GRAM_MIN_FEATURES
+            and 8.0 * n * n <= float(estimator.cache_size) * 2**20
+            and n <= GRAM_ROWS_PER_SLOT * estimator.budget)
+
+
 class _Pairwise:
     """Kernel values of a "precomputed" or callable kernel between rows of
     Z (the Gram matrix itself, or the rows the callable is called on), with
-    ``add`` (the intercept's constant) as the walk adds it."""
+    ``add`` (the intercept's constant) as the walk adds it.  ``features``:
+    Z is the Gram matrix of these training rows (a built-in kernel whose
+    values ``fit`` computed once), and the support vectors are their rows."""
 
-    def __init__(self, kernel, Z, add):
+    def __init__(self, kernel, Z, add, features=None):
         self.kernel, self.Z, self.add = kernel, Z, float(add)
-        self.precomputed = kernel.code == _PAIRWISE
+        self.features = features
+        self.precomputed = kernel.code == _PAIRWISE or features is not None
 
     def raw(self, a, b):
         """K(Z_a, Z_b) without ``add``, float64, C-ordered."""
@@ -338,7 +367,9 @@ class _BudgetState:
             slots = np.argsort(self.sv_entry[:n], kind="stable")
         if self.pairwise is not None:
             rows = self.sv_row[slots].astype(np.intp)
-            sv = take_rows(self.pairwise.Z, rows)
+            source = self.pairwise.features
+            sv = take_rows(self.pairwise.Z if source is None else source,
+                           rows)
             sv_index = np.where(rows >= n_ext, rows - n_ext, -1)
         else:
             V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
@@ -395,7 +426,8 @@ class _ModelCheck:
     (all of them when there are at most ``CHECK_ROWS``), drawn from the
     fit's seed so that a fit stays deterministic."""
 
-    def __init__(self, X, y_class, n_classes, kernel, estimator, n_ext=0):
+    def __init__(self, X, y_class, n_classes, estimator, n_ext=0, *,
+                 pairwise=False):
         n = X.shape[0] - n_ext
         rows = np.arange(n_ext, n_ext + n)
         if n > CHECK_ROWS:
@@ -404,7 +436,7 @@ class _ModelCheck:
             rows = _sample_rows(n, CHECK_ROWS, seed) + n_ext
         # A Gram matrix is read where it is (rows of Z); features are copied.
         self.rows = rows
-        if kernel.code >= _PAIRWISE:
+        if pairwise:
             self.X = None
         else:
             self.X = X if rows.shape[0] == X.shape[0] else take_rows(X,
@@ -413,39 +445,63 @@ class _ModelCheck:
         self.binary = n_classes == 2
         self.average = estimator.average
 
-    def score(self, walk, X, average):
-        """Accuracy of the walk's average (``average``) or last iterate,
+    def accuracies(self, walk):
+        """``[(average, accuracy), ...]`` of the walk's candidates: its
+        average then its last iterate (with averaging), or the last iterate,
         scored as the walk scores a visit (from its support vectors in their
-        slots)."""
-        n = walk.n_sv
+        slots).  The kernel values of the check rows are computed once for
+        all candidates."""
+        n, K = walk.n_sv, walk.K
         alpha = walk.alpha[:n]
-        coef = (alpha - walk.asum[:n] / np.maximum(walk.visits, 1.0)
-                if average else alpha)
-        if walk.pairwise is not None:
+        candidates = [False]
+        coefs = [alpha]
+        if self.average:
+            candidates = [True, False]
+            coefs = [alpha - walk.asum[:n] / np.maximum(walk.visits, 1.0), alpha]
+        coef = np.hstack(coefs)
+        if walk.pairwise is not None and walk.pairwise.features is not None:
+            # The training Gram matrix: whole rows, then the support
+            # vectors' columns (two gathers NumPy makes fast, where a
+            # gather of both at once is not).
+            G = walk.pairwise.Z
+            block = G if self.rows.shape[0] == G.shape[0] else G[self.rows]
+            scores = (np.take(block, walk.sv_row[:n], axis=1)
+                      + walk.pairwise.add) @ coef
+        elif walk.pairwise is not None:
             scores = walk.pairwise.pairs(self.rows, walk.sv_row[:n]) @ coef
             if n == 0:
-                scores = np.zeros((self.rows.shape[0], walk.K))
+                scores = np.zeros((self.rows.shape[0], coef.shape[1]))
         else:
             scores = self._scores(walk, np.ascontiguousarray(coef.T))
-        if self.binary:
-            predicted = (scores[:, 0] > 0).astype(np.intp)
-        else:
-            predicted = scores.argmax(axis=1)
-        return float(np.mean(predicted == self.y))
+        result = []
+        for c, average in enumerate(candidates):
+            part = scores[:, c * K:(c + 1) * K]
+            if self.binary:
+                predicted = (part[:, 0] > 0).astype(np.intp)
+            else:
+                predicted = part.argmax(axis=1)
+            result.append((average, float(np.mean(predicted == self.y))))
+        return result
 
     def _scores(self, walk, coef):
+        """Scores of the check rows for the rows of ``coef`` (any number of
+        candidates' rows, stacked)."""
         n = walk.n_sv
+        width = coef.shape[0]
         if n == 0:
-            coef = np.zeros((walk.K, 1))
+            coef = np.zeros((width, 1))
         values, indices, indptr, sparse = parts(self.X)
         if values.shape[0] == 0:
             values = np.zeros(1, dtype=self.X.dtype)
         if not sparse:
             indices = indptr = _DUMMY_INT
-        scores = np.empty((self.X.shape[0], walk.K))
+        # The compiled scores read the number of output rows from iparams.
+        iparams = walk.iparams.copy()
+        iparams[5] = width
+        scores = np.empty((self.X.shape[0], width))
         _kernel_budget_fast.scores(
             values, indices, indptr, sparse, self.X.shape[0], walk.sv, n,
-            walk.iparams, walk.dparams, walk.sv_norm, coef, walk.kv_buffer,
+            iparams, walk.dparams, walk.sv_norm, coef, walk.kv_buffer,
             scores)
         return scores
 
@@ -471,9 +527,8 @@ class _BudgetTrainer:
         self.epoch += 1
         self.walk.refresh_inverse()
         n = order.shape[0]
-        checkpoints = ([n * q // CHECKS_PER_EPOCH
-                        for q in range(1, CHECKS_PER_EPOCH)]
-                       if self.check is not None else ())
+        checkpoints = ([n * q // parts for q in range(1, parts)]
+                       if (parts := checks_per_epoch(n, self.check)) else ())
         updates = self.walk.run(
             self.X, order, self.y_class, self.step, self.table,
             progress=_progress_printer(self.estimator, self.epoch,
@@ -487,8 +542,7 @@ class _BudgetTrainer:
         and the last iterate, the average first (it wins ties): the fit
         returns the iterate itself, as an average equal to it, when the
         carried average classifies the check rows worse."""
-        for average in ((True, False) if self.check.average else (False,)):
-            score = self.check.score(self.walk, self.X, average)
+        for average, score in self.check.accuracies(self.walk):
             if self.best is None or score > self.best[0]:
                 self.best = (score, self.walk.snapshot(), average)
 
@@ -506,6 +560,16 @@ class _BudgetTrainer:
             if self.check.average and not self.best[2]:
                 # Daume's sums at zero: the average is the iterate.
                 self.walk.asum[...] = 0.0
+
+
+def checks_per_epoch(n, check):
+    """Checks of the model per epoch of ``n`` visits (the last at its end),
+    0 without a check: ``CHECKS_PER_EPOCH``, fewer on short epochs, so that
+    the check rows scored per epoch never outnumber the visits (a check
+    costs as many kernel values per row as a visit)."""
+    if check is None:
+        return 0
+    return int(min(CHECKS_PER_EPOCH, max(1, n // check.rows.shape[0])))
 
 
 def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
@@ -555,14 +619,21 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
                 step = np.concatenate([np.zeros(n_ext), step])
             matched = np.arange(n_ext)
         pairwise = _Pairwise(kernel, Z, params.fit_intercept)
-    walk = _BudgetState(params, kernel, X.shape[1], n_rows, X.dtype,
+    elif state is None and gram_applies(params, kernel, X):
+        # The budget is a sizeable part of the rows: a visit would compute B
+        # kernel values from the features, every epoch, where the Gram
+        # matrix computed once lets it read them (the walk of "precomputed").
+        Z = np.ascontiguousarray(kernel.matrix(X, X), dtype=np.float64)
+        pairwise = _Pairwise(kernel, Z, params.fit_intercept, features=X)
+    walk = _BudgetState(params, kernel, X.shape[1], n_rows, Z.dtype,
                         step_by_class=by_class, pairwise=pairwise)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)
         walk.load(state, rows, keep_average=False)
     walk.rng[0] = np.uint64(seed)
-    check = _ModelCheck(Z, y_class, n_classes, kernel, params, n_ext) if (
+    check = _ModelCheck(Z, y_class, n_classes, params, n_ext,
+                        pairwise=pairwise is not None) if (
         params.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
                              one_vs_all_table(n_classes), params, check)

@@ -87,9 +87,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     **When to use it.**  For non-linear problems of up to some tens of
     thousands of samples, where SVC is too slow or a model that can keep
-    learning is needed; ``average=True`` gives accuracy close to SVC's.  For
-    large data, set ``budget``; for linear problems, :class:`Perceptron` is
-    faster.
+    learning is needed; the averaged model (the default) gives accuracy
+    close to SVC's.  For large data, set ``budget``; for linear problems,
+    :class:`Perceptron` is faster.
 
     Parameters
     ----------
@@ -139,11 +139,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch.
 
-    average : bool, default=False
-        If True, the averaged kernel perceptron: ``dual_coef_`` is the
-        average of the coefficients over every visit of training (the
-        updates are still decided by the current ones).  Usually more
-        accurate on data that are not separable.
+    average : bool, default=True
+        If True (the default), the averaged kernel perceptron: ``dual_coef_``
+        is the average of the coefficients over every visit of training (the
+        updates are still decided by the current ones).  If False, the last
+        iterate.  Averaging is the default because on data that are not
+        separable the last iterate depends on the last few mistakes: it can
+        fall below the accuracy of predicting the majority class, where the
+        average stays close to SVC's (Freund & Schapire's comparison, and the
+        real-data tour of the benchmarks, ``benchmarks/bench_tour.py``); it
+        costs no more per epoch, and with the same support vectors the same
+        prediction time.  ``average=False`` gives the textbook (dual)
+        perceptron, equal to :class:`Perceptron` with a linear kernel.
 
     budget : int, default=None
         If set, at most ``budget`` (B) support vectors at any time, in
@@ -157,16 +164,19 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         X) or to bound the size of the model: a budget of about half the
         unbudgeted number of support vectors keeps most of the accuracy,
         far smaller ones lose more (see the user guide).  With ``tol`` set,
-        ``fit`` returns the best model among those at the quarters and the
-        end of every epoch, scored on at most 2,000 training rows (at most
-        4 * 2,000 * B kernel values per epoch, twice that with
-        ``average=True``, where the average and the last iterate are both
-        candidates: about an epoch on a few thousand rows, little beside
-        an epoch on large data).  A budget of at
-        least the number of training rows changes nothing.  "precomputed"
-        and callable kernels are supported: a visit reads B entries of the
-        Gram matrix; a callable is called on blocks of 1,024 rows (at
-        least B) and the support vectors, O(B) kernel values per visit.
+        ``fit`` returns the best model among those checked at the end of
+        every epoch and at up to three points within it, scored on at most
+        2,000 training rows (never more rows per epoch than the epoch
+        visits, so the checks cost at most an epoch; with ``average=True``
+        the average and the last iterate are both candidates).  On rows of
+        at least 128 values, with a budget of at least an eighth of the
+        rows and a training Gram matrix that fits in ``cache_size``, ``fit``
+        computes that matrix once (O(n_samples**2 * n_features)) and reads
+        the kernel values from it, O(B) per visit.  A budget of at least
+        the number of training rows changes nothing.  "precomputed" and
+        callable kernels are supported: a visit reads B entries of the Gram
+        matrix; a callable is called on blocks of 1,024 rows (at least B)
+        and the support vectors, O(B) kernel values per visit.
 
     budget_strategy : {"local_projection", "projection", "forgetron", \
 "random", "oldest"}, default="local_projection"
@@ -291,14 +301,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     See Also
     --------
     Perceptron : The primal perceptron; equal to this one with a linear
-        kernel.
+        kernel (``average`` alike).
     sklearn.svm.SVC : Kernel support vector machine.
 
     Notes
     -----
-    With ``kernel="linear"`` and ``shuffle=False`` the decision function
-    equals :class:`Perceptron`'s with the same parameters, up to rounding:
-    the two are the primal and dual forms of one algorithm.
+    Dual = primal: with ``kernel="linear"`` the decision function equals
+    :class:`Perceptron`'s with the same parameters and the same epoch
+    orders (``shuffle=False``, or the same ``random_state``), up to
+    rounding: with ``average=False`` it equals ``Perceptron()`` (the last
+    iterates), and with the default ``average=True`` it equals
+    ``Perceptron(average=True)`` (the averages over the same visits).  The
+    two are the primal and dual forms of one algorithm.
 
     Each one-vs-all row stops on its own rule, as in :class:`Perceptron`,
     except with a budget, where a removal changes every row: there they stop
@@ -340,12 +354,12 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     >>> clf.dual_coef_.shape
     (1, 4)
 
-    On a larger, noisy problem: the averaged model, and a model of at most
-    100 support vectors:
+    On a larger, noisy problem: the averaged model (the default), and a
+    model of at most 100 support vectors:
 
     >>> from sklearn.datasets import make_moons
     >>> X, y = make_moons(2000, noise=0.2, random_state=0)
-    >>> averaged = KernelPerceptron(average=True).fit(X[:1500], y[:1500])
+    >>> averaged = KernelPerceptron().fit(X[:1500], y[:1500])
     >>> round(averaged.score(X[1500:], y[1500:]), 2)
     0.97
     >>> small = KernelPerceptron(budget=100).fit(X[:1500], y[:1500])
@@ -381,7 +395,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         tol=1e-3,
         n_iter_no_change=5,
         shuffle=True,
-        average=False,
+        average=True,
         budget=None,
         budget_strategy="local_projection",
         class_weight=None,

@@ -25,6 +25,7 @@ from itertools import combinations
 from operator import attrgetter
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import effective_n_jobs
 from sklearn import get_config
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -53,10 +54,13 @@ from ._linear import margin as _margin
 from ._linear import perceptron as _linear
 from ._core.docstrings import shared_doc
 from ._core.base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
+    as_csr_int32,
     check_params,
     class_indices,
     encode_labels,
+    fork,
     keep_state_on_error,
     lean_codes,
     partial_fit_classes,
@@ -210,11 +214,19 @@ def _fit_pair(estimator, X, y_class, i, j, params):
 def _partial_fit_binary(estimator, X, y, params):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
-    Works on a copy so that a failure in any sub-problem leaves every fitted
-    estimator of the meta-estimator as it was.
+    Works on a copy (:func:`~._base.fork`: of this package's estimators, one
+    whose cost does not grow with the stream) so that a failure in any
+    sub-problem leaves every fitted estimator of the meta-estimator as it
+    was.
     """
-    estimator = copy.deepcopy(estimator)
-    return estimator.partial_fit(X, y, classes=_BINARY_CLASSES, **params)
+    estimator = fork(estimator)
+    # Classes on the first call only, as scikit-learn's partial_fit asks: a
+    # later call without them may take the base's lean streaming path.
+    fitted = getattr(estimator, "classes_", None)
+    classes = None if (isinstance(fitted, np.ndarray)
+                       and np.array_equal(fitted, _BINARY_CLASSES)) \
+        else _BINARY_CLASSES
+    return estimator.partial_fit(X, y, classes=classes, **params)
 
 
 # Parameter values that copies of an estimator may share (nothing can change
@@ -238,6 +250,19 @@ def _unfitted_copies(template, n):
         estimator.__dict__.update(copy.deepcopy(others))
         copies.append(estimator)
     return copies
+
+
+def _narrow_csr(X):
+    """CSR ``X`` with int32 indices when they fit (scikit-learn's own
+    estimators, LinearSVC or SGDClassifier as bases, refuse int64 indices;
+    this package's convert them once, see ``as_csr_int32``); any other X,
+    or one too large for int32, as it is, for the base to judge."""
+    if sp.issparse(X) and X.format == "csr":
+        try:
+            return as_csr_int32(X)
+        except ValueError:
+            return X
+    return X
 
 
 def _is_fitted(estimator):
@@ -285,6 +310,17 @@ def _linear_scores(estimators, X):
     return out
 
 
+def _confidence_limit(n_classes):
+    """The largest magnitude of a pair's confidence in a one-vs-one vote.
+
+    A class sums the confidences of its ``n_classes - 1`` pairs, and the vote
+    normalizes the sum ``s`` as ``s / (3 (|s| + 1))``: confidences clipped to
+    this limit keep the sum, and ``3 (|s| + 1)``, finite (scores near the
+    largest float would make it ``inf / inf``); no smaller score changes.
+    """
+    return float(np.finfo(np.float64).max) / (4.0 * max(n_classes - 1, 1))
+
+
 def _binary_decision(estimator, X):
     """The 1-d decision of a binary estimator and its 0/1 predictions."""
     scores = np.ravel(estimator.decision_function(X))
@@ -297,6 +333,15 @@ def _binary_decision(estimator, X):
 # ---------------------------------------------------------------------------
 # The fast path: every row in one compiled pass over X per epoch
 # ---------------------------------------------------------------------------
+
+
+def _joblib_jobs(n_jobs, n_tasks):
+    """``n_jobs`` for joblib's ``Parallel`` over ``n_tasks`` tasks: a count
+    beyond the tasks starts no more workers than there are tasks (a huge
+    one would make joblib fail on its own limits)."""
+    if n_jobs is None or n_jobs < 0:
+        return n_jobs
+    return max(1, min(n_jobs, n_tasks))
 
 
 def _n_threads(n_jobs):
@@ -557,7 +602,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "decision_function"]), None],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     # sample_weight is passed on to the binary estimators, never consumed by
@@ -758,6 +803,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
                 self, X, y, accept_sparse=["csr", "csc"], dtype=None,
                 ensure_all_finite=False, reset=reset,
             )
+            X = _narrow_csr(X)
         if y.dtype.kind not in "iub" and not labels_known:
             # Integer labels are always a classification target (and
             # encode_labels counts them without this O(n log n) check);
@@ -773,10 +819,10 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
             check_is_fitted(self)
         if getattr(self, "_shared_input", False):
             return predict_rows(self, X)
-        return validate_data(
+        return _narrow_csr(validate_data(
             self, X, accept_sparse=["csr", "csc"], dtype=None,
             ensure_all_finite=False, reset=False,
-        )
+        ))
 
     def _check_metadata(self, params, X, estimator, method, shared):
         """The metadata with ``sample_weight`` checked (non-negative on the
@@ -1028,7 +1074,8 @@ class OneVsAllPerceptron(_BaseReduction):
         return one_vs_all_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        return Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(self._rows(self.classes_.shape[0]))
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_fit_binary)(
                 base, X, (y_class == k).astype(np.int64), params
             )
@@ -1036,7 +1083,8 @@ class OneVsAllPerceptron(_BaseReduction):
         )
 
     def _partial_fit_generic(self, estimators, classes, X, y_class, params):
-        return Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(estimators)
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_partial_fit_binary)(
                 est, X, (y_class == k).astype(np.int64), params
             )
@@ -1149,7 +1197,8 @@ class OneVsOnePerceptron(_BaseReduction):
         return one_vs_one_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        results = Parallel(n_jobs=self.n_jobs)(
+        n_tasks = len(self._rows(self.classes_.shape[0]))
+        results = Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_fit_pair)(base, X, y_class, i, j, params)
             for i, j in self._rows(self.classes_.shape[0])
         )
@@ -1173,7 +1222,8 @@ class OneVsOnePerceptron(_BaseReduction):
                 estimators[p], X_pair, y_pair,
                 _subset_metadata(params, y_class.shape[0], indices),
             )))
-        updated = Parallel(n_jobs=self.n_jobs)(job for _, job in jobs)
+        updated = Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(jobs)))(
+            job for _, job in jobs)
         estimators = list(estimators)
         for (p, _), est in zip(jobs, updated):
             estimators[p] = est
@@ -1204,7 +1254,9 @@ class OneVsOnePerceptron(_BaseReduction):
             ``votes + s / (3 (|s| + 1))`` where ``votes[:, c]`` counts the
             pairs that predict class c and ``s[:, c]`` sums the confidences
             of the pairs involving c (the decision of pair (i, j) counts for
-            j and against i).  For a binary problem, the column of
+            j and against i; a decision beyond the largest float divided by
+            ``4 (n_classes - 1)`` counts as that bound, so that the sums
+            stay finite).  For a binary problem, the column of
             ``classes_[1]`` (positive iff ``classes_[1]`` is predicted).
         """
         X = self._validate_X(X)
@@ -1217,6 +1269,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 return decision[:, 1] if n_classes == 2 else decision
         votes = np.zeros((n_samples, n_classes))
         confidence = np.zeros((n_samples, n_classes))
+        limit = _confidence_limit(n_classes)
         for p, (i, j) in enumerate(self._rows(n_classes)):
             est = self.estimators_[p]
             if not _is_fitted(est):
@@ -1224,6 +1277,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 continue
             X_pair = X if indices is None else X[:, indices[p]]
             scores, positive = _binary_decision(est, X_pair)
+            scores = np.clip(scores, -limit, limit)
             votes[:, j] += positive
             votes[:, i] += ~positive
             confidence[:, j] += scores
@@ -1243,6 +1297,7 @@ class OneVsOnePerceptron(_BaseReduction):
             return None
         votes = [0.0] * n_classes
         confidence = [0.0] * n_classes
+        limit = _confidence_limit(n_classes)
         scores = iter(scores)
         for est, (i, j) in zip(self.estimators_, self._rows(n_classes)):
             if "classes_" not in est.__dict__:
@@ -1252,6 +1307,7 @@ class OneVsOnePerceptron(_BaseReduction):
                 votes[j] += 1.0
             else:
                 votes[i] += 1.0
+            score = min(max(score, -limit), limit)
             confidence[j] += score
             confidence[i] -= score
         # The general path's formula, each IEEE operation on the floats.

@@ -60,6 +60,7 @@ from sklearn.utils.validation import (
 
 from ._core.base import (
     check_sample_weight,
+    check_some_weight,
     class_weights,
     decision_shape,
     encode_labels,
@@ -97,8 +98,8 @@ def _load_block(X, y, sample_weight, dtype):
     if hasattr(X, "to_numpy") and not sp.issparse(X):  # a pandas partition
         X = X.to_numpy()
     X = check_array(
-        X, accept_sparse="csr", dtype=dtype, order="C", accept_large_sparse=False,
-        ensure_min_samples=0, input_name="X",
+        X, accept_sparse="csr", dtype=dtype, order="C", ensure_min_samples=0,
+        input_name="X",
     )
     X = as_csr_int32(sum_duplicates(X))
     if hasattr(y, "to_numpy"):
@@ -125,12 +126,14 @@ def _load_block(X, y, sample_weight, dtype):
 
 
 def _block_labels(block):
-    """Rows, labels, label counts and total sample weight (None without
-    weights) of one loaded partition."""
+    """Rows, labels, label counts and the sum of the sample weights of each
+    label (None without weights) of one loaded partition."""
     y, sample_weight = block[1], block[2]
-    labels, counts = np.unique(y, return_counts=True)
-    total = None if sample_weight is None else float(np.sum(sample_weight))
-    return y.shape[0], labels, counts, total
+    labels, inverse, counts = np.unique(y, return_inverse=True,
+                                        return_counts=True)
+    totals = None if sample_weight is None else np.bincount(
+        inverse.reshape(-1), weights=sample_weight, minlength=labels.shape[0])
+    return y.shape[0], labels, counts, totals
 
 
 def _encode_block(block, classes, class_weight, eta):
@@ -662,7 +665,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(
                 self, X, y, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-                accept_large_sparse=False, reset=True,
+                reset=True,
             )
             if sample_weight is not None:
                 sample_weight = check_sample_weight(sample_weight, X)
@@ -690,6 +693,8 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             keep = np.flatnonzero(sizes > 0)
             loaded_kept = [loaded[p] for p in keep]
             class_weight = self._class_weights(base, classes, counts)
+            check_some_weight(class_weight, classes,
+                              _class_totals(summary, classes))
             shards = runner.map(
                 _encode_block, loaded_kept,
                 common_args=(classes, class_weight, learning_rate(base)),
@@ -784,7 +789,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         X = validate_data(
             self, X, accept_sparse="csr", dtype=_FLOAT_DTYPES, order="C",
-            accept_large_sparse=False, reset=False,
+            reset=False,
         )
         return _block_decision(X, self.coef_, self.intercept_)
 
@@ -874,7 +879,7 @@ def _mixable(base):
 def _check_total_weight(summary):
     """Refuse sample weights that are zero on every partition, as the
     estimators do: no sample could ever update."""
-    totals = [s[3] for s in summary if s[3] is not None]
+    totals = [float(np.sum(s[3])) for s in summary if s[3] is not None]
     if totals and not sum(totals) > 0:
         raise ValueError(
             "Sample weights must contain at least one non-zero number: with "
@@ -961,6 +966,19 @@ class _MixingTrainer:
         dtype = state.coef.dtype
         return ((state.coef_sum / seen[:, None]).astype(dtype),
                 (state.intercept_sum / seen).astype(dtype))
+
+
+def _class_totals(summary, classes):
+    """The sum of the sample weights of every class over all partitions
+    (None without weights)."""
+    if all(s[3] is None for s in summary):
+        return None
+    totals = np.zeros(classes.shape[0])
+    for _, labels, counts, weights in summary:
+        # A partition without weights weighs 1 per sample.
+        np.add.at(totals, np.searchsorted(classes, labels),
+                  counts if weights is None else weights)
+    return totals
 
 
 def _merge_labels(summary):

@@ -13,7 +13,8 @@ For the homogeneous system ``A @ w > 0``, besides :func:`perceptron_feasibility`
   ``||A.T @ x|| <= tol`` when the system is infeasible;
 * :func:`rescaled_perceptron` (the deterministic rescaling of Peña and
   Soheili, 2016): ``O(p log(1 / rho(A)))`` rescalings, polynomial time on
-  ill-conditioned systems.
+  ill-conditioned systems; once they prove a system infeasible (or nearly
+  so), it searches a certificate as :func:`perceptron_von_neumann` does.
 
 ``rho(A)`` is the condition measure of
 :func:`sklearn_perceptrons.bounds.condition_measure`. These three share the
@@ -105,6 +106,19 @@ Cost per step and memory
     so that ``tol`` means the same for float32 data (the iterate is only ``p``
     numbers; ``res.x`` is float64).
 
+    Rows of extreme magnitude. The solvers read squared row norms, which
+    leave float64 for rows of norm beyond about 1e154 or below 1e-154 (finite
+    rows all the same). A positive scaling of a row does not change the
+    solutions of ``A @ w > 0``, so the solvers of the homogeneous system
+    then iterate on a copy of A whose every row is scaled by a power of two
+    (its largest entry into [0.5, 1), exactly; ``perceptron_feasibility``
+    scales each row's threshold with it) and check the answer, and map any
+    certificate, on A itself. ``relaxation_method`` scales A, b and ``tol``
+    by one power of two when that brings every row into range (each step
+    is then the same, exactly); rows further apart are refused with
+    ``ValueError``, since scaling them one by one would change what the
+    absolute ``tol`` means.
+
     * Row-action orders: a step costs one row (``O(p)`` dense, ``O(nnz(a_i))``
       CSR) plus the same again when it updates; a sweep of ``"cyclic"`` costs
       about one ``A @ x``. ``"permuted"`` and ``"random"`` draw the sweep's
@@ -159,6 +173,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import OptimizeResult
 from sklearn.utils import check_array, check_random_state
+from sklearn.utils._param_validation import InvalidParameterError
 
 from ._feasibility import smooth as _smooth
 from ._core.base import sum_duplicates
@@ -206,28 +221,40 @@ _MESSAGES = {
 # ---------------------------------------------------------------------------
 
 
+# Bad parameters raise scikit-learn's InvalidParameterError, as the
+# estimators' do (a subclass of both ValueError and TypeError).
+
+
 def _check_order(order):
     if not isinstance(order, str) or order not in _ORDERS:
-        raise ValueError(
+        raise InvalidParameterError(
             f"order must be one of {', '.join(map(repr, _ORDERS))}; got {order!r}."
         )
     return order
 
 
 def _check_max_iter(max_iter):
+    """max_iter as an int the compiled loops can count to (a C ssize_t)."""
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-        raise TypeError(f"max_iter must be an integer; got {max_iter!r}.")
+        raise InvalidParameterError(
+            f"max_iter must be an integer; got {max_iter!r}.")
     if max_iter < 0:
-        raise ValueError(f"max_iter must be >= 0; got {max_iter}.")
+        raise InvalidParameterError(f"max_iter must be >= 0; got {max_iter}.")
+    if max_iter > sys.maxsize:
+        raise InvalidParameterError(
+            f"max_iter must be at most {sys.maxsize} (2**63 - 1, the largest "
+            f"count of the solvers' loops); got {max_iter}."
+        )
     return int(max_iter)
 
 
 def _check_real(name, value):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number; got {value!r}.")
+        raise InvalidParameterError(
+            f"{name} must be a real number; got {value!r}.")
     value = float(value)
     if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite; got {value}.")
+        raise InvalidParameterError(f"{name} must be finite; got {value}.")
     return value
 
 
@@ -297,23 +324,62 @@ def _check_vector(v, length, name, what):
 # ---------------------------------------------------------------------------
 
 
-def _row_norms(mat):
-    """Squared row norms of A in float64, computed once."""
+def _squared_norms(mat):
+    """Squared row norms of A in float64 (computed once), and whether some
+    left float64 (overflow, or a nonzero row's underflow to 0)."""
     A, data, indices, indptr, dense = mat
     n, p = A.shape
     sqnorm = np.empty(n, dtype=np.float64)
     nonzero = np.empty(n, dtype=np.int8)
     _row_sqnorms(data, indices, indptr, n, p, dense, sqnorm, nonzero)
-    if not np.all(np.isfinite(sqnorm)):
-        raise ValueError(
-            "The squared norms of some rows of A overflow float64; rescale A."
-        )
-    if np.any((sqnorm == 0) & (nonzero != 0)):
-        raise ValueError(
-            "The squared norms of some nonzero rows of A underflow to 0 in "
-            "float64; rescale A."
-        )
-    return sqnorm
+    overflow = not np.all(np.isfinite(sqnorm))
+    underflow = bool(np.any((sqnorm == 0) & (nonzero != 0)))
+    return sqnorm, overflow, underflow
+
+
+def _row_exponents(mat):
+    """``e_i`` with ``max_j |a_ij| = f * 2**e_i``, ``f`` in [0.5, 1) (0 for a
+    zero row), and which rows are nonzero."""
+    A, data, indices, indptr, dense = mat
+    if dense:
+        # Two reductions rather than np.abs(A): no temporary of A's size.
+        top = np.maximum(A.max(axis=1), -A.min(axis=1))
+    else:
+        top = np.zeros(A.shape[0])
+        rows = np.flatnonzero(np.diff(A.indptr))
+        if rows.size:
+            top[rows] = np.maximum.reduceat(np.abs(A.data), A.indptr[rows])
+    return np.frexp(top)[1], top > 0
+
+
+def _scaled_rows(mat, shift):
+    """A copy of A with row i multiplied by ``2**-shift[i]`` (exactly: a power
+    of two), in the pieces ``_check_matrix`` returns."""
+    A = mat[0]
+    if mat[4]:
+        return _check_matrix(np.ldexp(A, -shift[:, None]))
+    counts = np.diff(A.indptr)
+    data = np.ldexp(A.data, -np.repeat(shift, counts))
+    return _check_matrix(sp.csr_matrix((data, A.indices, A.indptr),
+                                       shape=A.shape))
+
+
+def _homogeneous_rows(mat):
+    """The rows the solvers of ``A @ w > 0`` iterate on: ``(rows, sqnorm,
+    shift)``.
+
+    A positive scaling of a row does not change the solutions, so when some
+    squared row norm leaves float64 (rows beyond about 1e154, or below
+    1e-154, in norm), every row ``i`` is scaled by ``2**-shift[i]``, which
+    brings its largest entry into [0.5, 1) exactly (a copy of A, made only
+    then); ``shift`` is None otherwise.  Answers are checked on A itself.
+    """
+    sqnorm, overflow, underflow = _squared_norms(mat)
+    if not (overflow or underflow):
+        return mat, sqnorm, None
+    shift = _row_exponents(mat)[0]
+    rows = _scaled_rows(mat, shift)
+    return rows, _squared_norms(rows)[0], shift
 
 
 def _matvec_f64(mat, x):
@@ -555,7 +621,10 @@ def perceptron_feasibility(
     # r_i = -(a_i . w) - c_i with c_i = -threshold, i.e. threshold - a_i . w.
     c = np.full(n, -threshold, dtype=np.float64)
 
-    sqnorm = _row_norms(mat)
+    rows, sqnorm, shift = _homogeneous_rows(mat)
+    if shift is not None:
+        # Row i scaled by 2**-shift[i]: so is its threshold.
+        c = np.ldexp(c, -shift)
     zero = np.flatnonzero(sqnorm == 0)
     if threshold >= 0 and zero.size:
         return _result(
@@ -570,7 +639,7 @@ def perceptron_feasibility(
         )  # fmt: skip
 
     loop_status, nit, n_sweeps = _solve(
-        mat, sqnorm, c, w, perceptron=True, eta=1.0, tol=0.0, order=order,
+        rows, sqnorm, c, w, perceptron=True, eta=1.0, tol=0.0, order=order,
         max_iter=max_iter, random_state=random_state,
     )  # fmt: skip
 
@@ -743,10 +812,10 @@ def relaxation_method(
     """
     eta = _check_real("eta", eta)
     if not 0.0 < eta <= 2.0:
-        raise ValueError(f"eta must be in (0, 2]; got {eta}.")
+        raise InvalidParameterError(f"eta must be in (0, 2]; got {eta}.")
     tol = _check_real("tol", tol)
     if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol}.")
+        raise InvalidParameterError(f"tol must be >= 0; got {tol}.")
     order = _check_order(order)
     if max_iter is None:
         max_iter = 100_000 if order.startswith("max_") else 10_000
@@ -760,7 +829,7 @@ def relaxation_method(
     else:
         x = _check_vector(x0, p, "x0", "one entry per column of A")
 
-    sqnorm = _row_norms(mat)
+    rows, sqnorm, c, loop_tol = _relaxation_rows(mat, b, tol)
     bad = np.flatnonzero((sqnorm == 0) & (b < -tol))
     if bad.size:
         i = bad[0]
@@ -775,8 +844,8 @@ def relaxation_method(
         )  # fmt: skip
 
     loop_status, nit, n_sweeps = _solve(
-        mat, sqnorm, b, x, perceptron=False, eta=eta, tol=tol, order=order,
-        max_iter=max_iter, random_state=random_state,
+        rows, sqnorm, c, x, perceptron=False, eta=eta, tol=loop_tol,
+        order=order, max_iter=max_iter, random_state=random_state,
     )  # fmt: skip
 
     finite = bool(np.all(np.isfinite(x)))
@@ -789,17 +858,48 @@ def relaxation_method(
     )  # fmt: skip
 
 
+def _relaxation_rows(mat, b, tol):
+    """The rows, squared norms, right-hand sides and ``tol`` the relaxation
+    loop runs on: A, b and tol themselves, or all three times one power of
+    two when some squared row norm leaves float64 and one scale brings
+    every one back (every step is then the same, exactly).  Rows of norms
+    too far apart for that are refused: scaling rows one by one would change
+    what the absolute ``tol`` means."""
+    sqnorm, overflow, underflow = _squared_norms(mat)
+    if not (overflow or underflow):
+        return mat, sqnorm, b, tol
+    exponents, nonzero = _row_exponents(mat)
+    exponents = exponents[nonzero]
+    k = int(exponents.max())
+    # The largest entries after scaling are in [2**(e - 1 - k), 2**(e - k)),
+    # so the squared norms in (2**(2 (e_min - 1 - k)), p 2**(2 (e_max - k)))
+    if 2 * (int(exponents.min()) - 1 - k) > -1000:
+        rows = _scaled_rows(mat, np.full(mat[0].shape[0], k))
+        sqnorm, overflow, underflow = _squared_norms(rows)
+        if not (overflow or underflow):
+            return rows, sqnorm, np.ldexp(b, -k), float(np.ldexp(tol, -k))
+    raise ValueError(
+        "The squared norms of the rows of A span more than float64 holds "
+        "(row norms from about 1e-154 to 1e154 can be solved together); "
+        "relaxation_method cannot rescale rows one by one for you, since tol "
+        "bounds a_i . x - b_i itself: scale those rows of A, and the same "
+        "entries of b and your tol, yourself."
+    )
+
+
 # ---------------------------------------------------------------------------
 # The smooth, the certifying and the rescaled perceptron
 # ---------------------------------------------------------------------------
 
 
 def _smooth_setup(A, max_iter):
-    """Validate, and find the zero rows (each is an exact Gordan certificate)."""
+    """Validate; the rows to iterate on (:func:`_homogeneous_rows`); the zero
+    rows (each is an exact Gordan certificate).  Returns ``(mat, rows,
+    sqnorm, shift, max_iter, zero)``."""
     max_iter = _check_max_iter(max_iter)
     mat = _check_matrix(A)
-    sqnorm = _row_norms(mat)
-    return mat, sqnorm, max_iter, np.flatnonzero(sqnorm == 0)
+    rows, sqnorm, shift = _homogeneous_rows(mat)
+    return mat, rows, sqnorm, shift, max_iter, np.flatnonzero(sqnorm == 0)
 
 
 def _zero_row_result(p, zero, **extra):
@@ -820,8 +920,8 @@ def _certifying_setup(A, tol, max_iter, **extra):
     zero row, else None."""
     tol = _check_real("tol", tol)
     if tol < 0:
-        raise ValueError(f"tol must be >= 0; got {tol}.")
-    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+        raise InvalidParameterError(f"tol must be >= 0; got {tol}.")
+    mat, rows, sqnorm, shift, max_iter, zero = _smooth_setup(A, max_iter)
     n, p = mat[0].shape
     zero_result = None
     if zero.size:
@@ -830,7 +930,7 @@ def _certifying_setup(A, tol, max_iter, **extra):
         zero_result = _zero_row_result(
             p, zero, **extra, certificate=x, certificate_norm=0.0
         )
-    return mat, sqnorm, max_iter, zero_result
+    return mat, rows, sqnorm, shift, max_iter, zero_result
 
 
 def _verifier(mat, op):
@@ -964,11 +1064,11 @@ def smooth_perceptron(A, *, max_iter=10_000):
     >>> bool(res.nit < 2 * np.sqrt(2 * np.log(A.shape[0])) / rho)
     True
     """
-    mat, sqnorm, max_iter, zero = _smooth_setup(A, max_iter)
+    mat, rows, sqnorm, _, max_iter, zero = _smooth_setup(A, max_iter)
     p = mat[0].shape[1]
     if zero.size:
         return _zero_row_result(p, zero)
-    op = _smooth.UnitRows(mat, sqnorm)
+    op = _smooth.UnitRows(rows, sqnorm)
     reason, nit, w, _, _ = _smooth.run(
         op, max_iter, check_primal=_verifier(mat, op)
     )
@@ -1081,16 +1181,15 @@ def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
     >>> bool(np.linalg.norm(A.T @ x) <= 1e-8)
     True
     """
-    mat, sqnorm, max_iter, zero_result = _certifying_setup(A, tol, max_iter)
+    mat, rows, sqnorm, shift, max_iter, zero_result = _certifying_setup(
+        A, tol, max_iter)
     if zero_result is not None:
         return zero_result
-    op = _smooth.UnitRows(mat, sqnorm)
+    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
     reason, nit, w, xhat, _ = _smooth.run(
         op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
     )
-    xa = xhat * op.inv
-    xa /= xa.sum()
-    cert_norm = float(np.linalg.norm(op.AT_dot(xa)))
+    xa, cert_norm = op.certificate(xhat)
     if reason != _smooth.CERTIFICATE:
         res = _primal_result(
             mat, w, reason, nit, max_iter, certificate=None,
@@ -1148,8 +1247,10 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     A : {array-like, sparse matrix} of shape (n_constraints, n_features)
         The constraint rows. float32 and float64 arrays and CSR matrices are
         used in place (A is never copied or rescaled: the change of variables
-        is a ``p x p`` matrix applied to the iterates); other inputs are
-        converted once. Must be finite, with at least one row and one column.
+        is a ``p x p`` matrix applied to the iterates; only rows whose
+        squared norms leave float64 are scaled, in a copy, as the module
+        docstring says); other inputs are converted once. Must be finite,
+        with at least one row and one column.
 
     tol : float, default=1e-6
         At the end of every phase the phase's dual point is mapped back to
@@ -1176,8 +1277,9 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
             On ``status=2``: ``x >= 0``, ``sum(x) = 1``, ``||A.T @ x|| <=
             tol``. ``None`` otherwise.
         certificate_norm : float
-            ``||A.T @ x||`` for the dual point of the last phase that ended
-            with a rescaling (NaN if none did).
+            ``||A.T @ x||`` for the certificate on ``status=2``; otherwise
+            for the dual point of the last phase that ended with a
+            rescaling (NaN if none did).
 
     See Also
     --------
@@ -1210,15 +1312,17 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     probability).
 
     Conversely, ``k`` rescalings prove ``rho(A) < 2 (sqrt(e) / 2)**(k / p)``;
-    once that is below ``1e-12`` the solver stops (``status=1``, the message
-    says so): the system is infeasible, or too close to it for double
-    precision. So on an infeasible system it ends after about ``150 p``
-    rescalings, at ``max_iter`` (``status=1``), or, when a phase ends with a
-    certificate, with ``status=2`` (rare unless
-    ``A.T @ x = 0`` exactly for a simple ``x``, since phases end long before
-    ``||A.T @ x||`` is small):
-    :func:`perceptron_von_neumann` is the solver that certifies
-    infeasibility. An all-zero row gives ``status=2`` at once.
+    once that is below ``1e-12`` (after about ``150 p`` rescalings; or once
+    the rescaled rows degenerate, which only an infeasible system or one
+    without interior makes them do) the system is infeasible, or too close
+    to it for double precision, and the rest of ``max_iter`` runs the
+    iteration of :func:`perceptron_von_neumann` on the rows of ``A``: it
+    ends with a certificate (``status=2``, ``x >= 0``, ``sum(x) = 1``,
+    ``||A.T @ x|| <= tol``), or, on a system that is feasible after all,
+    with a solution, or at ``max_iter`` (``status=1``, the message says
+    which). A phase may also end with a certificate (``status=2``) before
+    that, when its dual point already has ``||A.T @ x|| <= tol``. An
+    all-zero row gives ``status=2`` at once.
 
     References
     ----------
@@ -1242,13 +1346,13 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     >>> res.success, bool(np.all(A @ res.x > 0))
     (True, True)
     """
-    mat, sqnorm, max_iter, zero_result = _certifying_setup(
+    mat, rows, sqnorm, shift, max_iter, zero_result = _certifying_setup(
         A, tol, max_iter, n_rescalings=0
     )
     if zero_result is not None:
         return zero_result
     n, p = mat[0].shape
-    op = _smooth.UnitRows(mat, sqnorm)
+    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
     check = _verifier(mat, op)
     delta = 1.0 / np.sqrt(3.0 * p)
     nit, n_rescalings = 0, 0
@@ -1264,9 +1368,7 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
         if reason != _smooth.PHASE:
             break
         # x on the rows of A: Aᵀ y = B⁻ᵀ Âᵀ x / sum(D⁻¹ x).
-        y = x * op.inv
-        y /= y.sum()
-        cert_norm = float(np.linalg.norm(op.AT_dot(y)))
+        y, cert_norm = op.certificate(x)
         if cert_norm <= tol:
             res = _primal_result(mat, op.original(w), reason, nit, max_iter)
             res.update(
@@ -1305,6 +1407,34 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
                 break
         if reason != _smooth.PHASE:
             break
+    if thin or degenerate:
+        # The rescalings prove the system infeasible, or too close to it for
+        # double precision: the rest of the budget searches a certificate
+        # (the iteration of perceptron_von_neumann, on the rows of A).
+        found = _certify(mat, rows, sqnorm, shift, tol,
+                         max_iter - nit - n_rescalings)
+        if found is not None:
+            found_reason, found_nit, found_w, y, found_norm = found
+            nit += found_nit
+            if found_reason == _smooth.PRIMAL:
+                return _primal_result(
+                    mat, found_w, found_reason, nit, max_iter,
+                    n_rescalings=n_rescalings, certificate=None,
+                    certificate_norm=cert_norm,
+                )  # fmt: skip
+            if found_reason == _smooth.CERTIFICATE:
+                res = _primal_result(mat, found_w, found_reason, nit, max_iter)
+                res.update(
+                    status=STATUS_INFEASIBLE, success=False, certificate=y,
+                    certificate_norm=found_norm, n_rescalings=n_rescalings,
+                    message=(
+                        f"Infeasible (within tol): {n_rescalings} rescalings "
+                        f"proved rho(A) < {_RHO_FLOOR:g}, and x >= 0, "
+                        f"sum(x) = 1 has ||A.T @ x|| = {found_norm:.3g} <= "
+                        f"tol = {tol:.3g}."
+                    ),
+                )  # fmt: skip
+                return res
     res = _primal_result(
         mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings,
         certificate=None, certificate_norm=cert_norm,
@@ -1320,12 +1450,28 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
         res.message = (
             f"Stopped after {n_rescalings} rescalings, which prove that "
             f"rho(A) < {_RHO_FLOOR:g}: the system is infeasible, or too close "
-            "to infeasible for double precision."
+            "to infeasible for double precision; the rest of max_iter found "
+            "no certificate with ||A.T @ x|| <= tol (increase max_iter or tol)."
         )
     if degenerate:
         res.message = (
             f"Stopped after {n_rescalings} rescalings: the rescaled rows "
             "degenerated, which happens only when the system is infeasible "
-            "or has no interior (rho(A) <= 0)."
+            "or has no interior (rho(A) <= 0); the rest of max_iter found no "
+            "certificate with ||A.T @ x|| <= tol (increase max_iter or tol)."
         )
     return res
+
+
+def _certify(mat, rows, sqnorm, shift, tol, max_iter):
+    """The iteration of :func:`perceptron_von_neumann` on the rows of A for
+    at most ``max_iter`` iterations: ``(reason, nit, w, certificate,
+    certificate_norm)``, or None without a budget."""
+    if max_iter <= 0:
+        return None
+    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
+    reason, nit, w, x, _ = _smooth.run(
+        op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
+    )
+    y, norm = op.certificate(x)
+    return reason, nit, op.original(w), y, norm

@@ -577,8 +577,8 @@ def test_random_order_draws_rows_proportionally_to_squared_norms():
         (np.zeros((3, 0)), "at least one row"),
         (sp.csr_matrix((0, 3)), "at least one row"),
         (np.ones(3), "2D"),
-        (np.array([[1e200, 1.0]]), "overflow"),
-        (np.array([[1e-170, 0.0]]), "underflow"),
+        # Rows whose squared norms leave float64 are scaled internally (see
+        # tests/test_hardening3.py), not refused.
     ],
 )
 def test_bad_A(A, match):

@@ -433,17 +433,24 @@ def test_default_budgets_end_on_an_infeasible_system():
 
 
 def test_rescaled_gives_up_when_the_rescalings_prove_rho_tiny():
-    """k rescalings prove rho < 2 (sqrt(e)/2)**(k/p); below 1e-12 it stops."""
+    """k rescalings prove rho < 2 (sqrt(e)/2)**(k/p); below 1e-12 the
+    rescalings stop, and the rest of the budget finds a certificate."""
     rng = np.random.RandomState(3)
     A = rng.randn(300, 3)
     assert not _lp_feasible(A)
     res = rescaled_perceptron(A)
-    assert res.status == 1 and not res.success
-    assert "prove that rho(A) < 1e-12" in res.message
+    assert res.status == 2 and not res.success
+    assert "proved rho(A) < 1e-12" in res.message
     k = res.n_rescalings
     assert 2 * (np.sqrt(np.e) / 2) ** (k / 3) < 1e-12
     assert 2 * (np.sqrt(np.e) / 2) ** ((k - 1) / 3) >= 1e-12
-    assert res.certificate is None
+    x = res.certificate
+    assert np.all(x >= 0) and np.isclose(x.sum(), 1.0)
+    assert np.linalg.norm(A.T @ x) <= 1e-6
+    # Without the budget for a certificate search, it says what it proved.
+    res = rescaled_perceptron(A, max_iter=res.nit - 1 + k)
+    assert res.status == 1 and res.certificate is None
+    assert "prove that rho(A) < 1e-12" in res.message
 
 
 def test_result_fields():

@@ -9,6 +9,7 @@ one-row calls of streaming, shared by every estimator and meta-estimator:
 estimator (:func:`keep_state_on_error`).
 """
 
+import copy
 import functools
 import math
 import numbers
@@ -57,10 +58,23 @@ def _is_float_matrix(X):
     )
 
 
+_INT32_MAX = np.iinfo(np.int32).max
+
+
 def as_csr_int32(X):
-    """The compiled loop reads int32 CSR indices (a copy of indices, not data)."""
+    """The compiled loops read int32 CSR indices: other index types (scipy's
+    int64 for large matrices, or after some operations) are narrowed once
+    (a copy of the indices, not of the data), when every column index and
+    offset fits; a matrix beyond int32 is refused with the reason."""
     if sp.issparse(X) and (X.indices.dtype != np.int32
                            or X.indptr.dtype != np.int32):
+        if X.shape[1] > _INT32_MAX or int(X.indptr[-1]) > _INT32_MAX:
+            raise ValueError(
+                f"This CSR matrix has {X.shape[1]} columns and "
+                f"{int(X.indptr[-1])} stored values; the compiled loops index "
+                f"both with int32, up to {_INT32_MAX}. Split the rows into "
+                "batches (partial_fit), or reduce the columns."
+            )
         X = sp.csr_matrix(
             (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
             shape=X.shape, copy=False,
@@ -173,6 +187,38 @@ def stream_cache(estimator):
     if cache is None:
         cache = estimator.__dict__["_stream"] = {}
     return cache
+
+
+def fork(estimator):
+    """A copy of ``estimator`` that ``partial_fit`` may update while
+    ``estimator`` stays exactly as it is, at a cost that does not grow with
+    what the estimator has learned.
+
+    A meta-estimator updates such copies of its binary estimators and adopts
+    them only once every one has succeeded (all or nothing).  An estimator of
+    this package writes in place only what its stream cache (``_stream``)
+    owns; everything else it replaces, never mutates (the invariant of
+    :func:`keep_state_on_error`).  So its copy is a shallow copy of its
+    ``__dict__`` with a new cache, which keeps only the entries that never
+    write what the original holds (the parameters' key, and streams marked
+    ``appends_only``, which write past the end of the arrays the model
+    views): the copy's call copies what it changes, as the original's first
+    call after a ``fit`` would, and the append-only log of
+    ``mistakes_per_epoch_`` is shared by design.  Any other estimator is
+    deep-copied.
+    """
+    if not isinstance(estimator, BasePerceptron):
+        return copy.deepcopy(estimator)
+    state = dict(estimator.__dict__)
+    cache = state.pop("_stream", None)
+    if cache:
+        state["_stream"] = {
+            key: value for key, value in cache.items()
+            if key == "params" or getattr(value, "appends_only", False)
+        }
+    twin = type(estimator).__new__(type(estimator))
+    twin.__dict__.update(state)
+    return twin
 
 
 def check_params(estimator):
@@ -393,6 +439,29 @@ def check_class_weights(weights, classes):
     return weights
 
 
+def check_some_weight(class_weights, classes, class_totals=None):
+    """Refuse the weights of a fit under which every sample weighs 0 (its
+    sample weight times the weight of its class): no sample could update
+    the model.  The error of an all-zero ``sample_weight``, raised for class
+    weights too.
+
+    ``class_weights``: the weight of every class of the training data (each
+    has samples); ``class_totals``: the sum of the sample weights of every
+    class (None: no sample weights).
+    """
+    positive = class_weights > 0
+    if class_totals is not None:
+        positive &= class_totals > 0
+    if positive.any():
+        return
+    weights = dict(zip(classes.tolist(), class_weights.tolist()))
+    raise ValueError(
+        "Sample weights must contain at least one non-zero number once "
+        f"multiplied by the class weights {weights!r}: with every weight 0 no "
+        "sample can update the model."
+    )
+
+
 def partial_fit_classes(estimator, classes):
     """The classes of a ``partial_fit`` call: required and set on the first
     call, checked against ``classes_`` on the later ones."""
@@ -518,7 +587,8 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
     """Validate X (and y) for the compiled code of the package.
 
     X becomes a float64 or float32 C-ordered ndarray or an int32-indexed CSR
-    matrix without duplicate entries, as scikit-learn's ``validate_data`` (which sets or checks
+    matrix without duplicate entries (:func:`as_csr_int32`), as
+    scikit-learn's ``validate_data`` (which sets or checks
     ``n_features_in_`` and ``feature_names_in_``).  The one lean path of the
     package: when ``reset`` is False and X is already in that form (a float
     C-ordered ndarray or a canonical int32 CSR matrix) for an estimator
@@ -535,7 +605,7 @@ def validate_rows(estimator, X, y="no_validation", *, reset):
         return X if no_y else (X, y)
     out = validate_data(
         estimator, X, y, accept_sparse="csr", dtype=list(_FLOAT_DTYPES),
-        order="C", accept_large_sparse=False, reset=reset,
+        order="C", reset=reset,
     )
     if no_y:
         return as_csr_int32(sum_duplicates(out))
@@ -589,6 +659,16 @@ class PredictMixin:
             k = 1 if scores[0] > 0 else 0
             return self.classes_[k:k + 1].copy()
         return predict_from_decision(scores, self.classes_)
+
+
+# joblib's ``n_jobs``: None (1 unless in a joblib context), a number of
+# workers, or -1, -2, ... (every CPU, every CPU but one, ...); 0 means
+# nothing, and is refused with the other bad parameters.
+N_JOBS_CONSTRAINT = [
+    None,
+    Interval(numbers.Integral, 1, None, closed="left"),
+    Interval(numbers.Integral, None, -1, closed="right"),
+]
 
 
 class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
@@ -690,10 +770,22 @@ class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
             check_is_fitted(self)
         return predict_rows(self, X)
 
-    def _class_weights(self, classes, y_class=None, *, partial=False):
-        """Weight of every class index, from ``class_weight``."""
+    def _class_weights(self, classes, y_class=None, *, partial=False,
+                       sample_weight=None):
+        """Weight of every class index, from ``class_weight``; for ``fit``
+        (``y_class`` and ``sample_weight`` given), refused when they make
+        every sample weigh 0 (:func:`check_some_weight`)."""
         if self.class_weight is None:
             return np.ones(classes.shape[0])
+        weights = self._class_weight_values(classes, y_class, partial=partial)
+        if y_class is not None and not partial and not (weights > 0).all():
+            # Some class weighs 0: do the others have samples that weigh?
+            totals = None if sample_weight is None else np.bincount(
+                y_class, weights=sample_weight, minlength=classes.shape[0])
+            check_some_weight(weights, classes, totals)
+        return weights
+
+    def _class_weight_values(self, classes, y_class, *, partial):
         if partial and isinstance(self.class_weight, str):
             raise ValueError(
                 "class_weight='balanced' is not supported by partial_fit, which "

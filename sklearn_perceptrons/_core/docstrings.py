@@ -52,7 +52,9 @@ fragment("feasibility_A", """
     A : {array-like, sparse matrix} of shape (n_constraints, n_features)
         The constraint rows. float32 and float64 arrays and CSR matrices are
         used in place; other inputs are converted once. Must be finite, with
-        at least one row and one column.
+        at least one row and one column. Rows whose squared norms leave
+        float64 (norms beyond about 1e154 or below 1e-154) are scaled by
+        powers of two in a copy (see the module docstring).
 """)
 
 fragment("feasibility_random_state", """
@@ -95,7 +97,8 @@ fragment("reduction_parameters", """
         thread pays the cost of reading each sample, so the threads gain
         most when each has many problems, or long rows, to score.  ``None``
         means 1 unless in a :obj:`joblib.parallel_backend` context; ``-1``
-        means all processors.
+        means all processors; ``0`` is refused.  No more workers start than
+        there are binary problems.
 """)
 
 fragment("reduction_classes", """
@@ -176,7 +179,9 @@ fragment("fit_X_y", """
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        Training data; float32 and CSR data are used without copies.
+        Training data; float32 and CSR data are used without copies (CSR
+        indices other than int32 are narrowed once, in a copy of the
+        indices).
 
     y : array-like of shape (n_samples,)
         Target labels.

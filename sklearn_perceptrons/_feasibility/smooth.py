@@ -54,13 +54,47 @@ class UnitRows:
     ``None`` (the identity) until :meth:`rescale` is called.
     """
 
-    def __init__(self, mat, sqnorm):
+    def __init__(self, mat, sqnorm, *, original=None, shift=None):
         self.A, self._data, self._indices, self._indptr, self._dense = mat
         self.n, self.p = self.A.shape
         self._native = self.A.dtype == np.float64
         self.sqnorm = np.array(sqnorm, dtype=np.float64)
         self.inv = 1.0 / np.sqrt(self.sqnorm)
         self.B = None
+        # ``mat`` may hold the rows of the system scaled by ``2**-shift``
+        # (rows of extreme norms, see ``feasibility._homogeneous_rows``):
+        # certificates are for the rows of ``original``.
+        self.original_A = self.A if original is None else original[0]
+        self.shift = shift
+
+    # Certificates on the rows of A ---------------------------------------
+    def _cert_weights(self):
+        """``D⁻¹`` with the scaling of the rows undone (``2**-shift``),
+        relative to the smallest shift so that no weight overflows; and the
+        exponent of that factor."""
+        if self.shift is None:
+            return self.inv, 0
+        low = int(self.shift.min())
+        return np.ldexp(self.inv, low - self.shift), -low
+
+    def certificate_scale(self, x):
+        """``S`` with ``||Aᵀ y|| = ||Aᵀ D⁻¹ x|| / S`` for the certificate
+        ``y`` of :meth:`certificate` (``Âᵀ x`` when B = I)."""
+        weights, exponent = self._cert_weights()
+        return float(np.ldexp(x @ weights, exponent))
+
+    def certificate(self, x):
+        """The dual point ``x`` of ``Â`` as a point ``y`` of the simplex on
+        the rows of A (``y ∝ D⁻¹ x``, with the scaling of the rows undone),
+        and ``||Aᵀ y||`` computed on A."""
+        y = x * self._cert_weights()[0]
+        y /= y.sum()
+        if self.shift is None:
+            return y, float(np.linalg.norm(self.AT_dot(y)))
+        g = np.asarray(self.original_A.T @ y, dtype=np.float64).ravel()
+        # Without squaring entries that may be near the largest float.
+        top = float(np.abs(g).max())
+        return y, top * float(np.linalg.norm(g / top)) if top > 0 else 0.0
 
     # Products with A itself ---------------------------------------------
     def A_dot(self, v):
@@ -168,10 +202,8 @@ def run(op, max_iter, *, check_primal, cert_tol=None, phase_delta=None,
         norm_u = np.linalg.norm(u)
         if cert_tol is not None:
             # x_A = D⁻¹ x / sum(D⁻¹ x) has Aᵀ x_A = Âᵀ x / sum(D⁻¹ x).
-            scale = float(x @ op.inv)
-            if norm_u <= cert_tol * scale:
-                xa = x * op.inv / scale
-                if np.linalg.norm(op.AT_dot(xa)) <= cert_tol:
+            if norm_u <= cert_tol * op.certificate_scale(x):
+                if op.certificate(x)[1] <= cert_tol:
                     return CERTIFICATE, nit, w, x, u
                 # Rounding drift in the running u: resynchronize.
                 u = op.rmatvec(x)

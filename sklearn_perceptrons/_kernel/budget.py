@@ -165,9 +165,15 @@ class _BudgetState:
     """
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
-                 step_by_class=False, pairwise=None):
+                 step_by_class=False, pairwise=None, capacity=None):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
+        # Slots: the budget, or ``capacity`` when fewer vectors can be held
+        # (a call adds at most one per visit): the arrays are made for the
+        # vectors that can arrive, not for a budget that cannot bind (10**6
+        # slots of a stream that holds 100).  The walk reads the slots as its
+        # budget; it never fills them, so it never removes a vector.
+        slots = B if capacity is None else max(1, min(B, int(capacity)))
         self.strategy = STRATEGY_CODES[estimator.budget_strategy]
         self.average = bool(estimator.average)
         # ``pairwise``: the kernel values come from a Gram matrix (``sv_row``
@@ -179,7 +185,7 @@ class _BudgetState:
             n_features = pairwise.Z.shape[0] if pairwise.precomputed else 0
         self.iparams = np.array([
             _PAIRWISE if pairwise is not None else kernel.code,
-            int(kernel.degree), self.strategy, B, int(self.average),
+            int(kernel.degree), self.strategy, slots, int(self.average),
             n_rows, n_features, neighbours(self.strategy), int(step_by_class),
         ], dtype=np.int64)
         self.dparams = np.array([
@@ -188,25 +194,25 @@ class _BudgetState:
         ])
         # Feature-major: the compiled loops run over support vectors.
         n_kept = 1 if pairwise is not None else max(n_features, 1)
-        self.sv = np.zeros((n_kept, B), dtype=dtype)
+        self.sv = np.zeros((n_kept, slots), dtype=dtype)
         self.col = np.zeros(n_kept, dtype=dtype)
-        self.kv_buffer = np.zeros(B)
-        self.sv_norm = np.zeros(B)
-        self.sv_self = np.zeros(B)
-        self.sv_row = np.full(B, -1, dtype=np.int64)
-        self.sv_class = np.zeros(B, dtype=np.int32)
-        self.sv_time = np.zeros(B, dtype=np.int64)
-        self.sv_entry = np.zeros(B, dtype=np.int64)
-        self.alpha = np.zeros((B, n_rows))
-        self.asum = np.zeros((B, n_rows))
+        self.kv_buffer = np.zeros(slots)
+        self.sv_norm = np.zeros(slots)
+        self.sv_self = np.zeros(slots)
+        self.sv_row = np.full(slots, -1, dtype=np.int64)
+        self.sv_class = np.zeros(slots, dtype=np.int32)
+        self.sv_time = np.zeros(slots, dtype=np.int64)
+        self.sv_entry = np.zeros(slots, dtype=np.int64)
+        self.alpha = np.zeros((slots, n_rows))
+        self.asum = np.zeros((slots, n_rows))
         projection = self.strategy == _PROJECTION
-        self.P = np.zeros((B, B) if projection else (1, 1))
+        self.P = np.zeros((slots, slots) if projection else (1, 1))
         self.visits = np.zeros(n_rows)
         self.forget = np.zeros((2, n_rows))
         self.counters = np.zeros(_N_COUNTERS, dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         M = neighbours(self.strategy)
-        self.work = np.zeros(3 * B + 4 * n_rows + M * M + M)
+        self.work = np.zeros(3 * slots + 4 * n_rows + M * M + M)
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
 
     @property
@@ -670,7 +676,7 @@ def partial_fit(params, X, n_classes, y_class, step, kernel, state,
         step = np.concatenate([np.zeros(m), step])
         pairwise = _Pairwise(kernel, Z, params.fit_intercept)
     walk = _BudgetState(params, kernel, X.shape[1], n_rows, X.dtype,
-                        pairwise=pairwise)
+                        pairwise=pairwise, capacity=m + X.shape[0])
     walk.load(state, sv_rows, keep_average=True)
     # The inverse Gram matrix left by the previous call is in the order of
     # the support vectors.

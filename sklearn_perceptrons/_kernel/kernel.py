@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     fit_method,
     keep_state_on_error,
@@ -101,7 +102,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         row), as :func:`sklearn.metrics.pairwise.pairwise_kernels` computes
         them.  With "precomputed", X is a Gram matrix: (n_samples, n_samples)
         in ``fit``, (n_test, n_train) in ``predict``.  A callable ``k(A, B,
-        **kernel_params)`` must return the real (n_A, n_B) kernel matrix.
+        **kernel_params)`` must return the real (n_A, n_B) kernel matrix
+        (an array, or a scipy sparse matrix, densified).
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -110,7 +112,10 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
         "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
-        first batch and keeps it; ``gamma_`` holds the value used.
+        first batch and keeps it; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -159,7 +164,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         scores from the B support vectors, so an epoch costs
         O(n_samples * B * n_features) (CSR: O(B * nnz) per visit) and the
         memory beside X is O(B * (n_features + n_classes)), whatever the
-        number of samples; ``predict`` costs O(B * n_features) per sample.
+        number of samples (in ``partial_fit``, that of the vectors the call
+        can hold when they are fewer than B, so a huge budget costs nothing
+        until it fills); ``predict`` costs O(B * n_features) per sample.
         Use it for large data (a fit on a million rows is a few passes over
         X) or to bound the size of the model: a budget of about half the
         unbudgeted number of support vectors keeps most of the accuracy,
@@ -255,7 +262,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         ``decision_function`` (blocks of rows in parallel, without the GIL;
         the results are the same bit for bit whatever ``n_jobs``).
         ``None`` means 1 unless in a :obj:`joblib.parallel_backend`
-        context; ``-1`` means all processors.  Training is not affected.
+        context; ``-1`` means all processors; ``0`` is refused.  Training
+        is not affected.
 
     Attributes
     ----------
@@ -378,7 +386,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         "budget_strategy": [StrOptions(set(STRATEGY_CODES))],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(
@@ -522,7 +530,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
-        class_step = self._class_weights(classes, y_class)
+        class_step = self._class_weights(classes, y_class,
+                                         sample_weight=sample_weight)
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
@@ -652,7 +661,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Computed in compiled code without the GIL, one sample at a time, so
         the extra memory is one kernel column per sample and thread (blocks
         bounded by ``cache_size`` for callable and precomputed kernels);
-        ``n_jobs`` threads score blocks of rows in parallel.
+        ``n_jobs`` threads score blocks of rows in parallel.  The blocks are
+        small (a few hundredths of a second of work), and Ctrl-C stops the
+        call between two of them.
 
         {{kernel_predict_X}}
 

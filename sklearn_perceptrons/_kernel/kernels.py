@@ -45,6 +45,8 @@ STRATEGY_CODES = {
 # The exponential kernels: a fit keeps their kernel values in float32 cache
 # lines, computed in single precision (see ``_kernel_core.pxi``).
 SINGLE_PRECISION = (kernel_fast.KERNEL_RBF, kernel_fast.KERNEL_LAPLACIAN)
+# The kernels that read gamma (the others ignore it, whatever its value).
+GAMMA_KERNELS = frozenset({"poly", "rbf", "sigmoid", "laplacian"})
 
 DUMMY_INT = np.zeros(1, dtype=np.int32)
 DUMMY_DOUBLE = np.zeros(1)
@@ -180,8 +182,11 @@ class Kernel:
         return DUMMY_DOUBLE
 
     def call(self, A, B):
-        """The callable kernel on (A, B), with its result checked."""
-        K = np.asarray(self.function(A, B, **self.params))
+        """The callable kernel on (A, B), with its result checked; a sparse
+        result (natural for a kernel of CSR rows) is a block of kernel
+        values like any other, densified."""
+        K = self.function(A, B, **self.params)
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)
         if np.iscomplexobj(K):
             raise ValueError(
                 "The kernel callable returned complex values; a kernel must be "
@@ -249,6 +254,11 @@ def raise_nonfinite_kernel(kernel):
 # -- dual scores -------------------------------------------------------------
 
 
+# Multiply-adds of one block of dual scores (a few hundredths of a second):
+# the compiled scoring runs without the GIL, and returns to Python, where a
+# pending signal (Ctrl-C) is handled, between blocks.
+BLOCK_WORK = 1 << 24
+
 def row_blocks(n, n_blocks):
     """``n_blocks`` (at most ``n``) contiguous ranges ``(start, stop)`` that
     cover ``range(n)``."""
@@ -305,8 +315,14 @@ def dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
                                     kernel.spec, coef, out[start:stop], single)
 
     # A few blocks per thread, so that a thread slowed down by other work
-    # on the machine does not hold up the others.
-    blocks = row_blocks(n, 1 if n_jobs <= 1 else 4 * n_jobs)
+    # on the machine does not hold up the others; and blocks of at most
+    # BLOCK_WORK multiply-adds (a kernel value costs a row of a support
+    # vector, then one multiply-add per one-vs-all row), so that Ctrl-C
+    # stops a long call within one of them.
+    width = sv.nnz / n_sv if sp.issparse(sv) else X.shape[1]
+    rows_per_block = max(1, int(BLOCK_WORK // (n_sv * (width + n_rows + 1))))
+    blocks = row_blocks(n, max(1 if n_jobs <= 1 else 4 * n_jobs,
+                               -(-n // rows_per_block)))
     if any(run_tasks(score_block, blocks, n_jobs)):
         raise_nonfinite_kernel(kernel)
     return out
@@ -347,12 +363,15 @@ class KernelMixin:
                       self.kernel_params)
 
     def _resolve_gamma(self, X):
+        """The value of ``gamma`` on X.  "scale" out of the range of float64
+        (X of extreme variance) is an error only for a kernel that reads it."""
         if not isinstance(self.gamma, str):
             return float(self.gamma)
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         gamma = scale_gamma(X)
-        if not np.finfo(np.float64).tiny <= gamma < np.inf:
+        if (isinstance(self.kernel, str) and self.kernel in GAMMA_KERNELS
+                and not np.finfo(np.float64).tiny <= gamma < np.inf):
             limit = "below" if gamma == np.inf else "above"
             raise ValueError(
                 f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "

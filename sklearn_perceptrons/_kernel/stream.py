@@ -45,6 +45,11 @@ class KernelStream:
 
     _FLOAT = (np.dtype(np.float64), np.dtype(np.float32))
 
+    # A call writes only past the rows its owner's arrays view (and makes new
+    # dicts and arrays for the rest), so a shallow copy of the owner may
+    # share the stream (see ``fork`` in ``_core.base``).
+    appends_only = True
+
     def __init__(self, owner, state, classes, table, rule, kernel):
         self.getter = operator.itemgetter(
             "classes_", "gamma_", *param_names(owner))

@@ -184,8 +184,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         ||b||)``.  With "precomputed", X is a Gram matrix: (n_samples,
         n_samples) in ``fit``, (n_test, n_train) in ``predict``.  A callable
         ``k(A, B, **kernel_params)`` must return the (n_A, n_B) kernel
-        matrix.  "linear" trains in the primal (weights updated in place).
-        A float32 Gram matrix is converted to float64 once in ``fit``.
+        matrix (an array, or a scipy sparse matrix, densified).  "linear"
+        trains in the primal (weights updated in place).  A float32 Gram
+        matrix is converted to float64 once in ``fit``.
 
     degree : int, default=3
         Degree of the "poly" kernel.
@@ -193,7 +194,10 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     gamma : {"scale", "auto"} or float, default="scale"
         Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
         "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.
+        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -408,7 +412,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)
         step = np.ascontiguousarray(
-            sample_weight * self._class_weights(classes, y_class)[y_class],
+            sample_weight * self._class_weights(
+                classes, y_class, sample_weight=sample_weight)[y_class],
             dtype=np.float64,
         )
         y_class = np.ascontiguousarray(y_class, dtype=np.int32)

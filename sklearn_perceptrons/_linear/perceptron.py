@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 
 from .._core.base import (
+    N_JOBS_CONSTRAINT,
     BasePerceptron,
     decision_shape,
     fit_method,
@@ -385,7 +386,8 @@ class BaseLinearPerceptron(BasePerceptron):
         n_classes = classes.shape[0]
         n_rows, table = self._layout(n_classes)
         coupled = self._crammer_singer()
-        class_weight = self._class_weights(classes, y_class)
+        class_weight = self._class_weights(classes, y_class,
+                                           sample_weight=sample_weight)
         step = self._learning_rate() * sample_weight * class_weight[y_class]
         state = self._initial_state(X, n_rows, coef_init, intercept_init)
         rng = check_random_state(self.random_state)
@@ -660,7 +662,8 @@ class Perceptron(BaseLinearPerceptron):
         bit for bit to ``n_jobs=1``.  Every thread pays the cost of reading
         each sample, so the threads gain most when each has many rows or
         long rows to score.  ``None`` means 1 unless in a
-        :obj:`joblib.parallel_config` context; ``-1`` means all processors.  No effect on binary problems (one row) nor with
+        :obj:`joblib.parallel_config` context; ``-1`` means all processors;
+        ``0`` is refused.  No effect on binary problems (one row) nor with
         ``multi_class="crammer_singer"``, whose rows are coupled.
 
     Attributes
@@ -754,7 +757,7 @@ class Perceptron(BaseLinearPerceptron):
         "penalty": [StrOptions({"l2", "l1", "elasticnet"}), None],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "l1_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": N_JOBS_CONSTRAINT,
     }
 
     def __init__(

@@ -161,8 +161,39 @@ def weight_norms(coef, intercept, fit_intercept):
     return norm
 
 
-def check_finite_weights(state):
-    """Raise ValueError when an update overflowed (never return NaN weights)."""
+def overflow_error(what, X=None, step=None, *, other_advice=""):
+    """The ValueError of a pass that overflowed (``what``: the quantity that
+    did), with the largest feature and update size when the caller has them
+    (``X`` and the update sizes ``step``), and the advice led by whichever
+    is extreme (``other_advice``: one more remedy, ", or ...").  An update moves ``w`` by ``step * x`` and the next margin by
+    about ``step * |x|**2``: the factor further from 1 is to blame."""
+    features = "scale the features (e.g. with StandardScaler)"
+    weights = "lower sample_weight, class_weight or the learning rate"
+    sizes = ""
+    weights_first = False
+    if X is not None and step is not None:
+        values = X.data if sp.issparse(X) else X
+        with np.errstate(over="ignore", invalid="ignore"):
+            top_x = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+            top_step = float(np.max(step, initial=0.0)) if len(step) else 0.0
+        sizes = (f": the samples reach {top_x:.3g} in magnitude and the update "
+                 f"sizes (sample_weight * class_weight * learning rate) "
+                 f"{top_step:.3g}")
+        if top_x > 0 and top_step > 0:
+            weights_first = (abs(math.log(top_step))
+                             > 2 * abs(math.log(top_x)))
+    first, second = (weights, features) if weights_first else (features, weights)
+    advice = f"{first[0].upper()}{first[1:]}, or {second}{other_advice}."
+    return ValueError(
+        f"{what} overflowed to a non-finite value (beyond the largest float), "
+        f"which no update rule can compare{sizes}. {advice}"
+    )
+
+
+def check_finite_weights(state, X=None, step=None):
+    """Raise ValueError when an update overflowed (never return NaN weights);
+    with the training rows ``X`` and update sizes ``step``, the message says
+    which of them is extreme (:func:`overflow_error`)."""
     # A finite sum proves every weight finite in one cheap reduction; only a
     # non-finite sum (or an overflowing one) needs the exact check.
     with np.errstate(over="ignore", invalid="ignore"):
@@ -172,10 +203,7 @@ def check_finite_weights(state):
     if not math.isfinite(total) and not (
         np.isfinite(state.coef).all() and np.isfinite(state.intercept).all()
     ):
-        raise ValueError(
-            "The weights became non-finite (floating-point overflow). Scale the "
-            "features (e.g. with StandardScaler) or lower eta0 / sample_weight."
-        )
+        raise overflow_error("The weights", X, step)
 
 
 # ---------------------------------------------------------------------------
@@ -563,12 +591,7 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     )
     updates = arrays.updates
     if overflow:
-        raise ValueError(
-            "A margin w . x overflowed to a non-finite value (values of X, or "
-            "of X times the weights, near the largest float), which no update "
-            "rule can compare. Scale the features (e.g. with "
-            "StandardScaler) or lower eta0 / sample_weight."
-        )
+        raise overflow_error("A margin w . x", X, step)
     return updates
 
 
@@ -662,7 +685,7 @@ class LinearTrainer(StateTrainer):
             penalty_sums=self.penalty_sums, n_threads=self.n_threads,
             thread_cache=self.thread_cache,
         )
-        check_finite_weights(self.state)
+        check_finite_weights(self.state, self.X, self.step)
         return updates
 
 

@@ -31,7 +31,7 @@ from .._core.base import (
 from .._core.cpu import select_build
 from .._core.docstrings import shared_doc
 from .perceptron import BaseLinearPerceptron
-from .rows import StateTrainer, check_finite_weights
+from .rows import StateTrainer, check_finite_weights, overflow_error
 from .._core.tables import one_vs_all_table
 from .._core.training import print_epoch, record_partial_pass
 
@@ -197,12 +197,8 @@ class SecondOrderState:
         )
         overflow = _EPOCH[X.dtype](*args)
         if overflow:
-            raise ValueError(
-                "A score w . x or an update overflowed to a non-finite value "
-                "(values of X, or of X times the weights, near the largest "
-                "float). Scale the features (e.g. with StandardScaler), raise "
-                "a or lower sample_weight."
-            )
+            raise overflow_error("A score w . x or an update", X, step,
+                                 other_advice=", or raise a")
         return updates
 
 

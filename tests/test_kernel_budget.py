@@ -604,13 +604,13 @@ def test_long_rows_read_the_training_gram_matrix(monkeypatch):
     # "precomputed"), to the same model.  Short rows, a Gram matrix larger
     # than cache_size or a small budget keep the walk on the features.
     kinds = []
-    walk = _kernel_budget._kernel_budget_fast.walk
+    walk = _kernel_budget._BudgetState._walk
 
-    def recorded(*args):
-        kinds.append(int(args[14][0]))  # iparams[0]: the kernel's code
-        return walk(*args)
+    def recorded(self, *args):
+        kinds.append(self.params["kind"])  # the kernel's code
+        return walk(self, *args)
 
-    monkeypatch.setattr(_kernel_budget._kernel_budget_fast, "walk", recorded)
+    monkeypatch.setattr(_kernel_budget._BudgetState, "_walk", recorded)
     rng = np.random.RandomState(0)
     X = rng.normal(size=(120, 200))
     y = (X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=120) > 0).astype(int)

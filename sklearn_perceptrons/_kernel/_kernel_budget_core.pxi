@@ -41,7 +41,7 @@ For the first three strategies the current iterate follows the published
 algorithm (the removed vector's current coefficients are dropped, which
 their mistake bounds analyse), and only the removed vector's share of the
 average is carried, by projection onto the span of its M nearest kept
-vectors in kernel space (``_carry_local``; M is ``iparams[7]``, wider for
+vectors in kernel space (``_carry_local``; M is ``Params.M``, wider for
 these strategies than for "local_projection"): a removal no longer takes its
 share of the average with it.
 
@@ -50,6 +50,10 @@ that the compiler vectorizes them; the exponential kernels use the
 package's branch-free exponential and the dot products its fixed summation
 order (``skp_exp`` and ``skp_dot_d`` of ``_kernel_fast.h``), so that both
 builds give the same bits.
+
+Python drives the walk through a :class:`BudgetWalker`, made once per
+support set from the walk's :class:`Params` and the arrays of the set; X
+is a :class:`~sklearn_perceptrons._kernel._matrix.Matrix`.
 """
 
 import numpy as np
@@ -58,6 +62,7 @@ from libc.math cimport fabs, sqrt, tanh
 from libc.stdint cimport int64_t, uint64_t
 
 from .._core._random cimport randint
+from ._matrix cimport Matrix, MatrixView
 
 cdef extern from "_kernel_fast.h":
     double SKP_LOG_DBL_MIN
@@ -74,7 +79,44 @@ cpdef enum:
     N_COUNTERS = 3
 
 
+cdef struct Params:
+    # The kernel: its code (``KERNEL_PRECOMPUTED`` for kernel values read
+    # from a Gram matrix) and parameters.
+    int kind
+    int degree
+    double gamma
+    double coef0
+    # The walk: ``add`` 1.0 pads a constant feature (the intercept), the
+    # update threshold, the ridge of the projections, the removal strategy,
+    # averaging, the one-vs-all rows K, the slots B of the support set, the
+    # neighbours M of a local projection, and whether ``step`` holds one
+    # step per class (else one per sample).
+    double add
+    double threshold
+    double ridge
+    int strategy
+    bint average
+    Py_ssize_t K
+    Py_ssize_t B
+    Py_ssize_t M
+    bint step_by_class
+
+
+cdef struct Probe:
+    # A row whose kernel values with the support vectors are computed: its
+    # values are passed beside it (typed: fused); ``idx`` the columns of a
+    # CSR row's ``nnz`` stored values (dense: NULL, ``nnz`` features), and
+    # its squared and L1 norms (when the kernel reads them).
+    const int* idx
+    Py_ssize_t nnz
+    bint sparse
+    double sq
+    double l1
+
+
 cdef struct State:
+    # The parameters (see Params) and the features of the support vectors
+    # (``d``; with a Gram matrix, the length of its rows).
     Py_ssize_t d
     int kind
     int degree
@@ -87,12 +129,15 @@ cdef struct State:
     Py_ssize_t B
     int strategy
     bint average
+    Py_ssize_t M
+    bint step_by_class
+    # The samples of the current walk.
     const int* y_class
     const double* step
-    bint step_by_class
     const int* rows_ptr
     const int* rows
     const signed char* signs
+    # The support set (see _kernel_budget._BudgetState).
     double* sv_norm
     double* sv_self
     int64_t* sv_row
@@ -108,6 +153,7 @@ cdef struct State:
     int64_t* counters
     uint64_t* rng
     int64_t* updates
+    # Work space.
     double* kv
     double* kr
     double* u
@@ -116,7 +162,6 @@ cdef struct State:
     double* newsum
     int* upd_rows
     double* upd_delta
-    Py_ssize_t M
     int* nb
     double* G
     double* cvec
@@ -269,12 +314,11 @@ cdef void _sparse_reductions(
 
 
 cdef double _kernels(
-    State* s, const floating* xv, const int* xi, Py_ssize_t nnz, bint sparse,
-    double x_sq, const floating* sv, Py_ssize_t n_sv, double* out,
-    const double* alpha=NULL,
+    State* s, const floating* xv, const Probe* x, const floating* sv,
+    Py_ssize_t n_sv, double* out, const double* alpha=NULL,
 ) noexcept nogil:
     """out[j] = K(sv_j, x) + add for the first ``n_sv`` support vectors; x is
-    a dense row ``xv`` (``sparse`` False) or ``nnz`` values at ``xi``.
+    the row of values ``xv`` described by ``x``.
 
     ``sv`` is feature-major (feature f of vector j at ``f * B + j``): every
     loop below runs over the support vectors with unit stride, so that it
@@ -282,7 +326,8 @@ cdef double _kernels(
     coefficient per vector) returns the dot product of out with it, as
     ``skp_dot_d`` computes it; otherwise 0."""
     cdef Py_ssize_t j, d = s.d, B = s.B
-    cdef double t, xn = 0.0
+    cdef double t, xn = 0.0, x_sq = x.sq
+    cdef bint sparse = x.sparse
     cdef int kind = s.kind
     # 0: squared distances, 1: L1 distances, 2: dot products.
     cdef int mode = 0 if kind == KERNEL_RBF else (
@@ -302,7 +347,7 @@ cdef double _kernels(
         else:
             for j in range(n_sv):
                 out[j] = 0.0
-        _sparse_reductions(mode, sv, B, n_sv, nnz, xi, xv, out)
+        _sparse_reductions(mode, sv, B, n_sv, x.nnz, x.idx, xv, out)
         if mode == 0:
             # |a - x|^2 from the norms (clipped at 0 against rounding).
             for j in range(n_sv):
@@ -334,26 +379,30 @@ cdef void _kernels_of_sv(
 ) noexcept nogil:
     """out[j] = K'(sv_r, sv_j), with support vector r gathered into ``col``."""
     cdef Py_ssize_t f
-    cdef double sq = 0.0, a
+    cdef double a
+    cdef Probe x
+    x.idx = NULL
+    x.nnz = s.d
+    x.sparse = False
+    x.sq = 0.0
+    x.l1 = 0.0
     for f in range(s.d):
         a = sv[f * s.B + r]
         col[f] = sv[f * s.B + r]
-        sq += a * a
-    _kernels(s, <const floating*> col, <const int*> NULL, s.d, False, sq,
-             <const floating*> sv, n_sv, out)
+        x.sq += a * a
+    _kernels(s, <const floating*> col, &x, <const floating*> sv, n_sv, out)
 
 
-cdef inline void _row_stats(
-    const floating* xv, Py_ssize_t n, double* sq, double* norm1,
-) noexcept nogil:
+cdef inline void _row_stats(const floating* xv, Probe* x) noexcept nogil:
+    """The squared and L1 norms of the row ``xv`` of ``x``."""
     cdef Py_ssize_t f
     cdef double a
-    sq[0] = 0.0
-    norm1[0] = 0.0
-    for f in range(n):
+    x.sq = 0.0
+    x.l1 = 0.0
+    for f in range(x.nnz):
         a = xv[f]
-        sq[0] += a * a
-        norm1[0] += fabs(a)
+        x.sq += a * a
+        x.l1 += fabs(a)
 
 
 # -- the support set -----------------------------------------------------------
@@ -639,13 +688,13 @@ cdef void _insert_inverse(State* s, Py_ssize_t t, Py_ssize_t n_slots) noexcept n
 
 
 cdef void _update(
-    State* s, floating* sv, floating* col, const floating* xv, const int* xi,
-    Py_ssize_t nnz, bint sparse, double x_sq, double x_l1, Py_ssize_t i,
-    Py_ssize_t n_up, const floating* gram,
+    State* s, floating* sv, floating* col, const floating* xv, const Probe* x,
+    Py_ssize_t i, Py_ssize_t n_up, const floating* gram,
 ) noexcept nogil:
-    """The update of visited sample i in the ``n_up`` rows of ``upd_rows``
-    (kernel values with the support vectors in ``kv``; ``gram`` the rows of
-    a Gram matrix, read by ``KERNEL_PRECOMPUTED`` instead of ``sv``)."""
+    """The update of visited sample i (the row ``xv`` of ``x``, its norms
+    computed) in the ``n_up`` rows of ``upd_rows`` (kernel values with the
+    support vectors in ``kv``; ``gram`` the rows of a Gram matrix, read by
+    ``KERNEL_PRECOMPUTED`` instead of ``sv``)."""
     cdef Py_ssize_t j, k, u, f, p, r, t, K = s.K, d = s.d
     cdef Py_ssize_t n_sv = s.counters[C_N_SV]
     cdef double delta
@@ -703,17 +752,17 @@ cdef void _update(
         # The diagonal of the Gram matrix; no features to keep.
         s.sv_norm[t] = 0.0
         s.sv_self[t] = xv[i] + s.add
-    elif sparse:
+    elif x.sparse:
         for f in range(d):
             sv[f * s.B + t] = 0
-        for p in range(nnz):
-            sv[xi[p] * s.B + t] = xv[p]
+        for p in range(x.nnz):
+            sv[x.idx[p] * s.B + t] = xv[p]
     else:
         for f in range(d):
             sv[f * s.B + t] = xv[f]
     if not pairwise:
-        s.sv_norm[t] = _norm_stat(s, x_sq, x_l1)
-        s.sv_self[t] = _self_kernel(s, x_sq, x_l1)
+        s.sv_norm[t] = _norm_stat(s, x.sq, x.l1)
+        s.sv_self[t] = _self_kernel(s, x.sq, x.l1)
     s.sv_row[t] = i
     s.sv_class[t] = s.y_class[i]
     s.sv_time[t] = s.counters[C_CLOCK]
@@ -727,33 +776,36 @@ cdef void _update(
 
 
 cdef int _walk(
-    State* s, const floating* values, const int* indices, const int* indptr,
-    bint sparse, floating* sv, floating* col, const int* order,
-    Py_ssize_t t_start, Py_ssize_t t_end, Py_ssize_t* t_out,
+    State* s, const floating* values, const MatrixView* X, floating* sv,
+    floating* col, const int* order, Py_ssize_t t_start, Py_ssize_t t_end,
+    Py_ssize_t* t_out,
 ) noexcept nogil:
-    cdef Py_ssize_t t, i, j, k, p, n_sv, nnz, n_up, K = s.K, d = s.d
+    cdef Py_ssize_t t, i, j, k, p, n_sv, n_up, K = s.K, d = X.n_features
     cdef const floating* xv
-    cdef const int* xi = NULL
-    cdef double x_sq = 0.0, x_l1 = 0.0, kj, value, step_i
+    cdef double kj, value, step_i
     cdef int c
-    cdef bint need_stats = sparse or s.kind == KERNEL_COSINE
+    cdef Probe x
+    cdef bint need_stats = X.sparse or s.kind == KERNEL_COSINE
+    x.idx = NULL
+    x.nnz = d
+    x.sparse = X.sparse
+    x.sq = 0.0
+    x.l1 = 0.0
     for t in range(t_start, t_end):
         i = order[t]
-        if sparse:
-            xv = values + indptr[i]
-            xi = indices + indptr[i]
-            nnz = indptr[i + 1] - indptr[i]
+        if X.sparse:
+            xv = values + X.indptr[i]
+            x.idx = X.indices + X.indptr[i]
+            x.nnz = X.indptr[i + 1] - X.indptr[i]
         else:
             xv = values + i * d
-            nnz = d
         if need_stats:
-            _row_stats(xv, nnz, &x_sq, &x_l1)
+            _row_stats(xv, &x)
         n_sv = s.counters[C_N_SV]
         if K == 1:
-            s.score[0] = _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv,
-                                  s.alpha)
+            s.score[0] = _kernels(s, xv, &x, sv, n_sv, s.kv, s.alpha)
         else:
-            _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv)
+            _kernels(s, xv, &x, sv, n_sv, s.kv)
             for k in range(K):
                 s.score[k] = 0.0
             for j in range(n_sv):
@@ -776,9 +828,8 @@ cdef int _walk(
                 n_up += 1
         if n_up > 0:
             if not need_stats and s.kind != KERNEL_PRECOMPUTED:
-                _row_stats(xv, nnz, &x_sq, &x_l1)
-            _update(s, sv, col, xv, xi, nnz, sparse, x_sq, x_l1, i, n_up,
-                    values)
+                _row_stats(xv, &x)
+            _update(s, sv, col, xv, &x, i, n_up, values)
         for p in range(s.rows_ptr[c], s.rows_ptr[c + 1]):
             s.visits[s.rows[p]] += 1.0
         if s.counters[C_N_SV] > s.counters[C_MAX_SV]:
@@ -787,158 +838,257 @@ cdef int _walk(
     return STATUS_DONE
 
 
-cdef void _init(
-    State* s, const int64_t[::1] iparams, const double[::1] dparams,
-) noexcept:
-    s.kind = <int> iparams[0]
-    s.degree = <int> iparams[1]
-    s.strategy = <int> iparams[2]
-    s.B = iparams[3]
-    s.average = iparams[4] != 0
-    s.K = iparams[5]
-    s.d = iparams[6]
-    s.gamma = dparams[0]
-    s.coef0 = dparams[1]
-    s.add = dparams[2]
-    s.threshold = dparams[3]
-    s.ridge = dparams[4]
-    s.M = iparams[7]
-    s.step_by_class = iparams[8] != 0
+cdef class BudgetWalker:
+    """The budgeted walk over the arrays of one support set (those of
+    ``_kernel_budget._BudgetState``, kept alive here and used in place:
+    they must not be reallocated while the walker lives).
 
+    Parameters
+    ----------
+    params : Params
+        The walk's parameters (a dict from Python).
+    support : object
+        The support set's arrays: ``sv`` (feature-major, (n_features, B), in
+        the dtype of X; (1, B) with a Gram matrix), ``col`` (n_features
+        values of that dtype), ``sv_norm``, ``sv_self``, ``sv_row``,
+        ``sv_class``, ``sv_time``, ``sv_entry`` (B each), ``alpha``,
+        ``asum`` (B, K), ``P`` ((B, B) for "projection"), ``visits`` (K),
+        ``forget`` (2, K), ``counters`` (int64, N_COUNTERS), ``rng``
+        (uint64, 1), ``kv_buffer`` (B), ``work`` (3 B + 4 K + M^2 + M
+        doubles) and ``iwork`` (K + M ints).
+    """
 
-def walk(
-    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
-    bint sparse, floating[:, ::1] sv, floating[::1] col, const int[::1] order,
-    Py_ssize_t t_start, Py_ssize_t t_end, const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] rows_ptr, const int[::1] rows, const signed char[::1] signs,
-    const int64_t[::1] iparams, const double[::1] dparams,
-    double[::1] sv_norm, double[::1] sv_self, int64_t[::1] sv_row,
-    int[::1] sv_class, int64_t[::1] sv_time, int64_t[::1] sv_entry,
-    double[:, ::1] alpha, double[:, ::1] asum, double[:, ::1] P,
-    double[::1] visits, double[:, ::1] forget, int64_t[::1] counters,
-    uint64_t[::1] rng, int64_t[::1] updates, double[::1] work, int[::1] iwork,
-):
-    """Visit ``order[t_start:t_end]``; returns (status, position reached).
-
-    The arrays are the state of :class:`_kernel_budget._BudgetState`
-    (``sv``: feature-major, (n_features, B); ``col``: n_features values;
-    ``step``: the size of each sample's updates, or with ``iparams[8]`` of
-    each class's, so that unweighted data need no array per sample;
-    ``work``: 3 B + 4 K + M^2 + M doubles, ``iwork``: K + M ints, with M
-    the neighbours of a local projection)."""
     cdef State s
-    cdef Py_ssize_t t_out = t_start, B, K
-    cdef int status
-    _init(&s, iparams, dparams)
-    B = s.B
-    K = s.K
-    if t_end <= t_start:
-        return STATUS_DONE, t_start
-    s.y_class = &y_class[0]
-    s.step = &step[0]
-    s.rows_ptr = &rows_ptr[0]
-    s.rows = &rows[0]
-    s.signs = &signs[0]
-    s.sv_norm = &sv_norm[0]
-    s.sv_self = &sv_self[0]
-    s.sv_row = &sv_row[0]
-    s.sv_class = &sv_class[0]
-    s.sv_time = &sv_time[0]
-    s.sv_entry = &sv_entry[0]
-    s.alpha = &alpha[0, 0]
-    s.asum = &asum[0, 0]
-    s.P = &P[0, 0]
-    s.visits = &visits[0]
-    s.forget_q = &forget[0, 0]
-    s.forget_m = &forget[1, 0]
-    s.counters = &counters[0]
-    s.rng = &rng[0]
-    s.updates = &updates[0]
-    s.kv = &work[0]
-    s.kr = &work[B]
-    s.u = &work[2 * B]
-    s.score = &work[3 * B]
-    s.newc = &work[3 * B + K]
-    s.newsum = &work[3 * B + 2 * K]
-    s.upd_delta = &work[3 * B + 3 * K]
-    s.upd_rows = &iwork[0]
-    s.nb = &iwork[K]
-    s.G = &work[3 * B + 4 * K]
-    s.cvec = &work[3 * B + 4 * K + s.M * s.M]
-    with nogil:
-        status = _walk(&s, &values[0], &indices[0], &indptr[0], sparse,
-                       &sv[0, 0], &col[0], &order[0], t_start, t_end, &t_out)
-    return status, t_out
+    cdef object support
+    cdef void* sv
+    cdef void* col
+    cdef bint float32
+    cdef double* kv
 
+    def __init__(self, Params params, support):
+        cdef double[::1] sv_norm = support.sv_norm
+        cdef double[::1] sv_self = support.sv_self
+        cdef int64_t[::1] sv_row = support.sv_row
+        cdef int[::1] sv_class = support.sv_class
+        cdef int64_t[::1] sv_time = support.sv_time
+        cdef int64_t[::1] sv_entry = support.sv_entry
+        cdef double[:, ::1] alpha = support.alpha
+        cdef double[:, ::1] asum = support.asum
+        cdef double[:, ::1] P = support.P
+        cdef double[::1] visits = support.visits
+        cdef double[:, ::1] forget = support.forget
+        cdef int64_t[::1] counters = support.counters
+        cdef uint64_t[::1] rng = support.rng
+        cdef double[::1] kv = support.kv_buffer
+        cdef double[::1] work = support.work
+        cdef int[::1] iwork = support.iwork
+        cdef Py_ssize_t B = params.B, K = params.K, M = params.M
+        if (sv_norm.shape[0] != B or alpha.shape[0] != B or alpha.shape[1] != K
+                or asum.shape[0] != B or asum.shape[1] != K
+                or counters.shape[0] != N_COUNTERS
+                or work.shape[0] != 3 * B + 4 * K + M * M + M
+                or iwork.shape[0] != K + M or support.sv.shape[1] != B
+                or (params.strategy == STRATEGY_PROJECTION
+                    and (P.shape[0] != B or P.shape[1] != B))):
+            raise ValueError("BudgetWalker: the arrays do not fit B, K, M.")
+        self.support = support
+        self._bind_features(support.sv, support.col)
+        self.s.d = support.sv.shape[0]
+        self.s.kind = params.kind
+        self.s.degree = params.degree
+        self.s.gamma = params.gamma
+        self.s.coef0 = params.coef0
+        self.s.add = params.add
+        self.s.threshold = params.threshold
+        self.s.ridge = params.ridge
+        self.s.strategy = params.strategy
+        self.s.average = params.average
+        self.s.K = K
+        self.s.B = B
+        self.s.M = M
+        self.s.step_by_class = params.step_by_class
+        self.s.sv_norm = &sv_norm[0]
+        self.s.sv_self = &sv_self[0]
+        self.s.sv_row = &sv_row[0]
+        self.s.sv_class = &sv_class[0]
+        self.s.sv_time = &sv_time[0]
+        self.s.sv_entry = &sv_entry[0]
+        self.s.alpha = &alpha[0, 0]
+        self.s.asum = &asum[0, 0]
+        self.s.P = &P[0, 0]
+        self.s.visits = &visits[0]
+        self.s.forget_q = &forget[0, 0]
+        self.s.forget_m = &forget[1, 0]
+        self.s.counters = &counters[0]
+        self.s.rng = &rng[0]
+        self.kv = &kv[0]
+        self.s.kv = &work[0]
+        self.s.kr = &work[B]
+        self.s.u = &work[2 * B]
+        self.s.score = &work[3 * B]
+        self.s.newc = &work[3 * B + K]
+        self.s.newsum = &work[3 * B + 2 * K]
+        self.s.upd_delta = &work[3 * B + 3 * K]
+        self.s.upd_rows = &iwork[0]
+        self.s.nb = &iwork[K]
+        self.s.G = &work[3 * B + 4 * K]
+        self.s.cvec = &work[3 * B + 4 * K + M * M]
 
-def scores(
-    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
-    bint sparse, Py_ssize_t n_x, floating[:, ::1] sv, Py_ssize_t n_sv,
-    const int64_t[::1] iparams, const double[::1] dparams,
-    double[::1] sv_norm, const double[:, ::1] coef, double[::1] kv,
-    double[:, ::1] out,
-):
-    """out[i, k] = sum_j coef[k, j] K'(sv_j, x_i) for the ``n_x`` rows of X
-    and the first ``n_sv`` support vectors, with the walk's kernels (the
-    scores a visit computes): ``coef`` is (K, >= n_sv), ``kv`` B doubles."""
-    cdef State s
-    cdef Py_ssize_t i, k, d, nnz
-    cdef const floating* xv
-    cdef const int* xi = NULL
-    cdef double x_sq = 0.0, x_l1 = 0.0
-    _init(&s, iparams, dparams)
-    s.sv_norm = &sv_norm[0]
-    d = s.d
-    if n_x == 0 or n_sv == 0:
-        out[:, :] = 0.0
-        return
-    with nogil:
-        for i in range(n_x):
-            if sparse:
-                xv = &values[0] + indptr[i]
-                xi = &indices[0] + indptr[i]
-                nnz = indptr[i + 1] - indptr[i]
+    cdef _bind_features(self, sv, col):
+        cdef float[:, ::1] sv_f
+        cdef float[::1] col_f
+        cdef double[:, ::1] sv_d
+        cdef double[::1] col_d
+        self.float32 = sv.dtype == np.float32
+        if self.float32:
+            sv_f = sv
+            col_f = col
+            self.sv = &sv_f[0, 0]
+            self.col = &col_f[0]
+        else:
+            sv_d = sv
+            col_d = col
+            self.sv = &sv_d[0, 0]
+            self.col = &col_d[0]
+
+    cdef _check_rows(self, Matrix X):
+        if X.view.float32 != self.float32:
+            raise TypeError("BudgetWalker: X must have the dtype of the "
+                            "support vectors.")
+        if self.s.kind == KERNEL_PRECOMPUTED:
+            # Kernel values are read from X, a Gram matrix: its rows are
+            # those the support vectors' entries index.
+            self.s.d = X.view.n_features
+        elif X.view.n_features != self.s.d:
+            raise ValueError("BudgetWalker: X must have the features of the "
+                             "support vectors.")
+
+    def walk(self, Matrix X, const int[::1] order, Py_ssize_t t_start,
+             Py_ssize_t t_end, const int[::1] y_class, const double[::1] step,
+             table, int64_t[::1] updates):
+        """Visit the rows ``order[t_start:t_end]`` of X; returns (status,
+        position reached).  ``y_class`` is the class of every row of X,
+        ``step`` the size of each row's updates (or, with
+        ``step_by_class``, of each class's), ``table`` the one-vs-all
+        table ``(rows_ptr, rows, signs)``; ``updates`` (K) counts the
+        updates of every row, in place."""
+        cdef const int[::1] rows_ptr = table[0]
+        cdef const int[::1] rows = table[1]
+        cdef const signed char[::1] signs = table[2]
+        cdef Py_ssize_t t_out = t_start
+        cdef int status
+        cdef State* s = &self.s
+        self._check_rows(X)
+        if t_end <= t_start:
+            return STATUS_DONE, t_start
+        if not 0 <= t_start <= t_end <= order.shape[0] or updates.shape[0] != s.K:
+            raise ValueError("BudgetWalker.walk: visits beyond the order, or "
+                             "updates not of K entries.")
+        s.y_class = &y_class[0]
+        s.step = &step[0]
+        s.rows_ptr = &rows_ptr[0]
+        s.rows = &rows[0]
+        s.signs = &signs[0]
+        s.updates = &updates[0]
+        with nogil:
+            if self.float32:
+                status = _walk(s, <const float*> X.view.values, &X.view,
+                               <float*> self.sv, <float*> self.col, &order[0],
+                               t_start, t_end, &t_out)
             else:
-                xv = &values[0] + i * d
-                nnz = d
-            _row_stats(xv, nnz, &x_sq, &x_l1)
-            _kernels(&s, xv, xi, nnz, sparse, x_sq, &sv[0, 0], n_sv, &kv[0])
-            for k in range(s.K):
-                out[i, k] = skp_dot_d(&kv[0], &coef[k, 0], n_sv)
+                status = _walk(s, <const double*> X.view.values, &X.view,
+                               <double*> self.sv, <double*> self.col,
+                               &order[0], t_start, t_end, &t_out)
+        return status, t_out
+
+    def scores(self, Matrix X, const double[:, ::1] coef, double[:, ::1] out):
+        """out[i, k] = sum_j coef[k, j] K'(sv_j, x_i) for the rows of X and
+        the support vectors, with the walk's kernels (the scores a visit
+        computes): ``coef`` is (any number of rows, >= n_sv)."""
+        cdef Py_ssize_t n_sv = self.s.counters[C_N_SV]
+        self._check_rows(X)
+        if n_sv == 0 or X.view.n_rows == 0:
+            out[:, :] = 0.0
+            return
+        if (coef.shape[1] < n_sv or out.shape[0] != X.view.n_rows
+                or out.shape[1] != coef.shape[0]):
+            raise ValueError("BudgetWalker.scores: coef must be (width, "
+                             ">= n_sv) and out (n, width).")
+        with nogil:
+            if self.float32:
+                _scores(&self.s, <const float*> X.view.values, &X.view,
+                        <const float*> self.sv, n_sv, coef, out, self.kv)
+            else:
+                _scores(&self.s, <const double*> X.view.values, &X.view,
+                        <const double*> self.sv, n_sv, coef, out, self.kv)
+
+    def stats(self, Py_ssize_t n):
+        """Compute what the walk keeps about the support vectors ``< n``:
+        their norm statistic and K'(v, v)."""
+        if self.float32:
+            _stats(&self.s, <const float*> self.sv, n)
+        else:
+            _stats(&self.s, <const double*> self.sv, n)
+
+    def gram(self, Py_ssize_t n, double[:, ::1] out):
+        """out[a, b] = K'(sv_a, sv_b) for a, b < n, with the walk's kernels."""
+        if out.shape[0] < n or out.shape[1] < n:
+            raise ValueError("BudgetWalker.gram: out must be at least (n, n).")
+        with nogil:
+            if self.float32:
+                _gram(&self.s, <const float*> self.sv, n, out)
+            else:
+                _gram(&self.s, <const double*> self.sv, n, out)
 
 
-def stats(floating[:, ::1] sv, Py_ssize_t n, const int64_t[::1] iparams,
-          const double[::1] dparams, double[::1] sv_norm, double[::1] sv_self):
-    """What the walk keeps about the support vectors ``< n`` of the
-    feature-major ``sv``: their norm statistic and K'(v, v)."""
-    cdef State s
+cdef void _scores(
+    State* s, const floating* values, const MatrixView* X,
+    const floating* sv, Py_ssize_t n_sv, const double[:, ::1] coef,
+    double[:, ::1] out, double* kv,
+) noexcept nogil:
+    """The loop of :meth:`BudgetWalker.scores` over the rows of X."""
+    cdef Py_ssize_t i, k, d = X.n_features
+    cdef const floating* xv
+    cdef Probe x
+    x.idx = NULL
+    x.nnz = d
+    x.sparse = X.sparse
+    for i in range(X.n_rows):
+        if X.sparse:
+            xv = values + X.indptr[i]
+            x.idx = X.indices + X.indptr[i]
+            x.nnz = X.indptr[i + 1] - X.indptr[i]
+        else:
+            xv = values + i * d
+        _row_stats(xv, &x)
+        _kernels(s, xv, &x, sv, n_sv, kv)
+        for k in range(coef.shape[0]):
+            out[i, k] = skp_dot_d(kv, &coef[k, 0], n_sv)
+
+
+cdef void _stats(State* s, const floating* sv, Py_ssize_t n) noexcept nogil:
+    """The loop of :meth:`BudgetWalker.stats`."""
     cdef Py_ssize_t j, f
     cdef double sq, l1, a
-    _init(&s, iparams, dparams)
     for j in range(n):
         sq = 0.0
         l1 = 0.0
         for f in range(s.d):
-            a = sv[f, j]
+            a = sv[f * s.B + j]
             sq += a * a
             l1 += fabs(a)
-        sv_norm[j] = _norm_stat(&s, sq, l1)
-        sv_self[j] = _self_kernel(&s, sq, l1)
+        s.sv_norm[j] = _norm_stat(s, sq, l1)
+        s.sv_self[j] = _self_kernel(s, sq, l1)
 
 
-def gram(floating[:, ::1] sv, Py_ssize_t n, const int64_t[::1] iparams,
-         const double[::1] dparams, double[::1] sv_norm, double[:, ::1] out):
-    """out[a, b] = K'(sv_a, sv_b) for a, b < n, with the walk's kernels."""
-    cdef State s
+cdef void _gram(State* s, const floating* sv, Py_ssize_t n,
+                double[:, ::1] out) noexcept nogil:
+    """The loop of :meth:`BudgetWalker.gram`."""
     cdef Py_ssize_t a, b
-    _init(&s, iparams, dparams)
-    s.sv_norm = &sv_norm[0]
-    with nogil:
-        for a in range(n):
-            for b in range(a, n):
-                out[a, b] = _pair(&s, &sv[0, 0], a, b)
-                out[b, a] = out[a, b]
+    for a in range(n):
+        for b in range(a, n):
+            out[a, b] = _pair(s, sv, a, b)
+            out[b, a] = out[a, b]
 
 
 def ridge_inverse(double[:, ::1] G, Py_ssize_t n, double ridge,

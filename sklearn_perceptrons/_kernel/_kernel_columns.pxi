@@ -7,7 +7,7 @@
 # read about rows (``row_norms``, ``dense_sq_norms``, ``variance``).  Every
 # kernel value is computed by one function in one summation order whichever
 # pass needs it.  Included by ``_kernel_core.pxi`` (after
-# ``_kernel_rows.pxi``).
+# ``_matrix.pxd``).
 
 cdef extern from "_kernel_fast.h":
     double skp_clamp_log(double t) noexcept nogil
@@ -271,7 +271,7 @@ def decision(
     cdef double[::1] xd = np.zeros(max(X.view.n_features, 1))
     cdef double[::1] column = np.zeros(max(n_sv, 1))
     cdef float[::1] column32 = np.zeros(max(n_sv, 1), dtype=np.float32)
-    _same_dtype(X, sv)
+    same_dtype(X, sv)
     if (coef.shape[0] != n_sv or out.shape[0] != X.view.n_rows
             or out.shape[1] != coef.shape[1] or sv_norm.shape[0] < 1):
         raise ValueError("decision: coef must be (n_sv, K) and out (n, K).")
@@ -318,7 +318,7 @@ def kernel_rows(Matrix X, Matrix Z, const double[::1] z_norm, Kernel kernel,
     cdef Rows x_rows, z_rows
     cdef int bad
     cdef double[::1] xd = np.zeros(max(X.view.n_features, 1))
-    _same_dtype(X, Z)
+    same_dtype(X, Z)
     if out.shape[0] != X.view.n_rows or out.shape[1] != Z.view.n_rows:
         raise ValueError("kernel_rows: out must be (n_X, n_Z).")
     if Z.view.n_rows == 0:

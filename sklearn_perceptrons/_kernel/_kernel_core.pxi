@@ -3,7 +3,7 @@
 """The compiled dual walk of the kernel perceptron, included by
 ``_kernel_fast.pyx`` and its AVX2 twin ``_kernel_fast_avx2.pyx``, with the
 codes it shares with Python (``_kernel_codes.pxi``), the typed view of the
-rows of X (``Matrix``, ``_kernel_rows.pxi``) and the kernel columns and
+rows of X (``Matrix``, ``_matrix.pxd``) and the kernel columns and
 scores (``_kernel_columns.pxi``).
 
 The dual (kernelized) perceptron keeps, for every training sample ``z_j`` and
@@ -52,9 +52,9 @@ from libc.math cimport INFINITY, fabs, sqrt, tanh
 from libc.stdint cimport uint64_t
 
 from .._core._random cimport randint
+from ._matrix cimport Matrix, MatrixView, same_dtype
 
 include "_kernel_codes.pxi"
-include "_kernel_rows.pxi"
 include "_kernel_columns.pxi"
 
 cdef extern from "_kernel_fast.h":

@@ -31,10 +31,10 @@ from .dual import DualState, WalkResult
 from .kernels import (
     KERNEL_PRECOMPUTED,
     STRATEGY_CODES,
-    parts,
     prepare_rows,
     stack_rows,
     take_rows,
+    view,
 )
 
 _kernel_budget_fast = select_build(f"{__package__}._kernel_budget_fast")
@@ -76,7 +76,6 @@ CHECK_ROWS = 2000
 # at most CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch; short
 # epochs get fewer (see checks_per_epoch).
 CHECKS_PER_EPOCH = 4
-_DUMMY_INT = np.zeros(1, dtype=np.int32)
 # The walk's code of a kernel read from a Gram matrix, that of
 # "precomputed", also used for a callable's blocks.
 _PAIRWISE = KERNEL_PRECOMPUTED
@@ -183,15 +182,15 @@ class _BudgetState:
             if not pairwise.precomputed:
                 dtype = np.float64
             n_features = pairwise.Z.shape[0] if pairwise.precomputed else 0
-        self.iparams = np.array([
-            _PAIRWISE if pairwise is not None else kernel.code,
-            int(kernel.degree), self.strategy, slots, int(self.average),
-            n_rows, n_features, neighbours(self.strategy), int(step_by_class),
-        ], dtype=np.int64)
-        self.dparams = np.array([
-            kernel.gamma, kernel.coef0, float(estimator.fit_intercept),
-            float(estimator.threshold), RIDGE,
-        ])
+        # The walk's parameters (the compiled ``Params``).
+        self.params = dict(
+            kind=_PAIRWISE if pairwise is not None else kernel.code,
+            degree=int(kernel.degree), gamma=kernel.gamma, coef0=kernel.coef0,
+            add=float(estimator.fit_intercept),
+            threshold=float(estimator.threshold), ridge=RIDGE,
+            strategy=self.strategy, average=self.average, K=n_rows, B=slots,
+            M=neighbours(self.strategy), step_by_class=bool(step_by_class),
+        )
         # Feature-major: the compiled loops run over support vectors.
         n_kept = 1 if pairwise is not None else max(n_features, 1)
         self.sv = np.zeros((n_kept, slots), dtype=dtype)
@@ -214,6 +213,7 @@ class _BudgetState:
         M = neighbours(self.strategy)
         self.work = np.zeros(3 * slots + 4 * n_rows + M * M + M)
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
+        self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
 
     @property
     def n_sv(self):
@@ -249,8 +249,7 @@ class _BudgetState:
         if self.pairwise is not None:
             self.sv_self[:m] = np.diagonal(self.gram()).copy()
             return
-        _kernel_budget_fast.stats(self.sv, m, self.iparams, self.dparams,
-                                  self.sv_norm, self.sv_self)
+        self.walker.stats(m)
 
     def gram(self):
         n = self.n_sv
@@ -258,8 +257,7 @@ class _BudgetState:
             rows = self.sv_row[:n]
             return self.pairwise.pairs(rows, rows)
         out = np.zeros((max(n, 1), max(n, 1)))
-        _kernel_budget_fast.gram(self.sv, n, self.iparams, self.dparams,
-                                 self.sv_norm, out)
+        self.walker.gram(n, out)
         return out[:n, :n]
 
     def refresh_inverse(self):
@@ -285,11 +283,9 @@ class _BudgetState:
         ``progress(t, updates)`` is called between chunks of visits, and
         ``checkpoint()`` after the visits ``order[:t]`` for every t of
         ``checkpoints`` (increasing, below ``len(order)``)."""
-        values, indices, indptr, sparse = parts(X)
-        if values.shape[0] == 0:
-            values = np.zeros(1, dtype=X.dtype)
-        if not sparse:
-            indices = indptr = _DUMMY_INT
+        blocks = self.pairwise is not None and not self.pairwise.precomputed
+        # A callable's kernel values come in blocks (see _walk_blocks).
+        rows = None if blocks else view(X)
         updates = np.zeros(self.K, dtype=np.int64)
         n = order.shape[0]
         stops = [c for c in checkpoints if 0 < c < n] + [n]
@@ -299,12 +295,12 @@ class _BudgetState:
                 stops.pop(0)
                 checkpoint()
             end = min(stops[0], t + _CHUNK)
-            if self.pairwise is not None and not self.pairwise.precomputed:
+            if blocks:
                 status, t = self._walk_blocks(order, t, end, y_class, step,
                                               table, updates)
             else:
-                status, t = self._walk(values, indices, indptr, sparse, order,
-                                       t, end, y_class, step, table, updates)
+                status, t = self._walk(rows, order, t, end, y_class, step,
+                                       table, updates)
             if status != _STATUS_DONE:
                 raise ValueError(
                     "The scores of the training samples became non-finite "
@@ -315,16 +311,9 @@ class _BudgetState:
                 progress(t, updates)
         return updates
 
-    def _walk(self, values, indices, indptr, sparse, order, t, end, y_class,
-              step, table, updates):
-        return _kernel_budget_fast.walk(
-            values, indices, indptr, sparse, self.sv, self.col, order, t, end,
-            y_class, step, *table, self.iparams, self.dparams,
-            self.sv_norm, self.sv_self, self.sv_row, self.sv_class,
-            self.sv_time, self.sv_entry, self.alpha, self.asum, self.P,
-            self.visits, self.forget, self.counters, self.rng, updates,
-            self.work, self.iwork,
-        )
+    def _walk(self, rows, order, t, end, y_class, step, table, updates):
+        return self.walker.walk(rows, order, t, end, y_class, step, table,
+                                updates)
 
     def _walk_blocks(self, order, t, end, y_class, step, table, updates):
         """Visit ``order[t:end]`` with a callable kernel, in blocks: the
@@ -332,7 +321,7 @@ class _BudgetState:
         block's rows, which the walk reads as a precomputed one, its
         support vectors renamed to their rows in the block (and back)."""
         block = max(PAIRWISE_BLOCK, self.B)
-        by_class = bool(self.iparams[8])
+        by_class = self.params["step_by_class"]
         while t < end:
             stop = min(end, t + block)
             n = self.n_sv
@@ -341,10 +330,9 @@ class _BudgetState:
                 return_inverse=True)
             G = self.pairwise.raw(rows, rows)
             self.sv_row[:n] = local[:n]
-            self.iparams[6] = rows.shape[0]
             status, reached = self._walk(
-                G.reshape(-1), _DUMMY_INT, _DUMMY_INT, False,
-                np.ascontiguousarray(local[n:], dtype=np.int32), 0, stop - t,
+                view(G), np.ascontiguousarray(local[n:], dtype=np.int32), 0,
+                stop - t,
                 np.ascontiguousarray(y_class[rows]),
                 step if by_class else np.ascontiguousarray(step[rows]),
                 table, updates)
@@ -492,23 +480,8 @@ class _ModelCheck:
     def _scores(self, walk, coef):
         """Scores of the check rows for the rows of ``coef`` (any number of
         candidates' rows, stacked)."""
-        n = walk.n_sv
-        width = coef.shape[0]
-        if n == 0:
-            coef = np.zeros((width, 1))
-        values, indices, indptr, sparse = parts(self.X)
-        if values.shape[0] == 0:
-            values = np.zeros(1, dtype=self.X.dtype)
-        if not sparse:
-            indices = indptr = _DUMMY_INT
-        # The compiled scores read the number of output rows from iparams.
-        iparams = walk.iparams.copy()
-        iparams[5] = width
-        scores = np.empty((self.X.shape[0], width))
-        _kernel_budget_fast.scores(
-            values, indices, indptr, sparse, self.X.shape[0], walk.sv, n,
-            iparams, walk.dparams, walk.sv_norm, coef, walk.kv_buffer,
-            scores)
+        scores = np.empty((self.X.shape[0], coef.shape[0]))
+        walk.walker.scores(view(self.X), coef, scores)
         return scores
 
 

@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._core.base import as_csr_int32
 from .._core.cpu import select_build
 from .._core.threads import run_tasks
+from ._matrix import Matrix
 
 kernel_fast = select_build(f"{__package__}._kernel_fast")
 
@@ -73,7 +74,7 @@ def prepare_rows(X):
 def view(X):
     """The rows of a C-ordered dense or a CSR X (int32 indices, see
     :func:`prepare_rows`) as the compiled code reads them (a ``Matrix``)."""
-    return kernel_fast.Matrix(X)
+    return Matrix(X)
 
 
 def parts(X):

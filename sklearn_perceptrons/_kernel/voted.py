@@ -22,7 +22,14 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
-from .kernels import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
+from .kernels import (
+    KERNEL_CODES,
+    Kernel,
+    KernelMixin,
+    prepare_rows,
+    take_rows,
+    view,
+)
 from .._core.tables import one_vs_all_table
 from .._core.training import StoppingRule, set_fit_results, train
 
@@ -41,8 +48,7 @@ class _LinearVoteState:
     place; a visit's score is one dot product."""
 
     def __init__(self, X, y_class, step, table, n_rows, fit_intercept):
-        self.parts = parts(X)
-        self.n_features = X.shape[1]
+        self.rows = view(X)
         self.fit_intercept = fit_intercept
         self.n_rows = n_rows
         self.coef = np.zeros((n_rows, X.shape[1]))
@@ -56,8 +62,8 @@ class _LinearVoteState:
         start = 0
         while True:
             status, start = _voted_fast.linear_epoch(
-                *self.parts, self.n_features, self.log, order, start, active,
-                self.coef, self.intercept, self.fit_intercept, updates,
+                self.rows, self.log, order, start, active, self.coef,
+                self.intercept, self.fit_intercept, updates,
             )
             if status == _voted_fast.STATUS_DONE:
                 break

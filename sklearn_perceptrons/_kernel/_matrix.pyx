@@ -1,21 +1,9 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-# The rows of X as the compiled kernel code reads them: one typed view of a
-# dense or CSR matrix, float32 or float64, made once in Python
-# (``Matrix(X)``) and passed to every compiled entry point in place of its
-# separate arrays.  The values are a ``const void*``: an entry point casts
-# them to the dtype of the view and calls a fused function, so that one
-# source serves both dtypes.
+"""The typed view of the rows of X that every compiled entry point of the
+kernel family reads (see ``_matrix.pxd``)."""
 
-
-cdef struct MatrixView:
-    const void* values      # float32 (``float32``) or float64; NULL if empty
-    const int* indices      # CSR: the column of every stored value
-    const int* indptr       # CSR: n_rows + 1 offsets into values/indices
-    Py_ssize_t n_rows
-    Py_ssize_t n_features
-    bint sparse
-    bint float32
+import numpy as np
 
 
 cdef class Matrix:
@@ -28,9 +16,6 @@ cdef class Matrix:
     X : ndarray of shape (n_rows, n_features) or CSR matrix
         The rows.
     """
-
-    cdef MatrixView view
-    cdef object arrays
 
     def __init__(self, X):
         cdef const int[::1] indices
@@ -104,11 +89,3 @@ cdef const void* _values_pointer(values, bint* float32) except? NULL:
         values_d = values
         return &values_d[0] if values_d.shape[0] else NULL
     raise TypeError(f"Rows of float32 or float64 values; got {values.dtype}.")
-
-
-cdef inline bint _same_dtype(Matrix a, Matrix b) except False:
-    if a.view.float32 != b.view.float32:
-        raise TypeError("Both matrices must have the same dtype.")
-    if a.view.n_features != b.view.n_features:
-        raise ValueError("Both matrices must have the same number of features.")
-    return True

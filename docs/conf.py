@@ -112,27 +112,6 @@ warnings.filterwarnings(
 # -- Generated pages -------------------------------------------------------------
 
 
-def _readme_section(title):
-    """The body of a top-level section of README.rst (heading excluded)."""
-    with open(os.path.join(ROOT, "README.rst"), encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    heading = re.compile(r"^([=\-~^\"'`#*+])\1{2,}$")
-    start = None
-    for i in range(len(lines) - 1):
-        if lines[i].strip() == title and heading.match(lines[i + 1].strip()):
-            start = i + 2
-            break
-    if start is None:
-        raise RuntimeError(f"README.rst has no section {title!r}")
-    end = len(lines)
-    for i in range(start, len(lines) - 1):
-        if lines[i].strip() and heading.match(lines[i + 1].strip()) and len(
-                lines[i + 1].strip()) >= len(lines[i].strip()):
-            end = i
-            break
-    return "\n".join(lines[start:end]).strip() + "\n"
-
-
 def _write_if_changed(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.exists(path):
@@ -143,11 +122,36 @@ def _write_if_changed(path, text):
         f.write(text)
 
 
-# The benchmark results live in README.rst (the lead refreshes them there);
-# docs/benchmarks.rst includes this copy of that section.
+# The Benchmarks page shows the full report of the last run of the main job
+# on the machine that builds the pages: benchmarks/run.py writes it to
+# benchmarks/results.txt (ignored by git; CI runs the main job before it
+# builds the documentation).  No results file is committed: one run's
+# figures would go stale with the next change.
+_RESULTS = os.path.join(ROOT, "benchmarks", "results.txt")
+
+
+def _benchmark_results():
+    if not os.path.exists(_RESULTS):
+        return (
+            "No run of the main job on the machine that built these pages "
+            "(``benchmarks/results.txt`` is missing): run ``python "
+            "benchmarks/run.py``, then build the documentation again to see "
+            "its report here.\n"
+        )
+    with open(_RESULTS, encoding="utf-8") as f:
+        report = f.read().rstrip()
+    body = "\n".join("   " + line if line else "" for line in report.splitlines())
+    return (
+        "The report of the last run of the main job on the machine that "
+        "built these pages (``benchmarks/results.txt``, as ``python "
+        "benchmarks/run.py`` wrote it; its first lines say which version, "
+        "mode and machine):\n\n.. code-block:: text\n\n" + body + "\n"
+    )
+
+
 _write_if_changed(
-    os.path.join(HERE, "_generated", "readme_benchmarks.rst"),
-    _readme_section("Benchmarks"),
+    os.path.join(HERE, "_generated", "benchmark_results.rst"),
+    _benchmark_results(),
 )
 
 

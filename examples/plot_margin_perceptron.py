@@ -11,9 +11,10 @@ hyperplane.  With a known margin ``gamma`` on data of radius ``R`` it makes
 at most ``4 R² / (epsilon² gamma²)`` updates (``16 R² / gamma²`` at the
 default ``epsilon=0.5``), and ends with every sample at distance at least
 ``(1 - epsilon) * gamma``.  With ``margin="auto"`` (the default) it searches
-for ``gamma`` itself by certified halving and, with ``tol=None`` (every
-halving then a proof), guarantees a margin of at least a quarter of the
-maximum margin ``gamma*`` at ``epsilon=0.5``.
+for ``gamma`` itself, keeping it within a factor 2 below a certified upper
+bound on the maximum margin ``gamma*``, and so guarantees, when it
+converges, a margin of at least a quarter of ``gamma*`` at ``epsilon=0.5``
+(``tol=None`` below lets every fit run until it converges).
 
 The exact maximum margin comes from
 :func:`sklearn_perceptrons.bounds.max_margin`.  With an intercept, margins

@@ -52,7 +52,15 @@ from sklearn.utils.validation import (
 
 from ._linear import margin as _margin
 from ._linear import perceptron as _linear
+from ._core.callbacks import (
+    CallbackSupport,
+    callback_fit,
+    fit_in_context,
+    fit_tasks,
+    model_attributes,
+)
 from ._core.docstrings import shared_doc
+from ._core.progress import FitLog, sub_problem
 from ._core.base import (
     N_JOBS_CONSTRAINT,
     BasePerceptron,
@@ -175,10 +183,16 @@ def _same_parameters(estimators):
 # ---------------------------------------------------------------------------
 
 
-def _fit_binary(estimator, X, y, params):
+def _fit_binary(estimator, X, y, params, name, context=None, owner=None):
     """Fit a clone of ``estimator`` on one binary problem (labels 0/1);
-    ``params``: the metadata of its ``fit`` (sample_weight, ...)."""
-    return clone(estimator).fit(X, y, **params)
+    ``params``: the metadata of its ``fit`` (sample_weight, ...); ``name``
+    of the problem, in front of the verbose lines of its fit; ``context``:
+    its callback task in the fit of the reduction ``owner`` (see
+    ``callbacks.fit_in_context``), or None."""
+    est = clone(estimator)
+    with sub_problem(name):
+        return fit_in_context(context, owner, est,
+                              lambda: est.fit(X, y, **params))
 
 
 def _subset_metadata(params, n_samples, indices):
@@ -202,22 +216,24 @@ def _routing_enabled():
     return bool(get_config().get("enable_metadata_routing", False))
 
 
-def _fit_pair(estimator, X, y_class, i, j, params):
+def _fit_pair(estimator, X, y_class, i, j, params, name, context=None,
+              owner=None):
     """Fit a clone on the samples of classes i and j only (j positive)."""
     indices = np.flatnonzero((y_class == i) | (y_class == j))
     X_pair, _ = _safe_split(estimator, X, None, indices)
     y_pair = (y_class[indices] == j).astype(np.int64)
     params = _subset_metadata(params, y_class.shape[0], indices)
-    return _fit_binary(estimator, X_pair, y_pair, params), indices
+    return _fit_binary(estimator, X_pair, y_pair, params, name,
+                       context, owner), indices
 
 
-def _partial_fit_binary(estimator, X, y, params):
+def _partial_fit_binary(estimator, X, y, params, name):
     """One ``partial_fit`` call of a copy of ``estimator`` (labels 0/1).
 
     Works on a copy (:func:`~._base.fork`: of this package's estimators, one
     whose cost does not grow with the stream) so that a failure in any
     sub-problem leaves every fitted estimator of the meta-estimator as it
-    was.
+    was.  ``name``: see :func:`_fit_binary`.
     """
     estimator = fork(estimator)
     # Classes on the first call only, as scikit-learn's partial_fit asks: a
@@ -226,7 +242,15 @@ def _partial_fit_binary(estimator, X, y, params):
     classes = None if (isinstance(fitted, np.ndarray)
                        and np.array_equal(fitted, _BINARY_CLASSES)) \
         else _BINARY_CLASSES
-    return estimator.partial_fit(X, y, classes=classes, **params)
+    with sub_problem(name):
+        return estimator.partial_fit(X, y, classes=classes, **params)
+
+
+def _problem_name(classes, i, j):
+    """The name of binary problem (i, j) (i None: one-vs-all) in verbose
+    lines."""
+    rest = "rest" if i is None else classes[i]
+    return f"{classes[j]} vs {rest}" if i is None else f"{classes[i]} vs {classes[j]}"
 
 
 # Parameter values that copies of an estimator may share (nothing can change
@@ -239,8 +263,9 @@ def _unfitted_copies(template, n):
     ``copy.deepcopy`` makes them but sharing immutable parameter values
     (a deep copy of each of the K(K-1)/2 binary estimators of a one-vs-one
     model would cost as much as a short epoch)."""
+    # Callbacks are shared by reference, as scikit-learn's clone shares them.
     shared = {name: value for name, value in template.__dict__.items()
-              if isinstance(value, _IMMUTABLE)}
+              if isinstance(value, _IMMUTABLE) or name == "_skl_callbacks"}
     others = {name: value for name, value in template.__dict__.items()
               if name not in shared}
     copies = []
@@ -351,7 +376,8 @@ def _n_threads(n_jobs):
 
 
 @_fit_context(prefer_skip_nested_validation=True)
-def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
+def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs, *,
+                callbacks=None, model=None):
     """Every epoch of ``fit`` for every row at once, through the driver.
 
     It stands in for the binary estimators' ``fit``, so it runs in their fit
@@ -360,7 +386,8 @@ def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
     ``row_counts`` is the number of samples of every row's binary problem:
     the ``n_samples`` of its tol rule, as the generic path's binary
     estimator of a pair sees only that pair's samples.  ``n_jobs`` threads
-    train groups of rows.  Returns the final state and the training record.
+    train groups of rows.  ``callbacks`` and ``model``: those of
+    ``train``.  Returns the final state and the training record.
     """
     n_rows = row_counts.shape[0]
     state = LinearState.zeros(n_rows, X.shape[1], X.dtype, base.average)
@@ -377,6 +404,7 @@ def _shared_fit(base, X, y_class, sample_weight, table, row_counts, n_jobs):
         trainer, train_idx=np.arange(X.shape[0], dtype=np.int32),
         rng=check_random_state(base.random_state), shuffle=base.shuffle,
         max_iter=base.max_iter, stopper=stopper, verbose=base.verbose,
+        callbacks=callbacks, model=model,
     )
     return trainer.state, record
 
@@ -591,8 +619,8 @@ def _estimators_have(attr):
     return check
 
 
-class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
-                     BaseEstimator):
+class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
+                     ClassifierMixin, BaseEstimator):
     """Validation, fitting paths and tags shared by both reductions.
 
     Subclasses define the binary problems: ``_rows(n_classes)`` (the class
@@ -613,8 +641,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         "sample_weight": metadata_routing.UNUSED,
     }
 
-    def __init__(self, estimator=None, *, n_jobs=None):
-        set_init_params(self, locals())
+    # Each public reduction defines its own __init__ (the same one), so that
+    # a misspelt parameter's TypeError names the class the user wrote.
 
     def __getstate__(self):
         # The streaming cache (see _base.stream_cache) is never saved.
@@ -645,6 +673,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         prefer_skip_nested_validation=False
     )
     @keep_state_on_error
+    @callback_fit
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit one binary estimator per sub-problem.
 
@@ -876,6 +905,12 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         self._shared_input = shared or _validates_as_ours([base], params)
         return self
 
+    def _problem_contexts(self, n):
+        """The callback tasks of the ``n`` binary problems of the generic
+        path (None each without callbacks)."""
+        tasks = fit_tasks(self, n, "binary problem")
+        return [None] * n if tasks is None else tasks.subcontexts(n)
+
     def _fit_shared(self, base, X, y_class, sample_weight):
         """The fast path of ``fit``: every row in one pass per epoch."""
         n_classes = self.classes_.shape[0]
@@ -884,21 +919,39 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         row_counts = np.array([
             X.shape[0] if i is None else counts[i] + counts[j] for i, j in rows
         ])
+
+        def model(trainer, stopper):
+            # The binary estimators of the epoch, for the callbacks.
+            estimators = self._binary_estimators(base, trainer.state, X, y_class)
+
+            def set_model(est):
+                est.estimators_, est._shared_input = estimators, True
+
+            return model_attributes(self, set_model)
+
         # A clone, so that a RandomState given to the base is not advanced.
         state, record = _shared_fit(clone(base), X, y_class, sample_weight,
                                     self._table(n_classes), row_counts,
-                                    self.n_jobs)
-        estimators = []
+                                    self.n_jobs,
+                                    callbacks=fit_tasks(self, base.max_iter),
+                                    model=model)
+        estimators = self._binary_estimators(base, state, X, y_class)
+        for k, est in enumerate(estimators):
+            # The diagnostics (and warning) of the binary estimator's own fit.
+            set_fit_results(est, record.row(k))
+        return estimators
+
+    def _binary_estimators(self, base, state, X, y_class):
+        """The binary estimators of the rows of a fast-path ``state``."""
+        rows = self._rows(self.classes_.shape[0])
         copies = _unfitted_copies(clone(base), len(rows))
-        for k, (i, j) in enumerate(rows):
-            est = _linear.set_binary_fit(
+        return [
+            _linear.set_binary_fit(
                 copies[k], state.row(k), X.shape[1], X,
                 lambda i=i, j=j: self._row_samples(y_class, i, j),
             )
-            # The diagnostics (and warning) of the binary estimator's own fit.
-            set_fit_results(est, record.row(k))
-            estimators.append(est)
-        return estimators
+            for k, (i, j) in enumerate(rows)
+        ]
 
     # -- partial_fit -------------------------------------------------------
 
@@ -963,8 +1016,13 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, ClassifierMixin,
         # Binary estimators without a state are at their first partial_fit,
         # which validates their parameters.
         run = _shared_partial_fit if trained else _first_shared_partial_fit
+        log = FitLog(reference.verbose) if reference.verbose else None
         updates = run(reference, state, X, y_class, sample_weight,
                       self._table(n_classes), self.n_jobs)
+        if log is not None:
+            log.partial(max((getattr(e, "n_iter_", 0) for e in estimators),
+                            default=0) + 1, X.shape[0], updates.sum(),
+                        float(np.linalg.norm(state.coef)))
         # Nothing can fail from here on: the estimators are updated in place.
         # Their states are views of the rows of the stacked state, which
         # the next streaming calls update in place (see _ReductionStream).
@@ -1065,6 +1123,9 @@ class OneVsAllPerceptron(_BaseReduction):
     array([0, 1])
     """
 
+    def __init__(self, estimator=None, *, n_jobs=None):
+        set_init_params(self, locals())
+
     def _rows(self, n_classes):
         if n_classes == 2:
             return [(None, 1)]
@@ -1074,19 +1135,23 @@ class OneVsAllPerceptron(_BaseReduction):
         return one_vs_all_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        n_tasks = len(self._rows(self.classes_.shape[0]))
-        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
+        classes = self.classes_
+        rows = self._rows(classes.shape[0])
+        return Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(rows)))(
             delayed(_fit_binary)(
-                base, X, (y_class == k).astype(np.int64), params
+                base, X, (y_class == k).astype(np.int64), params,
+                _problem_name(classes, None, k), context,
+                None if context is None else self,
             )
-            for _, k in self._rows(self.classes_.shape[0])
+            for (_, k), context in zip(rows, self._problem_contexts(len(rows)))
         )
 
     def _partial_fit_generic(self, estimators, classes, X, y_class, params):
         n_tasks = len(estimators)
         return Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
             delayed(_partial_fit_binary)(
-                est, X, (y_class == k).astype(np.int64), params
+                est, X, (y_class == k).astype(np.int64), params,
+                _problem_name(classes, None, k),
             )
             for est, (_, k) in zip(estimators, self._rows(classes.shape[0]))
         )
@@ -1190,6 +1255,9 @@ class OneVsOnePerceptron(_BaseReduction):
     array([[ 2.,  1., -0.]])
     """
 
+    def __init__(self, estimator=None, *, n_jobs=None):
+        set_init_params(self, locals())
+
     def _rows(self, n_classes):
         return list(combinations(range(n_classes), 2))
 
@@ -1197,10 +1265,12 @@ class OneVsOnePerceptron(_BaseReduction):
         return one_vs_one_table(n_classes)
 
     def _fit_generic(self, base, X, y_class, params):
-        n_tasks = len(self._rows(self.classes_.shape[0]))
-        results = Parallel(n_jobs=_joblib_jobs(self.n_jobs, n_tasks))(
-            delayed(_fit_pair)(base, X, y_class, i, j, params)
-            for i, j in self._rows(self.classes_.shape[0])
+        rows = self._rows(self.classes_.shape[0])
+        results = Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(rows)))(
+            delayed(_fit_pair)(base, X, y_class, i, j, params,
+                               _problem_name(self.classes_, i, j), context,
+                               None if context is None else self)
+            for (i, j), context in zip(rows, self._problem_contexts(len(rows)))
         )
         pairwise = get_tags(base).input_tags.pairwise
         self.pairwise_indices_ = [idx for _, idx in results] if pairwise else None
@@ -1221,6 +1291,7 @@ class OneVsOnePerceptron(_BaseReduction):
             jobs.append((p, delayed(_partial_fit_binary)(
                 estimators[p], X_pair, y_pair,
                 _subset_metadata(params, y_class.shape[0], indices),
+                _problem_name(classes, i, j),
             )))
         updated = Parallel(n_jobs=_joblib_jobs(self.n_jobs, len(jobs)))(
             job for _, job in jobs)

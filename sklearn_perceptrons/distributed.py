@@ -69,6 +69,12 @@ from ._core.base import (
     set_init_params,
     sum_duplicates,
 )
+from ._core.callbacks import (
+    CallbackSupport,
+    callback_fit,
+    fit_tasks,
+    model_attributes,
+)
 from ._core.docstrings import shared_doc
 from ._linear.perceptron import Perceptron, learning_rate, update_rule
 from ._linear.margin import MarginPerceptron
@@ -424,7 +430,8 @@ def _vector_blocks(v, row_chunks, n_blocks, name):
 # ---------------------------------------------------------------------------
 
 
-class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class ParameterMixing(MetaEstimatorMixin, CallbackSupport, ClassifierMixin,
+                      BaseEstimator):
     """Distributed perceptron training by iterative parameter mixing.
 
     The training data are a Dask array or DataFrame split into row
@@ -474,7 +481,11 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows in the base estimator's own order.
 
     verbose : int, default=0
-        If > 0, print one line per round: updates, ``||w||`` and time.
+        If > 0, print a line per round ("Round k of max_rounds": the updates
+        over every partition, ``||w||`` of the mixed weights of every row,
+        the round's time, the total time and at most how long the remaining
+        rounds take) and a closing line with why the rounds stopped and the
+        total time.  See :ref:`ug_verbose` in the user guide.
 
     Attributes
     ----------
@@ -624,6 +635,7 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     @keep_state_on_error
     @_fit_context(prefer_skip_nested_validation=False)
+    @callback_fit
     def fit(self, X, y, sample_weight=None):
         """Train by iterative parameter mixing over the partitions of X.
 
@@ -709,6 +721,17 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             runner.release(shards)
         self.n_partitions_ = len(keep)
 
+    def _round_attributes(self, base, classes, mixing):
+        """The attributes of the model after a round (for the callbacks
+        that ask for it)."""
+        coef, intercept = mixing.model()
+
+        def set_model(est):
+            est.estimator_, est.classes_ = base, classes
+            est.coef_, est.intercept_ = coef, intercept
+
+        return model_attributes(self, set_model)
+
     @staticmethod
     def _class_weights(base, classes, counts):
         if isinstance(base.class_weight, str):  # "balanced", from the counts
@@ -740,6 +763,10 @@ class ParameterMixing(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             mixing, train_idx=np.empty(0, dtype=np.int32), rng=rng, shuffle=False,
             max_iter=self.max_rounds, stopper=stopper, verbose=self.verbose,
             label="Round", note=f" over {len(shards)} partition(s)",
+            limit="max_rounds",
+            callbacks=fit_tasks(self, self.max_rounds, "round"),
+            model=lambda trainer, stopper: self._round_attributes(
+                base, classes, mixing),
         )
         if record.unconverged.any():
             warn_not_converged(self, int(record.unconverged.sum()),

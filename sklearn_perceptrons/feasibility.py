@@ -107,8 +107,9 @@ Cost per step and memory
     numbers; ``res.x`` is float64).
 
     Rows of extreme magnitude. The solvers read squared row norms, which
-    leave float64 for rows of norm beyond about 1e154 or below 1e-154 (finite
-    rows all the same). A positive scaling of a row does not change the
+    leave float64, or its precise (normal) range, for rows of norm beyond
+    about 1e154 or below 1e-146 (finite rows all the same). A positive
+    scaling of a row does not change the
     solutions of ``A @ w > 0``, so the solvers of the homogeneous system
     then iterate on a copy of A whose every row is scaled by a power of two
     (its largest entry into [0.5, 1), exactly; ``perceptron_feasibility``
@@ -324,16 +325,23 @@ def _check_vector(v, length, name, what):
 # ---------------------------------------------------------------------------
 
 
+# A nonzero row's squared norm below this is inexact: its squares reach the
+# subnormal numbers, whose precision falls to 0 (2**53 times the smallest
+# normal number keeps every square that matters normal).
+_SQNORM_FLOOR = float(np.ldexp(np.finfo(np.float64).tiny, 53))
+
+
 def _squared_norms(mat):
     """Squared row norms of A in float64 (computed once), and whether some
-    left float64 (overflow, or a nonzero row's underflow to 0)."""
+    left float64 (overflow; or, for a nonzero row, an underflow to 0 or to
+    the imprecise numbers below ``_SQNORM_FLOOR``)."""
     A, data, indices, indptr, dense = mat
     n, p = A.shape
     sqnorm = np.empty(n, dtype=np.float64)
     nonzero = np.empty(n, dtype=np.int8)
     _row_sqnorms(data, indices, indptr, n, p, dense, sqnorm, nonzero)
     overflow = not np.all(np.isfinite(sqnorm))
-    underflow = bool(np.any((sqnorm == 0) & (nonzero != 0)))
+    underflow = bool(np.any((sqnorm < _SQNORM_FLOOR) & (nonzero != 0)))
     return sqnorm, overflow, underflow
 
 
@@ -369,8 +377,8 @@ def _homogeneous_rows(mat):
     shift)``.
 
     A positive scaling of a row does not change the solutions, so when some
-    squared row norm leaves float64 (rows beyond about 1e154, or below
-    1e-154, in norm), every row ``i`` is scaled by ``2**-shift[i]``, which
+    squared row norm leaves float64 or its precise range (rows beyond about
+    1e154, or below 1e-146, in norm), every row ``i`` is scaled by ``2**-shift[i]``, which
     brings its largest entry into [0.5, 1) exactly (a copy of A, made only
     then); ``shift`` is None otherwise.  Answers are checked on A itself.
     """
@@ -880,7 +888,7 @@ def _relaxation_rows(mat, b, tol):
             return rows, sqnorm, np.ldexp(b, -k), float(np.ldexp(tol, -k))
     raise ValueError(
         "The squared norms of the rows of A span more than float64 holds "
-        "(row norms from about 1e-154 to 1e154 can be solved together); "
+        "(row norms from about 1e-146 to 1e154 can be solved together); "
         "relaxation_method cannot rescale rows one by one for you, since tol "
         "bounds a_i . x - b_i itself: scale those rows of A, and the same "
         "entries of b and your tol, yourself."

@@ -64,8 +64,25 @@ def test_every_target_met_on_healthy_results(tour, monkeypatch):
         ["KernelPerceptron", "MarginPerceptron", "Perceptron",
          "VotedPerceptron"]))
     rows = tour.target_rows([_result(tour, **_healthy(tour))])
-    assert len(rows) == 7
-    assert all(r["met"] for r in rows), [r for r in rows if not r["met"]]
+    targets = [r for r in rows if r["target"] is not None]
+    assert len(targets) == 7
+    assert all(r["met"] for r in targets), [r for r in rows if not r["met"]]
+    # scikit-learn's models are counted for reference, with no target.
+    reference, = [r for r in rows if r["target"] is None]
+    assert reference["metric"].startswith("scikit-learn's models: folds below")
+    assert reference["value"] == 0
+
+
+def test_reference_models_below_the_majority_are_counted(tour, monkeypatch):
+    monkeypatch.setattr(tour, "package_estimators", lambda: dict.fromkeys(
+        ["KernelPerceptron", "MarginPerceptron", "Perceptron",
+         "VotedPerceptron"]))
+    fits = _healthy(tour, **{"sk Perceptron": ([0.5, 0.7, 0.55, 0.7, 0.7],
+                                                1.0, False, None)})
+    rows = _by_metric(tour.target_rows([_result(tour, **fits)]))
+    reference = rows["scikit-learn's models: folds below the majority class"]
+    assert reference["value"] == 2 and reference["met"] is None
+    assert rows["folds below the majority class"]["value"] == 0
 
 
 def test_each_target_catches_its_failure(tour, monkeypatch):

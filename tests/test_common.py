@@ -213,6 +213,9 @@ SKLEARN_EXTENSION_API = {
                                                 "precomputed Gram matrices too",
     "sklearn.utils._safe_indexing": "per-sample metadata of any array-like",
     "sklearn.utils.validation._num_samples": "the length of any array-like",
+    "_init_callback_context": "the root task of a fit with callbacks: the method "
+                              "that CallbackSupportMixin documents for estimator "
+                              "developers (sklearn.callback, scikit-learn >= 1.9)",
 }
 # Names that start with an underscore but are public API (namedtuple's).
 PUBLIC_UNDERSCORE_NAMES = {"_replace", "_fields", "_asdict", "_make"}

@@ -504,7 +504,8 @@ def test_verbose_prints_one_line_per_round(local, capsys):
              if ln.startswith("-- Round")]
     assert len(lines) == clf.n_iter_
     assert "over 4 partition(s)" in lines[0]
-    assert lines[-1].startswith(f"-- Round {clf.n_iter_}: updates 0 ")
+    assert lines[-1].startswith(
+        f"-- Round {clf.n_iter_} of {clf.max_rounds}: updates 0 ")
 
 
 def test_max_rounds_warns():

@@ -19,6 +19,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_perceptrons import KernelPerceptron
+from sklearn_perceptrons._core import progress
 from sklearn_perceptrons._kernel import budget as _kernel_budget
 from sklearn_perceptrons._kernel.budget import NEIGHBOURS, RIDGE
 
@@ -223,13 +224,13 @@ def test_deterministic_random_state():
 
 def test_verbose_reports_progress_within_an_epoch(capsys, monkeypatch):
     monkeypatch.setattr(_kernel_budget, "_CHUNK", 100)
-    monkeypatch.setattr(_kernel_budget, "_PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(progress, "PROGRESS_SECONDS", 0.0)
     X, y = make_moons(500, noise=0.2, random_state=0)
     KernelPerceptron(budget=20, verbose=1, max_iter=2, tol=None).fit(X, y)
     lines = capsys.readouterr().out.strip().splitlines()
-    progress = [line for line in lines if "samples visited" in line]
-    assert len(progress) == 8  # 4 chunk boundaries per epoch
-    assert progress[0].startswith("-- Epoch 1: 100/500 samples visited")
+    within = [line for line in lines if " samples, " in line]
+    assert len(within) == 8  # 4 chunk boundaries per epoch
+    assert within[0].startswith("-- Epoch 1 of 2: 100 of 500 samples, updates ")
 
 
 def test_budget_at_least_the_data_keeps_the_unbudgeted_walk():

@@ -460,9 +460,10 @@ def test_verbose_prints_one_line_per_epoch(capsys):
     X, y = separable_data(2)
     clf = Perceptron(verbose=1, tol=None).fit(X, y)
     lines = [line for line in capsys.readouterr().out.splitlines() if line]
-    assert len(lines) == clf.n_iter_
-    assert re.match(r"-- Epoch 1: updates \d+, norm\(w\) [\d.e+-]+, time [\d.]+ s",
+    assert len(lines) == clf.n_iter_ + 1
+    assert re.match(r"-- Epoch 1 of 1000: updates \d+, \|\|w\|\| [\d.e+-]+, ",
                     lines[0])
+    assert lines[-1].startswith(f"-- Stopped after {clf.n_iter_} epochs (converged)")
 
 
 # ---------------------------------------------------------------------------
@@ -840,5 +841,6 @@ def test_verbose_partial_fit_prints_one_line_per_call(capsys):
     clf.partial_fit(X, y, classes=[0, 1])
     clf.partial_fit(X, y)
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["-- Epoch 1", "-- Epoch 2"]
+    assert [line.split(":")[0] for line in lines] == ["-- partial_fit pass 1",
+                                                      "-- partial_fit pass 2"]
     assert f"updates {clf.mistakes_per_epoch_[1]}," in lines[1]

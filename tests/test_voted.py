@@ -375,7 +375,8 @@ def test_diagnostics_no_warning_and_verbose(capsys):
     assert clf.n_iter_ == 4 and not clf.converged_
     assert len(clf.mistakes_per_epoch_) == 4
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 4 and all("updates" in line for line in lines)
+    assert len(lines) == 5 and all("updates" in line for line in lines[:4])
+    assert lines[4].startswith("-- Stopped after 4 epochs (max_iter=4 reached")
 
 
 def test_no_partial_fit_nor_proba():

@@ -29,6 +29,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .callbacks import CallbackSupport, callback_fit, callback_partial_fit
 from .docstrings import shared_doc
 from .training import MistakesLog
 
@@ -124,6 +125,7 @@ def partial_fit_context(method=None, *, prefer_skip_nested_validation=True):
             partial_fit_context,
             prefer_skip_nested_validation=prefer_skip_nested_validation,
         )
+    method = callback_partial_fit(method)
     first_call = _fit_context(
         prefer_skip_nested_validation=prefer_skip_nested_validation
     )(method)
@@ -185,7 +187,10 @@ def stream_cache(estimator):
     pickled.  ``"params"``: the key of the last validated parameters."""
     cache = estimator.__dict__.get("_stream")
     if cache is None:
-        cache = estimator.__dict__["_stream"] = {}
+        cache = {}
+        # With callbacks, no lean path may skip their hooks: nothing is kept.
+        if "_skl_callbacks" not in estimator.__dict__:
+            estimator.__dict__["_stream"] = cache
     return cache
 
 
@@ -347,10 +352,12 @@ def keep_state_on_error(method):
 def fit_method(method):
     """The decorators of an estimator's ``fit``: the docstring's shared
     fragments filled in (:func:`~._docstrings.shared_doc`), the parameters
-    validated in scikit-learn's configuration context (``_fit_context``) and
-    the call all-or-nothing (:func:`keep_state_on_error`)."""
+    validated in scikit-learn's configuration context (``_fit_context``),
+    scikit-learn's callbacks (:func:`~.callbacks.callback_fit`) and the
+    call all-or-nothing (:func:`keep_state_on_error`)."""
     return keep_state_on_error(
-        _fit_context(prefer_skip_nested_validation=True)(shared_doc(method))
+        _fit_context(prefer_skip_nested_validation=True)(
+            callback_fit(shared_doc(method)))
     )
 
 
@@ -671,7 +678,8 @@ N_JOBS_CONSTRAINT = [
 ]
 
 
-class BasePerceptron(MistakesLog, PredictMixin, ClassifierMixin, BaseEstimator):
+class BasePerceptron(MistakesLog, PredictMixin, CallbackSupport, ClassifierMixin,
+                     BaseEstimator):
     """Parameters, validation, labels and diagnostics of every perceptron."""
 
     _parameter_constraints = {

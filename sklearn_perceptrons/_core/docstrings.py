@@ -53,7 +53,7 @@ fragment("feasibility_A", """
         The constraint rows. float32 and float64 arrays and CSR matrices are
         used in place; other inputs are converted once. Must be finite, with
         at least one row and one column. Rows whose squared norms leave
-        float64 (norms beyond about 1e154 or below 1e-154) are scaled by
+        float64 (norms beyond about 1e154 or below 1e-146) are scaled by
         powers of two in a copy (see the module docstring).
 """)
 
@@ -288,6 +288,18 @@ fragment("epoch_params", """
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch;
         otherwise cyclically (row 0, 1, ..., n - 1).
+""")
+
+
+fragment("verbose_lines", """
+    If > 0, ``fit`` prints a line per epoch ("Epoch k of max_iter": its
+    updates, the norm named below, its time, the total time and at most how
+    long the remaining epochs take at the pace so far), a line at least
+    every 10 s within an epoch that runs longer (the samples visited, the
+    updates so far, the time left in the epoch), and a closing line with
+    why it stopped (converged, the tol rule, early stopping, ``max_iter``,
+    or a callback) and the total time; a ``partial_fit`` call prints one
+    line.  See :ref:`ug_verbose` in the user guide.
 """)
 
 

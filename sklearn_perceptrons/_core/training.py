@@ -20,7 +20,8 @@ is the reference implementation):
     the rows whose ``active`` flag (uint8) is 1; return the updates of every
     row.  Raise ``ValueError`` for weights that became non-finite.
 ``weight_norm() -> float``
-    A norm of the weights, for the verbose line.
+    The norm of the weights the estimator's ``verbose`` documents
+    (``||w||``, or ``||f||`` of a kernel model), for the verbose line.
 ``scores(rows) -> ndarray, shape (len(rows), n_rows)``
     Decision values of the current model on training samples ``rows``;
     needed only with a validation set (early stopping).
@@ -28,11 +29,19 @@ is the reference implementation):
     A copy of the training state, the copy of the current values of some
     rows into it, and its adoption at the end; needed only to keep the best
     validation epoch of every row (``keep_best=True``).
-``end_epoch(epoch, active, updates, stopper, val_score, *, last) -> iterable of str``
+``end_epoch(epoch, active, updates, stopper, val_score, *, last) -> events``
     Optional: called after the stopping rule has seen the epoch (``active``:
     the rows trained in it; ``last``: no epoch follows), to change the rule
-    of rows, stop or revive them (``stopper.active``); returns extra verbose
-    lines.  The margin search of ``MarginPerceptron`` uses it.
+    of rows, stop or revive them (``stopper.active``); returns None or what
+    happened, for the verbose line: an object whose ``summary()`` is a short
+    text for the epoch's line and ``details()`` lines for ``verbose > 1``.
+    The margin search of ``MarginPerceptron`` uses it.
+``reports_progress``
+    Optional, True for a trainer whose ``run_epoch`` takes a keyword
+    ``progress``: None, or a function ``(visited, updates)`` to call between
+    chunks of visits (the verbose lines within long epochs).  A trainer
+    walks in chunks only when given one, and its results do not depend on
+    it.
 ``keeps_own_best``
     Optional, True for a trainer that keeps its best epochs itself (the
     driver then takes no snapshot).
@@ -69,6 +78,7 @@ from time import perf_counter
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from . import progress
 from ._shuffle import shuffle_indices
 
 
@@ -223,15 +233,6 @@ def epoch_order(train_idx, shuffle, rng):
     return train_idx
 
 
-def print_epoch(epoch, updates, weight_norm, elapsed, *, label="Epoch", extra=""):
-    """The verbose line of one epoch."""
-    print(
-        f"-- {label} {epoch}: updates {int(updates)}{extra}, "
-        f"norm(w) {weight_norm:.6g}, time {elapsed:.4f} s",
-        flush=True,
-    )
-
-
 @dataclasses.dataclass(eq=False)
 class TrainingRecord:
     """What :func:`train` reports: per-row epochs and convergence, and the
@@ -254,8 +255,31 @@ class TrainingRecord:
                               self.history[: int(n_iter[0]), k : k + 1])
 
 
+def stop_reasons(stopper, *, callback=False):
+    """Why every row of a finished fit stopped (see
+    :meth:`~sklearn_perceptrons._core.progress.FitLog.done`): converged, by
+    its rule (the tol rule or early stopping), or still going at the end
+    (``max_iter``, or a callback that stopped the fit)."""
+    ruled = progress.EARLY_STOPPING if stopper.early_stopping else progress.TOL
+    going = progress.CALLBACK if callback else progress.MAX_ITER
+    return [
+        progress.CONVERGED if converged else going if active else ruled
+        for converged, active in zip(stopper.converged.tolist(),
+                                     stopper.active.tolist())
+    ]
+
+
+def rule_text(stopper):
+    """The stopping rule of ``stopper``, as the closing verbose line says it."""
+    if stopper.early_stopping:
+        return (f"no better validation accuracy in {stopper.n_iter_no_change} "
+                "epochs")
+    return f"no fewer updates in {stopper.n_iter_no_change} epochs"
+
+
 def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
-          validation=None, keep_best=True, verbose=0, label="Epoch", note=""):
+          validation=None, keep_best=True, verbose=0, label="Epoch", note="",
+          norm="||w||", limit="max_iter", callbacks=None, model=None):
     """Run the epochs of ``fit`` until every row has stopped.
 
     Parameters
@@ -278,22 +302,43 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
         With ``validation``: give the trainer back the state of every row's
         best validation epoch at the end.
     verbose : int
-        If > 0, print one line per epoch (``label``, its number, the updates
-        and ``note``, the weight norm, the time); if > 1, also the lines
-        ``end_epoch`` returns.
+        If > 0, print the lines of
+        :class:`~sklearn_perceptrons._core.progress.FitLog` (one per epoch,
+        ``label`` and its number, the updates and ``note``, the weight norm
+        named ``norm``, the times; progress within the epochs of a trainer
+        that reports it; a closing line with the stop reason, ``limit``
+        naming ``max_iter``); if > 1, also the details ``end_epoch`` gives.
+    callbacks : FitTasks or None
+        The callback tasks of the fit
+        (:func:`~sklearn_perceptrons._core.callbacks.fit_tasks`): every
+        epoch is a subtask; a callback may stop the fit after an epoch (the
+        rows still going then end unconverged, without a warning).
+    model : callable or None
+        ``model(trainer, stopper) -> dict``: the attributes of the fitted
+        model at the end of an epoch, for the callbacks that ask for it.
 
     Returns
     -------
     record : TrainingRecord
     """
+    log = progress.FitLog(verbose, max_iter=max_iter, norm=norm, unit=label,
+                          note=note, limit=limit)
+    reports = getattr(trainer, "reports_progress", False)
     best = trainer.snapshot() if validation is not None and keep_best else None
     end_epoch = getattr(trainer, "end_epoch", None)
     history = []
+    stopped_by_callback = False
     for epoch in range(1, max_iter + 1):
-        start = perf_counter()
+        log.begin_epoch()
+        if callbacks is not None:
+            callbacks.begin()
         order = epoch_order(train_idx, shuffle, rng)
         active = stopper.active.astype(bool)
-        updates = trainer.run_epoch(order, stopper.active)
+        if reports:
+            updates = trainer.run_epoch(order, stopper.active,
+                                        progress=log.within(epoch, len(order)))
+        else:
+            updates = trainer.run_epoch(order, stopper.active)
         history.append(updates)
         val_score = None
         if validation is not None:
@@ -301,23 +346,42 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
         improved = stopper.update(updates, val_score)
         if best is not None and improved.any():
             trainer.keep_rows(best, improved)
-        if verbose:
-            print_epoch(epoch, updates.sum(), trainer.weight_norm(),
-                        perf_counter() - start, label=label, extra=note)
+        # The norm of the epoch's weights, before end_epoch may change them.
+        norm_value = trainer.weight_norm() if verbose else 0.0
+        # Callbacks see the model of the epoch before end_epoch may change
+        # it, the model a fit stopped here returns; an epoch a callback
+        # stops is the last one for end_epoch too.
+        stop_requested = callbacks is not None and callbacks.end(
+            None if model is None else lambda: model(trainer, stopper))
+        events = None
         if end_epoch is not None:
-            lines = end_epoch(epoch, active, updates, stopper, val_score,
-                              last=epoch == max_iter)
-            if verbose > 1:
-                for line in lines:
-                    print(line, flush=True)
+            events = end_epoch(epoch, active, updates, stopper, val_score,
+                               last=epoch == max_iter or stop_requested)
+        if verbose:
+            log.epoch(epoch, updates.sum(), norm_value,
+                      rows=(int(np.count_nonzero(active)), active.shape[0]),
+                      summary=events.summary() if events else "",
+                      details=events.details() if events and verbose > 1
+                      else ())
+        if stop_requested:
+            stopped_by_callback = not stopper.done
+            break
         if stopper.done:
             break
     if best is not None:
         trainer.restore(best)
     history = (np.array(history, dtype=np.int64) if history
                else np.zeros((0, stopper.active.shape[0]), dtype=np.int64))
+    if verbose:
+        log.done(len(history),
+                 stop_reasons(stopper, callback=stopped_by_callback),
+                 details=rule_text(stopper))
+    unconverged = stopper.active.astype(bool)
+    if stopped_by_callback:
+        # Stopped on request, not at max_iter: no ConvergenceWarning.
+        unconverged[:] = False
     return TrainingRecord(stopper.n_iter.copy(), stopper.converged.copy(),
-                          stopper.active.astype(bool), history)
+                          unconverged, history)
 
 
 def warn_not_converged(estimator, n_unconverged, *, limit="max_iter"):

@@ -19,8 +19,6 @@ kernel is called on blocks of rows (the support vectors and the next rows
 to visit) and the walk reads the block's Gram matrix as a precomputed one.
 """
 
-from time import perf_counter
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -61,12 +59,9 @@ AVERAGE_NEIGHBOURS = 32
 # the ridge.
 RIDGE = 1e-3
 # Visits per call of the compiled walk: between calls Python may print
-# progress (``verbose``).
+# progress (``verbose``; a chunk takes a fraction of a second even on a
+# loaded machine, so the lines stay less than 10 s apart).
 _CHUNK = 1 << 15
-# A line is due once this many seconds have passed since the last one, and
-# printed at the end of the chunk: 9 s leave a chunk (a fraction of a second
-# even on a loaded machine) to keep the lines less than 10 s apart.
-_PROGRESS_SECONDS = 9.0
 # Training rows on which ``fit`` (with ``tol``) checks the models of every
 # epoch, to return the best one: enough to see a change of accuracy of 0.01
 # on noisy data, cheap beside an epoch (CHECK_ROWS * B kernel values).
@@ -386,23 +381,6 @@ _SNAPSHOT = ("sv", "sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
              "rng")
 
 
-def _progress_printer(estimator, epoch, n, start):
-    """A ``progress`` callback printing at most every ``_PROGRESS_SECONDS``
-    (None when not verbose)."""
-    if not estimator.verbose:
-        return None
-    last = [start]
-
-    def progress(t, updates):
-        now = perf_counter()
-        if now - last[0] >= _PROGRESS_SECONDS:
-            last[0] = now
-            print(f"-- Epoch {epoch}: {t}/{n} samples visited, updates "
-                  f"{int(updates.sum())}, time {now - start:.1f} s", flush=True)
-
-    return progress
-
-
 def _sample_rows(n, k, seed):
     """``k`` distinct rows of ``n``, sorted, by Floyd's algorithm: O(k)
     memory (a permutation of the rows would cost as much as a column of
@@ -493,25 +471,22 @@ class _BudgetTrainer:
     ``check``, the model of the best epoch kept."""
 
     n_rows = 1
+    reports_progress = True
 
-    def __init__(self, walk, X, y_class, step, table, estimator, check):
+    def __init__(self, walk, X, y_class, step, table, check):
         self.walk, self.X, self.y_class, self.step = walk, X, y_class, step
         self.table = table
-        self.estimator = estimator
         self.check = check
         self.best = None
-        self.epoch = 0
 
-    def run_epoch(self, order, active):
-        self.epoch += 1
+    def run_epoch(self, order, active, progress=None):
         self.walk.refresh_inverse()
         n = order.shape[0]
         checkpoints = ([n * q // parts for q in range(1, parts)]
                        if (parts := checks_per_epoch(n, self.check)) else ())
         updates = self.walk.run(
             self.X, order, self.y_class, self.step, self.table,
-            progress=_progress_printer(self.estimator, self.epoch,
-                                       n, perf_counter()),
+            progress=progress,
             checkpoints=checkpoints, checkpoint=self.check_model)
         return np.array([updates.sum()], dtype=np.int64)
 
@@ -531,7 +506,7 @@ class _BudgetTrainer:
     def end_epoch(self, epoch, active, updates, stopper, val_score, last=False):
         if self.check is not None:
             self.check_model()
-        return []
+        return None
 
     def keep_best(self):
         if self.best is not None:
@@ -552,7 +527,7 @@ def checks_per_epoch(n, check):
 
 
 def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
-        rng, seed, start=None):
+        rng, seed, start=None, *, callbacks=None, model=None):
     """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
     through the epoch driver; returns a :class:`WalkResult`.
 
@@ -572,7 +547,8 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
     at every check are the average and the iterate (which averaging does
     not change): a carried average can decay (see ``_BudgetTrainer``), and
     the averaged fit is then never worse on the check rows than the plain
-    one.
+    one.  ``callbacks`` and ``model`` as in
+    :func:`~sklearn_perceptrons._kernel.dual.fit`.
     """
     n = X.shape[0]
     state, matched = start if start is not None else (None, None)
@@ -615,14 +591,18 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
                         pairwise=pairwise is not None) if (
         params.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
-                             one_vs_all_table(n_classes), params, check)
+                             one_vs_all_table(n_classes), check)
     stopper = StoppingRule(1, tol=params.tol,
                            n_iter_no_change=params.n_iter_no_change,
                            n_samples=n, early_stopping=False)
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
                    shuffle=params.shuffle, max_iter=params.max_iter,
-                   stopper=stopper, verbose=params.verbose)
+                   stopper=stopper, verbose=params.verbose, norm="||f||",
+                   callbacks=callbacks,
+                   model=None if model is None else (
+                       lambda trainer, stopper: model(
+                           walk.result(X, by_row=True, n_ext=n_ext))))
     # The largest support set of the whole fit, not of the model kept.
     max_seen = int(walk.counters[_C_MAX_SV])
     trainer.keep_best()

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import scipy.sparse as sp
 
+from .._core.progress import chunks
 from .._core.training import StoppingRule, train
 from . import kernels
 from .kernels import (
@@ -243,17 +244,30 @@ class DualWalk:
                 self.kernel.spec, self.samples, self.dual, self.cache)
         return self._compiled
 
-    def run(self, order, active):
-        """One walk over the Z rows ``order``; returns the updates per row."""
+    def run(self, order, active, progress=None):
+        """One walk over the Z rows ``order``; returns the updates per row.
+        With ``progress``, the walk goes in chunks of visits
+        (:func:`~sklearn_perceptrons._core.progress.chunks`) and calls
+        ``progress(visited, updates)`` between them; the result is the
+        same bit for bit (a chunk ends with no update waiting, as a walk
+        stopped for a callable's column does)."""
         updates = np.zeros(self.scores.shape[1], dtype=np.int64)
-        if order.shape[0] == 0:
+        n = order.shape[0]
+        if n == 0:
             return updates
         walker = self._walker()
+        for start, stop in [(0, n)] if progress is None else chunks(n):
+            self._run_part(walker, order[start:stop], active, updates)
+            if progress is not None and stop < n:
+                progress(stop, updates)
+        return updates
+
+    def _run_part(self, walker, order, active, updates):
         t = 0
         while True:
             status, t, row = walker.run(order, t, active, updates)
             if status == _STATUS_DONE:
-                return updates
+                return
             if status == _STATUS_NEED_COLUMN:
                 self._store_callable_column(row)
             elif status == _STATUS_NONFINITE_KERNEL:
@@ -324,17 +338,19 @@ class WalkTrainer:
     driver then sees one row, the total of the updates.
     """
 
+    reports_progress = True
+
     def __init__(self, walk, n_rows, coupled):
         self.walk = walk
         self.coupled = coupled
         self.n_rows = 1 if coupled else n_rows
         self._repeat = n_rows
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         if self.coupled:
-            return self.walk.run(order, np.repeat(active, self._repeat)).sum(
-                keepdims=True)
-        return self.walk.run(order, active)
+            return self.walk.run(order, np.repeat(active, self._repeat),
+                                 progress).sum(keepdims=True)
+        return self.walk.run(order, active, progress)
 
     def weight_norm(self):
         return self.walk.weight_norm()
@@ -371,7 +387,8 @@ def _walk(params, Z, y_class, step, rows, kernel, *, track_from, passes):
     )
 
 
-def fit(params, X, y_class, step, rows, kernel, rng, seed, start=None):
+def fit(params, X, y_class, step, rows, kernel, rng, seed, start=None, *,
+        callbacks=None, model=None):
     """``fit`` by the unbudgeted walk: epochs through the epoch driver.
 
     ``params`` holds the estimator's parameters (``fit_intercept``,
@@ -382,7 +399,9 @@ def fit(params, X, y_class, step, rows, kernel, rng, seed, start=None):
     that of the "random" strategy; ``start`` None or ``(state, matched)``:
     the iterate to start from and the rows of X that are its support
     vectors (None when they are not rows of X: they are then put in front
-    of X, never visited).  Returns a :class:`WalkResult`.
+    of X, never visited); ``callbacks`` the fit's callback tasks and
+    ``model(state)`` the attributes of the model of an iterate, for the
+    callbacks that ask for it.  Returns a :class:`WalkResult`.
     """
     n = X.shape[0]
     n_rows, _, rule = rows
@@ -421,7 +440,10 @@ def fit(params, X, y_class, step, rows, kernel, rng, seed, start=None):
         WalkTrainer(walk, n_rows, coupled),
         train_idx=np.arange(n_ext, n_ext + n, dtype=np.int32), rng=rng,
         shuffle=params.shuffle, max_iter=params.max_iter, stopper=stopper,
-        verbose=params.verbose,
+        verbose=params.verbose, norm="||f||", callbacks=callbacks,
+        model=None if model is None else (
+            lambda trainer, stopper: model(
+                walk.result(n_ext, training_rows=True))),
     )
     return WalkResult(walk.result(n_ext, training_rows=True),
                       walk.max_support_seen, record=record)

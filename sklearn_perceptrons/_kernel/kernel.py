@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
 from .._core.base import (
     N_JOBS_CONSTRAINT,
@@ -28,6 +28,8 @@ from .._core.base import (
     stream_cache,
 )
 from .._core.docstrings import shared_doc
+from .._core.callbacks import fit_tasks, model_attributes
+from .._core.progress import FitLog
 from .._core.tables import crammer_singer_table, one_vs_all_table
 from .._core.training import record_partial_pass, set_fit_results
 from . import budget, dual
@@ -254,8 +256,12 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         Seed of the epoch orders and of the "random" budget strategy.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||f||`` in kernel space
-        and time.
+        {{verbose_lines}}
+        The norm is ``||f||``, the norm of the current iterate in the kernel
+        space (the intercept counted as a constant feature), over all rows.
+        A ``partial_fit`` line gives the
+        number of support vectors instead of ``||f||`` (which would cost the
+        kernel values among all of them at every call).
 
     n_jobs : int, default=None
         Number of threads that score the rows of X in ``predict`` and
@@ -444,6 +450,16 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             return draw ^ 0x5851F42D4C957F2D
         return 0
 
+    def _model_attributes(self, state, classes, gamma):
+        """The attributes a fit that ended at the iterate ``state`` sets (the
+        model of an epoch, for the callbacks that ask for it)."""
+        def set_model(est):
+            est._set_model(state, classes)
+            est.gamma_ = gamma
+            est.support_ = state.sv_index
+
+        return model_attributes(self, set_model)
+
     def _set_model(self, state, classes):
         coef = state.model(self.average)
         # A plain dict of arrays and numbers: persistence formats such as
@@ -536,6 +552,12 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
         seed = self._random_seed(rng)
+        # The callbacks of the fit, and the model of an iterate they may ask
+        # for at the end of an epoch.
+        callbacks = fit_tasks(self, self.max_iter)
+
+        def model(state):
+            return self._model_attributes(state, classes, gamma)
 
         start = None
         if self.warm_start and hasattr(self, "_state"):
@@ -549,7 +571,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             if unweighted:
                 sample_weight = None
             result = budget.fit(self, X, n_classes, y_class, sample_weight,
-                                class_step, kernel, rng, seed, start)
+                                class_step, kernel, rng, seed, start,
+                                callbacks=callbacks, model=model)
         else:
             if state is not None and state.alpha.shape[1] != n_rows:
                 raise ValueError(
@@ -559,7 +582,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
                 )
             step = sample_weight * class_step[y_class]
             result = dual.fit(self, X, y_class, step, (n_rows, table, rule),
-                              kernel, rng, seed, start)
+                              kernel, rng, seed, start, callbacks=callbacks,
+                              model=model)
         self._apply_walk(result, classes, gamma, fit=True)
         return self
 
@@ -604,6 +628,18 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     @partial_fit_context
     def _checked_partial_fit(self, X, y, classes=None, sample_weight=None):
         """``partial_fit`` the full way: every check, then the walk."""
+        log = FitLog(self.verbose, norm="support vectors") if self.verbose else None
+        self._partial_walk(X, y, classes, sample_weight)
+        if log is not None:
+            # The line gives the number of support vectors: ||f|| would
+            # cost the kernel values among all of them at every call.
+            log.partial(self.n_iter_, _num_samples(X),
+                        self.mistakes_per_epoch_[-1],
+                        self.support_vectors_.shape[0])
+        return self
+
+    def _partial_walk(self, X, y, classes, sample_weight):
+        """One pass over a validated batch, from the current iterate."""
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )

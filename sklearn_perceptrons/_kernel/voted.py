@@ -22,6 +22,8 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.callbacks import fit_tasks, model_attributes
+from .._core.progress import chunks
 from .kernels import (
     KERNEL_CODES,
     Kernel,
@@ -56,24 +58,44 @@ class _LinearVoteState:
         self.log = _voted_fast.Ledger(max(1024, _LOG_PER_SAMPLE * X.shape[0]),
                                       n_rows, y_class, step, table)
 
-    def run_epoch(self, order, active):
-        """One epoch over ``order``; returns the mistakes of every row."""
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        """One epoch over ``order``; returns the mistakes of every row (see
+        :func:`_in_chunks` for ``progress``)."""
         updates = np.zeros(self.coef.shape[0], dtype=np.int64)
-        start = 0
-        while True:
-            status, start = _voted_fast.linear_epoch(
-                self.rows, self.log, order, start, active, self.coef,
-                self.intercept, self.fit_intercept, updates,
-            )
-            if status == _voted_fast.STATUS_DONE:
-                break
-            self.log.grow()
+        for part in _in_chunks(order, updates, progress):
+            start = 0
+            while True:
+                status, start = _voted_fast.linear_epoch(
+                    self.rows, self.log, part, start, active, self.coef,
+                    self.intercept, self.fit_intercept, updates,
+                )
+                if status == _voted_fast.STATUS_DONE:
+                    break
+                self.log.grow()
         if not (np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()):
             _raise_nonfinite()
         return updates
 
     def weight_norm(self):
-        return float(np.sqrt(np.sum(self.coef**2) + np.sum(self.intercept**2)))
+        """||w||, the norm of the current perceptrons' weights (all rows)."""
+        return float(np.linalg.norm(self.coef))
+
+
+def _in_chunks(order, updates, progress):
+    """The parts of ``order`` an epoch visits in turn: all of it, or with
+    ``progress`` chunks of it (:func:`~sklearn_perceptrons._core.progress.chunks`),
+    calling ``progress(visited, updates)`` after each but the last.  The
+    compiled epochs resume from any visit, so the result is the same."""
+    n = order.shape[0]
+    if progress is None:
+        yield order
+        return
+    for start, stop in chunks(n):
+        yield order[start:stop]
+        if stop < n:
+            progress(stop, updates)
 
 
 class _TrainingKernel(Kernel):
@@ -126,21 +148,25 @@ class _KernelVoteState:
         self.line_of_sample[i] = line
         self.sample_of_line[line] = i
 
-    def run_epoch(self, order, active):
-        """One epoch over ``order``; returns the mistakes of every row."""
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        """One epoch over ``order``; returns the mistakes of every row (see
+        :func:`_in_chunks` for ``progress``)."""
         updates = np.zeros(self.scores.shape[0], dtype=np.int64)
-        start = 0
-        while True:
-            status, start = _voted_fast.kernel_epoch(
-                self.log, order, start, active, self.scores, self.alpha,
-                self.add, self.cache, self.line_of_sample, updates,
-            )
-            if status == _voted_fast.STATUS_DONE:
-                break
-            if status == _voted_fast.STATUS_NEED_ROW:
-                self._store_row(int(order[start]))
-            else:
-                self.log.grow()
+        for part in _in_chunks(order, updates, progress):
+            start = 0
+            while True:
+                status, start = _voted_fast.kernel_epoch(
+                    self.log, part, start, active, self.scores, self.alpha,
+                    self.add, self.cache, self.line_of_sample, updates,
+                )
+                if status == _voted_fast.STATUS_DONE:
+                    break
+                if status == _voted_fast.STATUS_NEED_ROW:
+                    self._store_row(int(part[start]))
+                else:
+                    self.log.grow()
         if not np.isfinite(self.scores).all():
             _raise_nonfinite()
         return updates
@@ -241,8 +267,11 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         Seed of the epoch permutations.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: mistakes, the norm of the current
-        perceptrons (in kernel space) and time.
+        {{verbose_lines}}
+        The updates are the mistakes, and the norm that of the current
+        perceptrons: ``||w||`` (the Euclidean norm of their weights,
+        intercepts left out) with the linear kernel, else ``||f||`` (in the
+        kernel space, the intercept a constant feature).
 
     Attributes
     ----------
@@ -441,6 +470,10 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
             stopper=StoppingRule(n_rows, tol=None, n_iter_no_change=1,
                                  n_samples=n, early_stopping=False),
             verbose=self.verbose,
+            norm="||w||" if self.kernel == "linear" else "||f||",
+            callbacks=fit_tasks(self, self.max_iter),
+            model=lambda trainer, stopper: self._model_attributes(
+                X, state.log, n_rows, classes, gamma, step, stopper),
         )
         # T epochs are the algorithm, not a limit it failed to beat: no
         # ConvergenceWarning.
@@ -453,6 +486,18 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         self.classes_ = classes
         self.gamma_ = gamma
         return self
+
+    def _model_attributes(self, X, log, n_rows, classes, gamma, step, stopper):
+        """The attributes a fit stopped now (``max_iter`` the epochs run so
+        far) sets: the model of an epoch, for the callbacks that ask for
+        it."""
+        unwalked = (stopper.n_iter.max() - stopper.n_iter) * float(np.sum(step))
+
+        def set_model(est):
+            est._set_model(X, log, n_rows, unwalked)
+            est.classes_, est.gamma_ = classes, gamma
+
+        return model_attributes(self, set_model)
 
     def _set_model(self, X, log, n_rows, unwalked):
         """The mistake sequence, grouped by row, over the distinct samples;

@@ -4,9 +4,11 @@
 search for a large margin (``margin="auto"``).
 
 The update rule is ``RULE_MARGIN`` of the compiled linear epoch.  The search
-plugs into the driver of :mod:`sklearn_perceptrons._training` as a trainer
-(:class:`_SearchTrainer`) whose ``end_epoch`` halves the margin of rows and
-keeps the pocket; its online form splits the pass of ``partial_fit``.
+plugs into the driver of :mod:`sklearn_perceptrons._core.training` as a
+trainer (:class:`_SearchTrainer`) whose ``end_epoch`` lowers the margin of
+rows to the level of their certified bound on the maximum margin, and which
+keeps the running average of the iterates; its online form splits the pass
+of ``partial_fit``.
 """
 
 import dataclasses
@@ -32,12 +34,14 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.progress import in_chunks
 from .perceptron import BaseLinearPerceptron
 from .rows import (
     RULE_MARGIN,
     LinearState,
     LinearTrainer,
     Rule,
+    check_finite_weights,
     commit_state,
     dense_stream,
     row_scores,
@@ -114,8 +118,9 @@ class _MarginSearch:
     """State of the certified margin search of every row (``margin="auto"``).
 
     Row ``k`` runs the margin perceptron with ``gamma_k = R_k / 2**h_k``;
-    ``run_updates_k`` counts the updates since the current run started (at
-    ``w~ = 0``, or at a warm start of norm ``start_norm_k``).  Plain arrays,
+    ``run_updates_k`` counts the updates of its current run, since its γ
+    last changed or the fit or stream started, at an iterate of norm
+    ``start_norm_k`` (0 for ``w~ = 0``).  Plain arrays,
     replaced rather than mutated once fitted by the full way, so that the
     all-or-nothing snapshot of ``keep_state_on_error`` stays valid; only the
     lean stream (:class:`_MarginStream`) writes them in place, once its call
@@ -176,16 +181,13 @@ class _MarginSearch:
         full[rows] = out
         return full
 
-    def halve(self, state, rows, fit_intercept):
-        """Halve gamma of ``rows`` and go on from their current iterates.
-
-        The updates are counted anew from here, against the bound of a run
-        started at the current ``||w~||``.
-        """
-        self.halvings[rows] += 1
+    def lower(self, rows, halvings, norms):
+        """Lower the γ of ``rows`` to ``R / 2**halvings`` and go on from their
+        current iterates (of norms ``norms``): the updates are counted anew
+        from here, against the bound of a run started at that norm."""
+        self.halvings[rows] = halvings
         self.run_updates[rows] = 0
-        self.start_norm[rows] = _weight_norms(
-            state.coef[rows], state.intercept[rows], fit_intercept)
+        self.start_norm[rows] = norms
 
     def restart(self, state, rows):
         """Halve gamma of ``rows`` and restart their runs at ``w~ = 0``."""
@@ -195,246 +197,428 @@ class _MarginSearch:
         state.reset_rows(rows)
 
 
-class _TrainingErrors:
-    """Weighted training errors of weight rows on the samples ``idx``.
+_EPS64 = np.finfo(np.float64).eps
+# Epochs between two exact computations of the norms of the iterates, at
+# most (see _SearchTrainer).
+_SYNC = 8
 
-    A sample counts with its step (sample weight times class weight) when a
-    row's classifier (positive iff score > 0, as ``predict``) gets its sign
-    wrong.  The per-sample masks are built once per fit, so that an epoch
-    costs one compiled scoring pass and a comparison.  The scores come from
-    the compiled routine, which computes each row with the same arithmetic
-    whatever the other rows are, so row ``k`` of a one-vs-all fit agrees bit
-    for bit with its binary fit.
+
+def _class_mean_gaps(X, idx, y_class, step, signs_of_class, radius):
+    """Half the distance between the means of the positive and the negative
+    samples of every row (its samples ``idx`` of positive step), plus the
+    rounding of the computed means: an upper bound on the maximum margin γ*
+    of the row, or its radius where one side has no sample.
+
+    Why a bound: for any convex combination ``z = sum p_i s_i x~_i`` of the
+    signed padded samples and any unit ``u``, ``u . z >= min_i s_i u . x~_i``,
+    so ``γ* <= ||z||``; the midpoint of the two means is such a ``z``, and its
+    intercept coordinate is ``1/2 - 1/2 = 0``.  Costs one pass over X (a
+    float32 X in blocks of rows) and ``O(n_rows * n_features)``.
     """
-
-    def __init__(self, idx, y_class, step, signs_of_class):
-        signs = signs_of_class[y_class[idx]]
-        self.idx = idx
-        self.positive = signs > 0
-        takes_part = signs != 0
-        every = np.count_nonzero(takes_part) == takes_part.size
-        self.takes_part = None if every else takes_part
-        weights = step[idx]
-        # The weight of every row's training samples: errors / total is a rate.
-        self.total = (np.full(signs.shape[1], weights.sum()) if every
-                      else weights @ takes_part)
-        self.uniform = (weights.shape[0] == 0
-                        or np.count_nonzero(weights != weights[0]) == 0)
-        self.weights = weights[:1] if self.uniform else weights
-
-    def of_zero(self):
-        """The errors of ``w~ = 0`` (every score 0: every sample negative),
-        for every row, without a scoring pass."""
-        wrong = self.positive if self.takes_part is None \
-            else self.positive & self.takes_part
-        if self.uniform:
-            return wrong.sum(axis=0) * self.weights[0]
-        return self.weights @ wrong
-
-    def __call__(self, X, coef, intercept, rows):
-        if isinstance(rows, slice) or len(rows) == coef.shape[0]:
-            # Every row (``slice(None)``, or all the rows, sorted and
-            # distinct): no copies.
-            positive, takes_part = self.positive, self.takes_part
+    n_classes, n_rows = signs_of_class.shape
+    n_samples, n_features = X.shape
+    idx = idx[step[idx] > 0]
+    classes = y_class[idx]
+    counts = np.bincount(classes, minlength=n_classes).astype(np.float64)
+    # Sums of the samples of every class, in float64 (a float32 X in
+    # blocks of about 1M values, never converted whole).
+    class_of = np.full(n_samples, -1, dtype=np.int64)
+    class_of[idx] = classes
+    if sp.issparse(X):
+        # Every stored value adds to the cell (its class, its column).
+        sums = np.zeros(n_classes * n_features)
+        width = max(1, X.nnz // max(1, n_samples))
+        block = n_samples if X.dtype == np.float64 else max(1, (1 << 20) // width)
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            lo, hi = X.indptr[start], X.indptr[stop]
+            cells = np.repeat(class_of[start:stop],
+                              np.diff(X.indptr[start:stop + 1])) * n_features
+            cells += X.indices[lo:hi]
+            counted = cells >= 0
+            sums += np.bincount(cells[counted],
+                                weights=X.data[lo:hi][counted].astype(np.float64),
+                                minlength=n_classes * n_features)
+        sums = sums.reshape(n_classes, n_features)
+    else:
+        sums = np.zeros((n_classes, n_features))
+        block = (n_samples if X.dtype == np.float64
+                 else max(1, (1 << 20) // max(1, n_features)))
+        for start in range(0, n_samples, block):
+            stop = min(start + block, n_samples)
+            keep = np.flatnonzero(class_of[start:stop] >= 0)
+            indicator = sp.csr_matrix(
+                (np.ones(len(keep)), (class_of[start:stop][keep], keep)),
+                shape=(n_classes, stop - start))
+            sums += indicator @ X[start:stop].astype(np.float64, copy=False)
+    total = sums.sum(axis=0)
+    positive, negative = signs_of_class > 0, signs_of_class < 0
+    n_pos, n_neg = counts @ positive, counts @ negative
+    gaps = np.array(radius, dtype=np.float64, copy=True)
+    for k in range(n_rows):
+        if not (n_pos[k] > 0 and n_neg[k] > 0):
+            continue
+        members = np.flatnonzero(positive[:, k])
+        pos = sums[members[0]] if len(members) == 1 else sums[members].sum(axis=0)
+        if np.count_nonzero(positive[:, k] | negative[:, k]) == n_classes:
+            neg = total - pos
         else:
-            coef, intercept = coef[rows], intercept[rows]
-            positive = self.positive[:, rows]
-            takes_part = None if self.takes_part is None else self.takes_part[:, rows]
-        scores = row_scores(X, self.idx, coef, intercept)
-        wrong = (scores > 0) != positive
-        if takes_part is not None:
-            wrong &= takes_part
-        if self.uniform:
-            return wrong.sum(axis=0) * self.weights[0]
-        return self.weights @ wrong
+            neg = sums[negative[:, k]].sum(axis=0)
+        diff = pos / n_pos[k] - neg / n_neg[k]
+        # (A sum of squares of our own: no BLAS threads for one vector.)
+        gap = math.sqrt(_c_einsum("i,i->", diff, diff)) / 2.0
+        # Each computed mean is within n eps R of the exact one (summation),
+        # the rest within a few eps of the gap.
+        gap = (gap * (1.0 + 8.0 * _EPS64)
+               + (n_pos[k] + n_neg[k] + 4.0) * _EPS64 * radius[k])
+        gaps[k] = min(gaps[k], gap)
+    return gaps
+
+
+def _levels(radius, bound):
+    """The smallest ``h >= 0`` with ``radius / 2**h <= bound``, per row (the
+    level of the search whose γ is at most ``bound`` and more than half of
+    it); 0 where the bound is not positive and finite."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        h = np.ceil(np.log2(radius / bound))
+    # 1100 halvings take any float64 radius below the smallest float.
+    h = np.where(np.isfinite(h), np.clip(h, 0, 1100), 0).astype(np.int64)
+    # log2 is rounded: settle the level on the exact comparisons.
+    h += np.ldexp(radius, -h) > bound
+    h -= (h > 0) & (np.ldexp(radius, -(h - 1)) <= bound)
+    return h
 
 
 class _SearchTrainer(LinearTrainer):
-    """The trainer of ``margin="auto"``: the margin rule at every row's
-    current γ, and after every epoch the search's decisions (see the Notes
-    of :class:`MarginPerceptron`): a converged row stops; a row with a
-    proof (over its update budget, or an iterate too short) restarts at the
-    halved γ from ``w~ = 0``; a row
-    whose tol rule fired goes on at the halved γ, and so after every
-    further epoch until its pocket gains by more than ``tol``, or stops
-    when the last ``patience`` halvings did not improve its pocket by more
-    than ``tol``;
-    with a validation set a row whose validation score stalled stops.
-    Keeps the pocket (or, with a validation set, every row's best validation
-    epoch) itself."""
+    """The trainer of ``margin="auto"`` (see the Notes of
+    :class:`MarginPerceptron`): the margin rule at every row's current γ,
+    which after every epoch drops to the level of the row's certified upper
+    bound on the maximum margin (or one level down, when the run made more
+    updates than a margin-γ separator allows).  The iterates go on from
+    where they are; their average over every visit of the fit is kept
+    alongside (in the state itself when the estimator averages), the model
+    of a row that does not converge.  Rows stop by the driver's rules
+    (convergence, the tol rule, early stopping, ``max_iter``); with a
+    validation set the trainer keeps every row's best validation epoch.  A
+    row that drops two levels or more at once starts again from ``w~ = 0``;
+    the tol rule stops a row only once its γ has come down."""
 
     keeps_own_best = True
 
     def __init__(self, X, y_class, step, table, state, *, fit_intercept, search,
-                 epsilon, training_errors, tol, patience):
+                 bound, epsilon, train_idx, signs_of_class, keep_best, tol):
         n_rows = state.coef.shape[0]
+        self.train_idx = train_idx
+        self.signs_of_class = signs_of_class
+        self.averaged = state.average
+        if not state.average:
+            # The running average, over the iterates themselves (no copy).
+            state = LinearState(state.coef, state.intercept, True)
         super().__init__(X, y_class, step, table, state,
                          fit_intercept=fit_intercept,
                          rule=Rule(RULE_MARGIN, np.zeros(n_rows), np.zeros(n_rows)))
         self.search = search
+        self.bound = bound
         self.epsilon = epsilon
-        self.training_errors = training_errors
         self.tol = tol
-        self.patience = patience
-        self.pocket_coef, self.pocket_intercept = state.model()
-        # Minus the training error rate, or the validation accuracy.
-        self.pocket_score = np.full(n_rows, -np.inf)
-        self.score_at_halving = np.full(n_rows, -np.inf)
-        self.idle_halvings = np.zeros(n_rows, dtype=np.int64)
-        # Rows whose last halving was by the tol rule, with no pocket gain
-        # since: they halve again after every epoch that brings none.
-        self.stalling = np.zeros(n_rows, dtype=bool)
-        self.budget = None
-        self.all_rows = np.arange(n_rows)
-        if training_errors is not None:
-            total = training_errors.total
-            self.error_total = np.where(total > 0, total, 1.0)
-            # The pocket starts with the starting model, as Gallant's does:
-            # under skewed weights w~ = 0 (every sample negative) can be best.
-            if self.pocket_coef.any() or self.pocket_intercept.any():
-                errors = training_errors(X, self.pocket_coef,
-                                         self.pocket_intercept, self.all_rows)
-            else:
-                errors = training_errors.of_zero()
-            self.pocket_score = -(errors / self.error_total)
-        self.proof_eps = 2.0 * np.finfo(state.coef.dtype).eps
+        self.radius = np.sqrt(search.sq_radius)
+        # Rows that no sample can update never prove anything.
+        self.usable = (search.sq_radius > 0) & (search.step_max > 0)
+        self.step_min = np.where(self.usable, search.step_min, 1.0)
+        self.reach = np.where(self.usable, search.step_max, 0.0) * self.radius
+        # ||w~|| at the start of the fit (as the margin rule computes it),
+        # and the updates since.
+        self.start = weight_norms(state.coef, state.intercept, fit_intercept)
+        self.updates = np.zeros(n_rows, dtype=np.int64)
+        # Rows that converged: an epoch in which they were trained made no
+        # update (the driver's verdict too); their iterate is then fixed.
+        self.fixed = np.zeros(n_rows, dtype=bool)
+        # Rows whose γ came down at least once in this fit.
+        self.dropped = np.zeros(n_rows, dtype=bool)
+        # The norms of the iterates that the passes start from and keep up
+        # to date; ``exact`` where computed from the weights since their last
+        # update.  Computing them costs O(n_features) per row, as much as a
+        # pass over wide sparse data: it is done only when a bound may have
+        # fallen below γ, when a row converged from a kept norm, and every
+        # _SYNC epochs (see end_epoch).
+        self.norm = self.start.copy()
+        self.exact = np.ones(n_rows, dtype=bool)
+        self.unsynced = 0
+        # Rows that converged in the last pass from a kept norm, and the
+        # norms they started from.
+        self.unverified = np.zeros(n_rows, dtype=bool)
+        self.pass_norm = self.norm.copy()
+        # Rounding: of the iterate (per update, see _certified_bounds), and
+        # of the norm, accumulated in float64 over n_features + 1 squares.
+        self.rounding = 2.0 * np.finfo(state.coef.dtype).eps
+        self.norm_slack = 1.0 + (X.shape[1] + 8) * _EPS64
+        self.best = None
+        if keep_best:
+            self.best = (*self.model(), np.full(n_rows, -np.inf))
+        self._level_changed()
 
     def _level_changed(self):
-        # gamma and the budgets change only with the levels: recomputed
-        # then, not after every epoch, from constants of the fit (the
-        # radius and step range of a row do not change during a fit).
-        search = self.search
-        if self.budget is None:
-            self._radius = np.sqrt(search.sq_radius)
-            # Rows that no sample can update get a rate of 0 and never
-            # prove (see _proved).
-            usable = np.isfinite(search.step_min) & (search.step_max > 0)
-            self._step_min = np.where(usable, search.step_min, 0.0)
-            self.proof_cr = np.where(usable, search.step_max, 0.0) * self._radius
-        gamma = np.ldexp(self._radius, -search.halvings)
-        self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * gamma)
-        self.budget = search.budget(self.epsilon)
-        self.proof_rate = gamma * self._step_min
+        self.gamma = np.ldexp(self.radius, -self.search.halvings)
+        self.rule = self.rule._replace(kappa=(1.0 - self.epsilon) * self.gamma)
+        self.budget = self.search.budget(self.epsilon)
 
-    def run_epoch(self, order, active):
-        if self.budget is None:
-            self._level_changed()
-        updates = super().run_epoch(order, active)
+    def run_epoch(self, order, active, progress=None):
+        state = self.state
+        self.pass_norm[:] = self.norm
+
+        def walk(part):
+            # The compiled pass updates the kept norms in place, so a pass
+            # in chunks (``progress``) resumes with the same arithmetic.
+            return run_epoch(
+                self.X, state, part, self.y_class, self.step, self.table,
+                fit_intercept=self.fit_intercept, active=active,
+                rule=self.rule, norm=self.norm,
+            )
+
+        updates = in_chunks(walk, order, progress)
         self.search.run_updates += updates
+        self.updates += updates
+        still = updates == 0
+        converged = still & (active != 0)
+        self.fixed |= converged
+        # A pass without update checked every margin against the norm it
+        # started from: a kept one is certified in end_epoch.
+        self.unverified = converged & ~self.exact
+        self.exact &= still
         return updates
 
-    def _proved(self):
-        """Rows whose run proves that no separator of margin gamma exists:
-        over the update budget, or an iterate too short.
+    def _sync(self):
+        """Compute the exact norms (and check that the weights are finite:
+        a non-finite weight makes its norm so)."""
+        state = self.state
+        self.norm = weight_norms(state.coef, state.intercept, self.fit_intercept)
+        if not np.isfinite(self.norm).all():
+            check_finite_weights(state)
+        self.exact[:] = True
+        self.unsynced = 0
 
-        A unit vector ``u`` with ``s_i u . x~_i >= gamma`` for every sample
-        gains ``u . w~ >= gamma * c`` from any update of step ``c``, whatever
-        triggered it; a run started at ``||w~_0|| = a`` that has made ``n``
-        updates has then ``||w~|| >= u . w~ >= gamma c_min n - a``.  A norm
-        below half of that is a proof, usually reached long before the
-        update budget.  The computed iterate differs from the exact one by
-        at most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
+    def _certify(self, stopper, last):
+        """Certify the rows that converged in a pass started from kept norms:
+        every margin ``m`` passed ``m >= kappa * norm`` with the kept norm,
+        which certifies ``m >= kappa * ||w~||`` where the exact norm is not
+        larger, or else where the smallest margin passes against it.  A row
+        that fails (a tie within rounding) runs again from its exact norm."""
+        rows = np.flatnonzero(self.unverified & (self.norm > self.pass_norm))
+        self.unverified[:] = False
+        if not len(rows):
+            return
+        idx = self.train_idx
+        signs = self.signs_of_class[self.y_class[idx]][:, rows]
+        margins = row_scores(self.X, idx, self.state.coef[rows],
+                             self.state.intercept[rows]) * signs
+        margins[(signs == 0) | (self.step[idx] == 0)[:, None]] = np.inf
+        failed = rows[margins.min(axis=0) < self.rule.kappa[rows] * self.norm[rows]]
+        if len(failed):
+            self.fixed[failed] = False
+            stopper.converged[failed] = False
+            if not last:
+                stopper.active[failed] = 1
+
+    def model(self):
+        """Every row's model: its iterate after an epoch without update
+        (unless the estimator averages), otherwise its average."""
+        coef, intercept = self.state.model()
+        if not self.averaged:
+            fixed = self.fixed
+            coef[fixed] = self.state.coef[fixed]
+            intercept[fixed] = self.state.intercept[fixed]
+        return coef, intercept
+
+    def scores(self, rows):
+        return row_scores(self.X, rows, *self.model())
+
+    def weight_norm(self):
+        return float(np.linalg.norm(self.state.coef))
+
+    def _certified_bounds(self, scale=1.0):
+        """Upper bounds on every row's maximum margin γ* from its iterate.
+
+        A unit ``u`` with ``s_i u . x~_i >= γ*`` for every sample gains
+        ``u . w~ >= γ* c`` from any update of step ``c``, whatever rule
+        triggered it; after ``n`` updates from a start of norm ``a``,
+        ``||w~|| >= u . w~ >= γ* c_min n - a``, so ``γ* <= (||w~|| + a) /
+        (c_min n)``.  The computed iterate differs from the exact one by at
+        most ``eps (a + (n + 1) c_max R)`` per update (each update rounds
         once per coordinate, and ``||w~|| <= a + n c_max R`` all along):
-        that slack, doubled, is added to the norm, and the factor 2 covers
-        the rest.
+        that slack, doubled, is added to the norm, itself inflated by the
+        rounding of its float64 sum.
         """
-        search, state = self.search, self.state
-        n = search.run_updates
-        start = search.start_norm
-        norms = weight_norms(state.coef, state.intercept, self.fit_intercept)
-        slack = self.proof_eps * n * (start + (n + 1.0) * self.proof_cr)
-        return (n > self.budget) | (2.0 * (norms + slack) < self.proof_rate * n - start)
+        n = self.updates.astype(np.float64)
+        slack = self.rounding * n * (self.start + (n + 1.0) * self.reach)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bound = ((self.norm * (self.norm_slack * scale) + slack + self.start)
+                     / (self.step_min * n))
+        return np.where(self.usable & (n > 0), bound, np.inf)
 
     def end_epoch(self, epoch, active, updates, stopper, val_score, *, last):
-        search, state = self.search, self.state
-        # Whole arrays when every row is active (the common case): an epoch
-        # of a small problem costs little more than these few operations.
-        # (np.count_nonzero: a fraction of the cost of .all()/.any() on the
-        # few rows of a fit, after every epoch.)
-        rows = (slice(None) if np.count_nonzero(active) == active.shape[0]
-                else np.flatnonzero(active))
+        search = self.search
         if val_score is not None:
-            score = val_score[rows]
-        else:
-            # The model is only read here (the pocket copies its rows).
-            coef, intercept = state.model(copy=False)
-            errors = self.training_errors(self.X, coef, intercept, rows)
-            # A row without training weight has no error: rate 0.
-            score = -(errors / self.error_total[rows])
-        pocket = self.pocket_score[rows]
-        improved = score > pocket
-        if np.count_nonzero(improved):
-            if self.tol is not None:
-                # A gain by more than tol ends a tol-rule streak of halvings.
-                self.stalling[self.all_rows[rows][score > pocket + self.tol]] = False
-            better = self.all_rows[rows][improved]
-            coef, intercept = state.model(copy=False)
-            self.pocket_score[better] = score[improved]
-            self.pocket_coef[better] = coef[better]
-            self.pocket_intercept[better] = intercept[better]
-
-        # The rows still searching (as masks over all rows: fewer
-        # operations than indexing, for the few rows a fit has).
-        going = active & ~stopper.converged
-        proved = self._proved()
-        if val_score is not None:
-            # The validation score stalled: the row stops, keeping its best
-            # validation epoch; only proofs halve.
-            halve = stopper.active != 0
-            halve &= going
-            halve &= proved
-        else:
-            # The search stops rows when they converge, or when halving no
-            # longer improves their pocket; the tol rule (the stopper's
-            # verdict) halves, and so does every epoch of a streak.
-            halve = stopper.active == 0
-            halve |= proved
-            halve |= self.stalling
-            halve &= going
-            stopper.active[going] = 1
-        if last or not np.count_nonzero(halve):
+            coef, intercept, best_score = self.best
+            better = active & (val_score > best_score)
+            if np.count_nonzero(better):
+                model_coef, model_intercept = self.model()
+                coef[better] = model_coef[better]
+                intercept[better] = model_intercept[better]
+                best_score[better] = val_score[better]
+        if val_score is None:
+            # The tol rule stops a row only once its γ has come down at least
+            # once (see the Notes of MarginPerceptron).
+            stopper.active[active & ~stopper.converged & ~self.dropped] = 1
+        # A row goes down when its bound fell below its γ, or when its run
+        # went over the update budget (no separator of margin γ: one level).
+        # The bound is computed exactly when the kept norms (within far less
+        # than 1/1000 of the exact ones) say that it may have.
+        proved = search.run_updates > self.budget
+        self.unsynced += 1
+        maybe = self._certified_bounds(1.0 - 1e-3) < self.gamma
+        maybe |= proved
+        # (And before the fit ends: the final check that the weights are
+        # finite, and the certificates of the last passes.)
+        if (np.count_nonzero(maybe) or np.count_nonzero(self.unverified)
+                or self.unsynced >= _SYNC or last
+                or not np.count_nonzero(stopper.active)):
+            self._sync()
+            self._certify(stopper, last)
+            np.minimum(self.bound, self._certified_bounds(), out=self.bound)
+        lower = self.bound < self.gamma
+        lower |= proved
+        lower &= stopper.active != 0
+        if last or not np.count_nonzero(lower):
             return ()
-        going = np.flatnonzero(halve)
-        proved = proved[going]
-        if self.tol is not None:
-            pocket = self.pocket_score[going]
-            gain = pocket > self.score_at_halving[going] + self.tol
-            idle = np.where(gain, 0, self.idle_halvings[going] + 1)
-            self.idle_halvings[going] = idle
-            self.score_at_halving[going] = np.maximum(
-                self.score_at_halving[going], pocket)
-            stopper.active[going[idle >= self.patience]] = 0
-            keep = idle < self.patience
-            going, proved = going[keep], proved[keep]
-        if len(going):
-            # A proof restarts the run at w~ = 0; the tol rule only
-            # halves gamma and lets the run go on from where it is.
-            if proved.any():
-                search.restart(state, going[proved])
-            if not proved.all():
-                search.halve(state, going[~proved], self.fit_intercept)
-            # A perfect pocket cannot gain: there halvings serve the margin,
-            # and wait for the tol rule as before.
-            self.stalling[going] = ~proved & (self.pocket_score[going] < 0)
-            if val_score is None and proved.any():
-                stopper.restart(going[proved])
-            self._level_changed()
-        # Lazily: the driver reads them only when verbose > 1.
-        return (
-            f"   row {k}: gamma halved to {search.gamma()[k]:.6g} "
-            f"({'certified' if p else 'tol rule'})"
-            for k, p in zip(going, proved)
-        )
+        rows = np.flatnonzero(lower)
+        self.dropped[rows] = True
+        halvings = search.halvings[rows]
+        target = np.maximum(_levels(self.radius[rows], self.bound[rows]),
+                            halvings + proved[rows])
+        target = np.maximum(target, halvings)
+        search.lower(rows, target, self.norm[rows])
+        # Two levels or more at once: the iterate and its average were made
+        # at a γ far above the row's margin (nearly every sample a margin
+        # mistake, as in a first epoch); the row starts again from w~ = 0.
+        jump = rows[target - halvings >= 2]
+        if len(jump):
+            self.state.reset_rows(jump)
+            search.start_norm[jump] = 0.0
+            self.norm[jump] = 0.0
+            self.start[jump] = 0.0
+            self.updates[jump] = 0
+            stopper.restart(jump)
+        self._level_changed()
+        return _Lowerings(rows, target - halvings, search, self.bound)
 
-    def final_model(self, converged):
-        """The last iterate of converged rows, the pocket of the others (of
-        every row, with a validation set)."""
-        coef, intercept = self.state.model()
-        keep_pocket = (np.ones(self.n_rows, dtype=bool)
-                       if self.training_errors is None else ~converged)
-        coef[keep_pocket] = self.pocket_coef[keep_pocket]
-        intercept[keep_pocket] = self.pocket_intercept[keep_pocket]
+    def training_errors(self, model):
+        """The weighted training errors of every row of ``model`` (the sum
+        of the steps of the training samples its classifier, positive iff
+        the score is > 0 as ``predict``, gets wrong)."""
+        idx = self.train_idx
+        signs = self.signs_of_class[self.y_class[idx]]
+        wrong = (row_scores(self.X, idx, *model) > 0) != (signs > 0)
+        wrong &= signs != 0
+        return self.step[idx] @ wrong
+
+    def _best_intercept(self, k, coef, intercept):
+        """The intercept of row ``k``'s model ``(coef, intercept)``, or if it
+        does no better on the training data than a constant answer (weighted
+        errors), the intercept with the fewest weighted training errors: an
+        exact search over the cuts between the sorted scores, the two ends
+        (a constant answer) included, the cut nearest to the old one among
+        equals, and a constant answer unless a cut errs less by more than
+        ``tol`` of the total weight.  Costs a scoring pass and a sort."""
+        idx = self.train_idx
+        signs = self.signs_of_class[self.y_class[idx], k]
+        weights = np.where(signs != 0, self.step[idx], 0.0)
+        positive = signs > 0
+        scores = row_scores(self.X, idx, coef[None], np.zeros(1, coef.dtype))[:, 0]
+        errors = weights @ ((scores + intercept > 0) != positive)
+        if errors < min(weights @ positive, weights @ ~positive):
+            return intercept
+        order = np.argsort(scores, kind="stable")
+        ordered, w = scores[order], weights[order]
+        is_positive = positive[order]
+        # Cutting after the j smallest scores (negative below, positive
+        # above) errs on the positives below and the negatives above; only
+        # cuts between distinct scores can be made by a threshold.
+        below = np.concatenate([[0.0], np.cumsum(np.where(is_positive, w, 0.0))])
+        above = np.concatenate(
+            [np.cumsum(np.where(is_positive, 0.0, w)[::-1])[::-1], [0.0]])
+        cut_errors = below + above
+        valid = np.ones(len(ordered) + 1, dtype=bool)
+        valid[1:-1] = ordered[1:] > ordered[:-1]
+        thresholds = np.concatenate([
+            [ordered[0] - max(1.0, abs(ordered[0]))],
+            (ordered[:-1] + ordered[1:]) / 2.0,
+            [ordered[-1] + max(1.0, abs(ordered[-1]))]])
+        best = np.flatnonzero(valid & (cut_errors == cut_errors[valid].min()))
+        cut = best[np.argmin(np.abs(thresholds[best] + intercept))]
+        if self.tol is not None:
+            # A cut within the scores must beat the better constant answer
+            # by more than tol (of the total weight), as an epoch must beat
+            # the best so far for the tol rule: a hair's gain on the
+            # training data predicts worse than the majority.
+            ends = np.array([0, len(ordered)])
+            end = ends[np.argmin(cut_errors[ends])]
+            if cut_errors[cut] >= cut_errors[end] - self.tol * weights.sum():
+                cut = end
+        return -thresholds[cut]
+
+    def current_model(self):
+        """The model of every row (see :meth:`model`), or with a validation
+        set its best validation epoch: what :meth:`final_model` would return
+        now, without changing the state."""
+        if self.best is not None:
+            coef, intercept = self.best[0].copy(), self.best[1].copy()
+        else:
+            coef, intercept = self.model()
+            if (self.n_rows == 1 and self.fit_intercept
+                    and not (self.averaged or self.fixed[0])):
+                # A binary model that does no better on its training data
+                # than a constant answer gets the intercept that errs least
+                # (see the Notes of MarginPerceptron).
+                intercept[0] = self._best_intercept(0, coef[0], intercept[0])
         return coef, intercept
+
+    def final_model(self):
+        """:meth:`current_model`, after which the state becomes the
+        estimator's own kind again (without averaging sums unless it
+        averages)."""
+        coef, intercept = self.current_model()
+        if not self.averaged:
+            plain = LinearState(self.state.coef, self.state.intercept, False)
+            plain.visits[:] = self.state.visits
+            self.state = plain
+        return coef, intercept
+
+
+class _Lowerings:
+    """The lowerings of gamma at the end of an epoch, for the verbose lines
+    (formatted only when printed: see the driver's ``end_epoch``)."""
+
+    def __init__(self, rows, levels, search, bound):
+        self.rows, self.levels, self.search = rows, levels, search
+        self.bound = bound[rows].copy()
+
+    def summary(self):
+        """One phrase: the new gamma (its range over several rows)."""
+        gamma = self.search.gamma()[self.rows]
+        low, high = float(gamma.min()), float(gamma.max())
+        now = f"{low:.4g}" if low == high else f"{low:.4g} to {high:.4g}"
+        if self.search.halvings.shape[0] == 1:
+            return f"gamma lowered to {now}"
+        n = len(self.rows)
+        rows = "1 row" if n == 1 else f"{n} rows"
+        return f"gamma lowered in {rows}, now {now}"
+
+    def details(self):
+        """A line per row."""
+        gamma = self.search.gamma()
+        return [f"row {k}: gamma lowered by {int(levels)} level(s) to "
+                f"{gamma[k]:.6g} (the maximum margin is at most {bound:.6g})"
+                for k, levels, bound in zip(self.rows, self.levels, self.bound)]
 
 
 class _MarginStream:
@@ -803,26 +987,30 @@ class MarginPerceptron(BaseLinearPerceptron):
     **When to use it.**  When you want a perceptron whose answer keeps a
     margin: on separable data it finds a hyperplane with at least a quarter
     of the largest margin (``margin="auto"``), a certified approximation of
-    the hard-margin SVM at the cost of a few perceptron runs; on data that
-    are not separable it keeps the epoch with the fewest training errors
-    (the *pocket*), which usually predicts better than the plain perceptron.
+    the hard-margin SVM at the cost of a few perceptron epochs; where it
+    does not converge (data that are not separable, or a search the tol
+    rule ends first) it returns the average of its iterates, as
+    ``Perceptron(average=True)`` does.
 
     **Cost.**  With a float ``margin`` an epoch costs the same as
-    :class:`Perceptron`'s.  "auto" adds one scoring pass over the training
-    data per epoch (to keep the pocket), and runs until the search ends:
-    on separable data a few runs of at most ``4 R² / (ε² γ²)`` updates each,
-    otherwise a few epochs after the pocket stops improving (see Notes).
-    A ``partial_fit`` call on a few rows with "auto" adds to the pass only
-    the rows' norms and the search's bookkeeping of every row.
+    :class:`Perceptron`'s.  "auto" keeps the running average of the
+    iterates (one more float64 array the size of ``coef_``; an update costs
+    about twice a plain one), computes the norms of the weight rows
+    (``O(n_classes * n_features)``) when γ may change and at least every 8
+    epochs, reads X once more before the first epoch (the class means) and
+    scores the training data once after the last; it runs until every row
+    converges or the tol rule stops it (see Notes).  A ``partial_fit`` call
+    on a few rows with "auto" adds to the pass only the rows' norms and the
+    search's bookkeeping of every row.
 
     Parameters
     ----------
     margin : float > 0 or "auto", default="auto"
         The target margin γ.  A float is used as is.  "auto" searches for a
-        large margin by certified halving (see Notes): γ starts at the
-        radius R of the (padded) training data and is halved whenever a run
-        has made more updates, or has weights shorter, than a margin-γ
-        separator would allow.
+        large margin (see Notes): γ stays within a factor 2 below a
+        certified upper bound on the maximum margin, which the class means
+        give at the start and the iterates lower as they learn, so that a
+        row that converges has at least a quarter of the maximum margin.
 
     epsilon : float in (0, 1], default=0.5
         Approximation parameter ε: samples closer to the hyperplane than
@@ -836,26 +1024,21 @@ class MarginPerceptron(BaseLinearPerceptron):
         of the padded vectors.
 
     max_iter : int, default=1000
-        Maximum number of epochs of ``fit``; with "auto", over all runs of
-        the search together.
+        Maximum number of epochs of ``fit``; with "auto", over all the
+        levels of the search together.
 
     tol : float or None, default=1e-3
-        Stopping tolerance: when not None, a row's run is stalled after
-        ``n_iter_no_change`` consecutive epochs whose number of updates did
-        not fall below ``best - tol * n_samples`` (or, with early stopping,
-        whose validation accuracy did not rise above ``best + tol``).  With
-        a float ``margin`` a stalled row stops; with "auto" its γ is halved
-        instead and its run goes on (a heuristic halving, see Notes), then
-        again after every epoch that does not lower the pocket's training
-        error rate by more than ``tol``, and the search stops once
-        ``n_iter_no_change`` halvings in a row have not lowered it by more
-        than ``tol``.
-        ``None`` disables both: only convergence or ``max_iter`` end a fit.
+        Stopping tolerance, as in :class:`Perceptron`: when not None, a row
+        stops after ``n_iter_no_change`` consecutive epochs whose number of
+        updates did not fall below ``best - tol * n_samples`` (or, with early
+        stopping, whose validation accuracy did not rise above
+        ``best + tol``), unconverged; with "auto", only once its γ has come
+        down at least once, and it then returns the average of its iterates
+        (see Notes).  ``None``: only convergence or ``max_iter`` end a fit.
 
     n_iter_no_change : int, default=5
-        Number of epochs without improvement before the tol rule fires (and,
-        with "auto", of halvings without improvement before the search
-        stops).
+        Number of epochs without improvement before the tol rule stops a
+        row.
 
     shuffle : bool, default=True
         Whether to visit the samples in a fresh random order every epoch;
@@ -863,8 +1046,9 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the average of ``(w, b)``
-        over every sample visit of training (of the current run, with
-        "auto"), computed without storing the history.
+        over every sample visit of training, computed without storing the
+        history (also for rows that converge; with "auto" a row that does
+        not converge gets the average anyway, see Notes).
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class ``j`` is
@@ -876,23 +1060,28 @@ class MarginPerceptron(BaseLinearPerceptron):
         Whether to hold out ``validation_fraction`` of the training data and
         stop each row when its validation accuracy has not risen above
         ``best + tol`` for ``n_iter_no_change`` epochs (with "auto" too); the
-        coefficients of each row's best validation epoch (over all runs,
-        with "auto") are kept, as in :class:`Perceptron`.
+        coefficients of each row's best validation epoch are kept, as in
+        :class:`Perceptron` (with "auto", its model then: see Notes).
 
     validation_fraction : float, default=0.1
         Fraction of the training data held out for early stopping.
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the last iterate of the previous fit
-        (and, with "auto", from its number of halvings ``h``, so from its γ
-        on the same data).
+        (and, with "auto", at most at the previous fit's last γ: no
+        higher level than ``h`` of its ``gamma_ = R / 2**h``).
 
     random_state : int, RandomState instance or None, default=0
         Seed of the epoch permutations and of the validation split.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time; if
-        > 1, also a line whenever "auto" halves the γ of a row.
+        {{verbose_lines}}
+        The norm is ``||w||``, the Euclidean norm of the current weights of
+        every row (the iterate, not the average; intercepts left out).
+        With ``margin="auto"``, an epoch after which the search lowered γ is
+        followed by a line with the new γ (its range over the rows); at
+        ``verbose > 1``, a line per row with the bound on the maximum margin
+        that lowered it.
 
     {{linear_coef_attrs}}
 
@@ -906,18 +1095,19 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     gamma_ : float or ndarray of shape (n_classes,)
         The γ used: ``margin`` for a float; with "auto", the last γ tried,
-        ``R / 2**h`` (R the radius of the padded training data of the row).
+        ``R / 2**h`` (R the radius of the padded training data of the row,
+        ``h >= 0`` its level).
 
     {{classes_attrs}}
 
     n_iter_ : int
         Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows, all runs of the search included); after ``partial_fit``, the
+        rows, all levels of the search included); after ``partial_fit``, the
         number of passes since the first.
 
     n_mistakes_ : int
         Updates (mistakes and margin mistakes) made by the last ``fit`` over
-        all rows and runs; ``partial_fit`` adds to it.
+        all rows; ``partial_fit`` adds to it.
 
     {{epoch_record_attrs}}
 
@@ -943,52 +1133,67 @@ class MarginPerceptron(BaseLinearPerceptron):
 
     **margin="auto".**  Every one-vs-all row searches on its own, with
     ``R`` the radius of the padded training samples that can update it
-    (positive weight) and ``gamma = R / 2**h``.  The search starts with
-    ``h = 0`` (the previous ``h`` with ``warm_start``) and a run at
-    ``w~ = 0`` (or at the warm start).  At the end of each epoch:
+    (positive weight), at ``gamma = R / 2**h``: the level ``h >= 0`` is the
+    smallest whose γ is at most ``U``, a certified upper bound on the row's
+    maximum margin γ*, so that ``γ* <= U < 2 γ``.  ``U`` only falls:
 
-    * a row that made no update has converged and is frozen;
-    * a row whose run has made more updates than the bound above, or
-      whose iterate is too short for a run of margin γ (``2 (||w~|| + ρ)
-      < γ c_min u - a`` after ``u`` updates of the run, ρ a bound on the
-      rounding of the iterate: a unit separator of margin γ would give
-      ``||w~|| >= u . w~ >= γ c_min u - a``), has *proved* that no separator of
-      margin γ exists: ``h`` increases by one
-      and its run **restarts from** ``w~ = 0``, where the bound of the next
-      level holds exactly as stated (continuing would need the larger bound
-      of a run started at ``||w~|| = a``);
-    * otherwise, when ``tol`` is set and the tol rule fires, ``h`` also
-      increases by one, but the run goes on from its iterate (a stalled run
-      is usually close to satisfying the halved margin) and its updates are
-      counted from there against the bounds of a run started at the current
-      ``||w~||``, so that a later halving by a bound is still a proof.
-      After such a halving γ is halved again after every epoch that does
-      not lower the pocket's weighted training error rate by more than
-      ``tol`` (a halving that did not help the pocket is not waited on),
-      unless the pocket makes no training error; such a gain, or a proof,
-      ends the streak, and the tol rule keeps its history until a proof
-      starts it anew.  A halving by the tol rule
-      is a heuristic, not a proof.
+    * before the first epoch it is half the distance between the means of
+      the row's positive and negative samples (their midpoint is a convex
+      combination of the signed samples ``s_i x~_i``, and no such
+      combination is shorter than γ*: ``u . z >= min_i s_i u . x~_i`` for any
+      of them), at most R.  Starting at R instead would spend the first
+      epochs where every sample is a margin mistake when a few rare, large
+      feature values (a pixel that is nonzero on a few images, standardized)
+      make R many times the typical norm of a sample;
+    * after every epoch it takes the bound of the iterate: after ``n``
+      updates from a start of norm ``a``, a unit separator ``u`` of margin
+      γ* would give ``||w~|| >= u . w~ >= γ* c_min n - a``, so ``γ* <=
+      (||w~|| + ρ + a) / (c_min n)`` (ρ a bound on the rounding of the
+      iterate).  The margin rule lets ``||w~||`` grow by about
+      ``(1 - ε) γ`` per update, so while a row keeps making updates at a γ
+      above γ* this bound falls below γ and the row moves down.
 
-    A row stops when it converges; with ``tol`` set, also when the last
-    ``n_iter_no_change`` halvings (proofs or not) have not lowered its
-    pocket's weighted training error rate by more than ``tol`` (so that data
-    that are not separable end a few epochs after the pocket stalls); with
-    ``early_stopping``, when its validation accuracy stalls, as the tol rule
-    of :class:`Perceptron` (only proofs halve γ then).  Every row stops after
-    ``max_iter`` epochs in total (no halving after the last one).  A row that
-    converges at γ, without averaging, has ``margin_ >= (1 - epsilon) *
-    gamma``; if moreover all its halvings were proofs (always the case with
-    ``tol=None`` and no warm start), the maximum margin γ* is below
-    ``2 gamma``, so ``margin_ > (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2).
-    A row that never converges (non-separable data, or ``max_iter`` too
-    small) keeps the *pocket*: the coefficients, over the starting model
-    (``w~ = 0``, or the warm start) and the ends of all epochs of all its
-    runs, with the smallest weighted number of training errors
-    (the sum of the sample and class weights of the misclassified training
-    samples); ``converged_`` is then False and ``gamma_`` is its last γ.
-    With ``early_stopping`` every row keeps its best validation epoch over
-    all runs, as in :class:`Perceptron`.
+    A row whose updates since its γ last changed exceed the bound of the
+    guarantee (that of a run started at the norm of the iterate then) also
+    moves one level down.  The iterate goes on from where it is, unless the
+    row moves down two levels or more at once: that iterate was made at a γ
+    far above the row's margin (nearly every sample a margin mistake, as in
+    a first epoch: the sum of the signed samples, intercept included), and
+    the row starts again from ``w~ = 0``, its average and its tol rule
+    anew (the bound stays).  Rows stop when they converge (an epoch without
+    update), by the tol rule (as in :class:`Perceptron`, also with early
+    stopping), or at ``max_iter`` (with a ``ConvergenceWarning``).  Without
+    early stopping the tol rule
+    stops a row only once its γ has come down at least once: a run that
+    converges can make the same few updates for several epochs, and on
+    data that are not separable γ comes down within a few epochs (the bound
+    of the iterate falls like ``1 / n`` there).
+
+    **The model.**  A row that converges keeps its last iterate (unless
+    ``average=True``): every training sample is at distance
+    ``>= (1 - epsilon) * gamma``, and since ``γ* < 2 gamma``, ``margin_ >
+    (1 - epsilon) * γ* / 2`` (γ*/4 at ε = 1/2), whatever ``tol``; only a
+    warm start on other data, whose level is carried over, voids it.  A row
+    that does not converge (data that are not separable, or a search that
+    the tol rule or ``max_iter`` ends first; ``converged_`` is then False)
+    gets the average of its iterates over every visit of the fit.  The
+    average damps the oscillation of the iterates on data that are not
+    separable and generalizes better than the epoch with the fewest
+    training errors (a pocket, which also ranks the one-vs-all rows
+    poorly), or than the last iterate, which often makes fewer training
+    errors.  A binary average that does no better on the training data than
+    a constant answer (weighted training errors: the sum of the sample and
+    class weights of the samples a model gets wrong) gets the intercept
+    with the fewest weighted training errors (an exact search over the
+    thresholds between its sorted scores, the constant answers included; a
+    threshold within the scores only if it errs less than both constant
+    answers by more than ``tol`` of the total weight), so that a binary
+    model never does worse on its training data than predicting one class: under very uneven class weights the average lags
+    behind iterates whose intercept keeps growing, and on data that no
+    hyperplane separates well it can end on the wrong side of the majority
+    rate.  (In one-vs-all the rows only rank the classes, and are left as
+    they are.)  With ``early_stopping`` every row keeps the model of its
+    best validation epoch.
 
     **partial_fit with "auto"** runs the same certified rule online: row
     ``k`` uses ``gamma_k = R_k / 2**h_k`` with ``R_k`` the radius of the
@@ -1090,29 +1295,31 @@ class MarginPerceptron(BaseLinearPerceptron):
             _padded_sq_norms(X, self.fit_intercept)[train_idx],
             y_class[train_idx], step[train_idx], signs_of_class,
         )
-        halvings = np.zeros(n_rows, dtype=np.int64)
+        radius = np.sqrt(sq_radius)
+        # The first level: that of the class means' bound on γ* (R at most).
+        bound = _class_mean_gaps(X, train_idx, y_class, step, signs_of_class,
+                                 radius)
+        halvings = np.where(sq_radius > 0, _levels(radius, bound), 0)
         previous = getattr(self, "_search_state", None)
         if (self.warm_start and previous is not None
                 and previous.halvings.shape == (n_rows,)):
-            halvings = previous.halvings.copy()
+            halvings = np.maximum(halvings, previous.halvings)
         search = _MarginSearch(
             sq_radius, halvings, np.zeros(n_rows, dtype=np.int64),
             _weight_norms(state.coef, state.intercept, self.fit_intercept),
             step_min, step_max,
         )
-        errors = None
-        if not self.early_stopping:
-            errors = _TrainingErrors(train_idx, y_class, step, signs_of_class)
         return _SearchTrainer(
             X, y_class, step, table, state, fit_intercept=self.fit_intercept,
-            search=search, epsilon=float(self.epsilon), training_errors=errors,
-            tol=self.tol, patience=self.n_iter_no_change,
+            search=search, bound=np.where(sq_radius > 0, bound, np.inf),
+            epsilon=float(self.epsilon), train_idx=train_idx, tol=self.tol,
+            signs_of_class=signs_of_class, keep_best=bool(self.early_stopping),
         )
 
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
         n_rows = trainer.n_rows
         if isinstance(trainer, _SearchTrainer):
-            coef, intercept = trainer.final_model(record.converged)
+            coef, intercept = trainer.final_model()
             search, gamma = trainer.search, trainer.search.gamma()
         else:
             coef, intercept = trainer.state.model()
@@ -1120,6 +1327,11 @@ class MarginPerceptron(BaseLinearPerceptron):
         self._search_state = search
         self._set_margins(X, y_class, signs_of_class, coef, intercept, gamma)
         return coef, intercept
+
+    def _current_model(self, trainer, stopper):
+        if isinstance(trainer, _SearchTrainer):
+            return trainer.current_model()
+        return super()._current_model(trainer, stopper)
 
     def _finish_row(self, X, samples):
         indices, signs = samples()

@@ -16,7 +16,6 @@ rows without touching their private attributes.
 """
 
 import numbers
-from time import perf_counter
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -36,7 +35,9 @@ from .._core.base import (
     set_init_params,
     stream_cache,
 )
+from .._core.callbacks import fit_tasks, model_attributes
 from .._core.docstrings import shared_doc
+from .._core.progress import FitLog
 from .rows import (
     RULE_CS_MAX,
     RULE_CS_UNIFORM,
@@ -58,7 +59,6 @@ from .._core.tables import crammer_singer_table, one_vs_all_table, sign_matrix
 from .._core.training import (
     ArgmaxValidation,
     Validation,
-    print_epoch,
     record_partial_pass,
     set_fit_results,
     stopping_rule,
@@ -155,6 +155,25 @@ class BaseLinearPerceptron(BasePerceptron):
     def _finish_fit(self, trainer, record, X, y_class, signs_of_class):
         """The (coef, intercept) of a finished fit; sets extra attributes."""
         return trainer.state.model()
+
+    def _current_model(self, trainer, stopper):
+        """The (coef, intercept) a fit stopped now would return (for the
+        callbacks that ask for the model of an epoch)."""
+        return trainer.state.model()
+
+    def _epoch_attributes(self, classes):
+        """``model(trainer, stopper)`` of the driver: the attributes of the
+        model of the current epoch."""
+        def model(trainer, stopper):
+            coef, intercept = self._public_model(
+                self._current_model(trainer, stopper))
+
+            def set_model(est):
+                est.classes_, est.coef_, est.intercept_ = classes, coef, intercept
+
+            return model_attributes(self, set_model)
+
+        return model
 
     def _partial_pass(self, X, state, y_class, step, table):
         """The pass of ``partial_fit`` over the rows of X, in order.
@@ -411,6 +430,8 @@ class BaseLinearPerceptron(BasePerceptron):
             max_iter=self.max_iter, validation=validation,
             keep_best=not getattr(trainer, "keeps_own_best", False), verbose=self.verbose,
             stopper=stopping_rule(self, trainer.n_rows, train_idx.shape[0]),
+            callbacks=fit_tasks(self, self.max_iter),
+            model=self._epoch_attributes(classes),
         )
         model = self._finish_fit(trainer, record, X, y_class, signs_of_class)
         set_fit_results(self, record)
@@ -447,7 +468,7 @@ class BaseLinearPerceptron(BasePerceptron):
                 f"{n_rows}. Call fit to start anew."
             )
         cache = stream_cache(self)
-        start = perf_counter() if self.verbose else 0.0
+        log = FitLog(self.verbose) if self.verbose else None
         updates = None
         # A penalized pass moves the weights by more than pass_bound's
         # updates (its decay is folded in at the end): it is always checked.
@@ -481,9 +502,9 @@ class BaseLinearPerceptron(BasePerceptron):
             # Nothing below can fail.
             commit_state(cache, self, state, bound)
         total = int(updates.sum())
-        if self.verbose:
-            print_epoch(getattr(self, "n_iter_", 0) + 1, total,
-                        float(np.linalg.norm(state.coef)), perf_counter() - start)
+        if log is not None:
+            log.partial(getattr(self, "n_iter_", 0) + 1, X.shape[0], total,
+                        float(np.linalg.norm(state.coef)))
         self.classes_ = classes
         self._state = state
         # coef_ may share the state: later calls update it in place, as
@@ -595,7 +616,11 @@ class Perceptron(BaseLinearPerceptron):
     average : bool, default=False
         If True, ``coef_`` and ``intercept_`` are the average of ``(w, b)``
         over every sample visit of training (the averaged perceptron),
-        computed without storing the history.
+        computed without storing the history.  The default, scikit-learn's,
+        returns the last iterate: on data that no hyperplane separates it
+        depends on the last few mistakes and can predict worse than the
+        majority class, where the average seldom does.  Prefer
+        ``average=True`` unless you need scikit-learn's results.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class ``j`` is scaled
@@ -625,7 +650,11 @@ class Perceptron(BaseLinearPerceptron):
         default, so that a default fit is reproducible.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time.
+        {{verbose_lines}}
+        The norm is ``||w||``, the Euclidean norm of the current weights of
+        every row (the iterate, not the average; intercepts left out).  With
+        a ``penalty`` no line comes within an epoch (the pass folds its
+        weight decay in at its end, so it runs whole).
 
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         How the classes are learned.  "ovr": one-vs-all, one binary

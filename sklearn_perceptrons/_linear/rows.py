@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cpu import select_build
+from .._core.progress import in_chunks
 from .._core.threads import run_tasks
 
 linear_fast = select_build(f"{__package__}._linear_fast")
@@ -524,7 +525,7 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
 
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
-              rule, penalty_sums=None, n_threads=1, thread_cache=None):
+              rule, penalty_sums=None, n_threads=1, thread_cache=None, norm=None):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
@@ -535,6 +536,10 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     results identical to one thread (not for the Crammer-Singer rules,
     whose rows are coupled); ``thread_cache``, a dict kept by the caller
     from pass to pass over the same ``table``, saves re-making the groups.
+    With the margin rule, ``norm`` may give ``||[w_k; b_k]||`` of every row
+    as :func:`weight_norms` computes it for the weights at the start of the
+    pass (a caller that has them saves the O(n_features) pass that computes
+    them; the pass then updates the array in place); None: computed here.
     Raises ValueError when a margin overflows (inf - inf is no number, and
     would silently count as "no mistake"); the state is then left mid-pass,
     for the caller to discard.
@@ -543,11 +548,12 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     sparse = sp.issparse(X)
     if rule.code >= RULE_CS_MAX:
         n_threads = 1
-    norm = np.zeros(n_rows)
-    if rule.code == RULE_MARGIN:
-        _MARGIN_NORMS[state.coef.dtype](
-            state.coef, state.intercept, fit_intercept, norm
-        )
+    if norm is None or rule.code != RULE_MARGIN:
+        norm = np.zeros(n_rows)
+        if rule.code == RULE_MARGIN:
+            _MARGIN_NORMS[state.coef.dtype](
+                state.coef, state.intercept, fit_intercept, norm
+            )
     penalty = rule.penalty
     if penalty is not None:
         if rule.code != RULE_THRESHOLD:
@@ -675,16 +681,28 @@ class LinearTrainer(StateTrainer):
         self.penalty_sums = None
         self.thread_cache = {}
 
-    def run_epoch(self, order, active):
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
         if self.rule.penalty is not None and self.penalty_sums is None:
             self.penalty_sums = PenaltySums(self.n_rows, self.X.shape[1],
                                             self.rule.penalty)
-        updates = run_epoch(
-            self.X, self.state, order, self.y_class, self.step, self.table,
-            fit_intercept=self.fit_intercept, active=active, rule=self.rule,
-            penalty_sums=self.penalty_sums, n_threads=self.n_threads,
-            thread_cache=self.thread_cache,
-        )
+        if self.rule.penalty is not None:
+            # A penalized pass folds its weight decay in at its end: in
+            # chunks it would round otherwise.  It walks whole.
+            progress = None
+
+        def walk(part):
+            return run_epoch(
+                self.X, self.state, part, self.y_class, self.step, self.table,
+                fit_intercept=self.fit_intercept, active=active, rule=self.rule,
+                penalty_sums=self.penalty_sums, n_threads=self.n_threads,
+                thread_cache=self.thread_cache,
+            )
+
+        # With ``progress``, in chunks: a pass resumes anywhere with the same
+        # arithmetic (tested bit for bit against whole epochs).
+        updates = in_chunks(walk, order, progress)
         check_finite_weights(self.state, self.X, self.step)
         return updates
 
@@ -701,14 +719,18 @@ class CoupledTrainer:
     def __init__(self, trainer):
         self.trainer = trainer
         self._n_inner = trainer.n_rows
+        self.reports_progress = getattr(trainer, "reports_progress", False)
 
     @property
     def state(self):
         return self.trainer.state
 
-    def run_epoch(self, order, active):
+    def run_epoch(self, order, active, progress=None):
         inner = np.repeat(active, self._n_inner)
-        return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        if progress is None:
+            return self.trainer.run_epoch(order, inner).sum(keepdims=True)
+        return self.trainer.run_epoch(order, inner, progress=progress).sum(
+            keepdims=True)
 
     def weight_norm(self):
         return self.trainer.weight_norm()

@@ -15,7 +15,6 @@ import math
 import numbers
 import operator
 import os
-from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +32,8 @@ from .._core.docstrings import shared_doc
 from .perceptron import BaseLinearPerceptron
 from .rows import StateTrainer, check_finite_weights, overflow_error
 from .._core.tables import one_vs_all_table
-from .._core.training import print_epoch, record_partial_pass
+from .._core.progress import FitLog, in_chunks
+from .._core.training import record_partial_pass
 
 _second_order_fast = select_build(f"{__package__}._second_order_fast", "FMA3")
 
@@ -207,9 +207,15 @@ class SecondOrderTrainer(StateTrainer):
     :mod:`sklearn_perceptrons._training` (what it shares with the linear
     trainer comes from :class:`~sklearn_perceptrons._rows.StateTrainer`)."""
 
-    def run_epoch(self, order, active):
-        updates = self.state.run_epoch(self.X, order, self.y_class, self.step,
-                                       self.table, active)
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        # With ``progress``, in chunks: a pass resumes anywhere with the same
+        # arithmetic (tested bit for bit against whole epochs).
+        updates = in_chunks(
+            lambda part: self.state.run_epoch(self.X, part, self.y_class,
+                                              self.step, self.table, active),
+            order, progress)
         check_finite_weights(self.state)
         return updates
 
@@ -414,7 +420,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         Seed of the epoch permutations and of the validation split.
 
     verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time.
+        {{verbose_lines}}
+        The norm is ``||w||``, the Euclidean norm of the current weights
+        ``w = A^-1 v`` of every row (intercepts left out).
 
     {{linear_coef_attrs}}
 
@@ -595,13 +603,13 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             state = self._state.copy()
         else:
             state = self._new_state(X, n_rows)
-        start = perf_counter()
+        log = FitLog(self.verbose) if self.verbose else None
         trainer = SecondOrderTrainer(X, y_class, step, table, state)
         total = int(trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
                                       np.ones(n_rows, dtype=np.uint8)).sum())
-        if self.verbose:
-            print_epoch(getattr(self, "n_iter_", 0) + 1, total,
-                        trainer.weight_norm(), perf_counter() - start)
+        if log is not None:
+            log.partial(getattr(self, "n_iter_", 0) + 1, X.shape[0], total,
+                        trainer.weight_norm())
         self.classes_ = classes
         self._state = state
         self.coef_, self.intercept_ = state.model()

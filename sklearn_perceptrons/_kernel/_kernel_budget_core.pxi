@@ -9,11 +9,25 @@ O(B * n_features) (O(B * nnz) for a CSR row), whatever the number of
 training samples.  Nothing of length n_samples is kept but the labels,
 weights and the order of the epoch.
 
-The support vectors live in a dense buffer ``sv`` of B rows in the dtype of
-X (float32 or float64, through the fused type ``floating``); their slots
-``0 .. n_sv - 1`` are the support list: a removal moves the last slot into
-the hole and a new support vector is appended, as the "random" strategy of
-the unbudgeted walk draws positions in its list.  Every support vector
+The support vectors keep their features in the dtype of X (float32 or
+float64, through the fused type ``floating``), in one of two stores: for
+dense X, a dense feature-major buffer ``sv`` of B columns; for CSR X, a
+pool of stored values and their feature indices, a run of it per support
+vector (its ``sv_start`` and ``sv_len``), so that a visit, a removal and
+the memory cost O(B * nnz) whatever the number of features.  A new vector's
+run is appended at the end of the pool; the runs of removed vectors are
+reclaimed by compacting the pool when its end is reached, and when the
+live runs fill half of it the walk stops before the visit
+(``STATUS_GROW``) for Python to give it a pool twice as large: a
+compaction (O(B log B) and the live values, at most half the pool) comes
+only after new runs filled the other half, and the pool stays within a
+small factor of the live runs.  In the CSR store every kernel value is
+summed over the features in the order the dense buffer sums them (the
+stored features of both rows, in increasing order, skipping only terms
+that add zero), so both stores fit the same model.  The slots
+``0 .. n_sv - 1`` are the support list: a new support vector is appended
+while the set is not full, and takes the slot of the one it replaces
+after.  Every support vector
 carries one coefficient per one-vs-all row (``alpha``, (B, K)), and, with
 averaging, Daume's sums (``asum``): the average is ``alpha - asum /
 visits``.  Kernel values include ``add`` (1 with an intercept: a constant
@@ -59,7 +73,8 @@ is a :class:`~sklearn_perceptrons._kernel._matrix.Matrix`.
 import numpy as np
 from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
 
 from .._core._random cimport randint
 from ._matrix cimport Matrix, MatrixView
@@ -76,7 +91,9 @@ cpdef enum:
     C_N_SV = 0          # current number of support vectors
     C_CLOCK = 1         # number of updates so far (ages of support vectors)
     C_MAX_SV = 2        # largest number of support vectors between visits
-    N_COUNTERS = 3
+    C_POOL_END = 3      # CSR store: the end of the used part of the pool
+    C_POOL_LIVE = 4     # CSR store: the values of the support vectors' runs
+    N_COUNTERS = 5
 
 
 cdef struct Params:
@@ -118,6 +135,21 @@ cdef struct State:
     # The parameters (see Params) and the features of the support vectors
     # (``d``; with a Gram matrix, the length of its rows).
     Py_ssize_t d
+    # The CSR store (see the module docstring): the feature index of every
+    # value of the pool, the run of every slot, the pool's capacity, and
+    # an int64 per slot for the compaction.
+    bint sparse_store
+    int* pool_index
+    int64_t* sv_start
+    int* sv_len
+    int64_t pool_cap
+    int64_t* pool_order
+    # A hash table of the visited CSR row (features to values, see
+    # _probe_table): ``table_size`` entries, a power of two at least four
+    # times the longest row's stored values.
+    int* table_keys
+    double* table_values
+    Py_ssize_t table_size
     int kind
     int degree
     double gamma
@@ -313,6 +345,165 @@ cdef void _sparse_reductions(
                 out[j] += col[j] * v
 
 
+cdef inline uint32_t _slot_of(int f, int shift) noexcept nogil:
+    """The first slot of feature f in a table of ``2**(32 - shift)`` slots:
+    Fibonacci hashing (the high bits of a product by 2**32 / phi), which
+    spreads runs of neighbouring features (one-hot columns) over the
+    table."""
+    return (<uint32_t> f * <uint32_t> 2654435769u) >> shift
+
+
+cdef int _probe_table(
+    State* s, const floating* xv, const Probe* x,
+) noexcept nogil:
+    """Fill the hash table with the stored features of x (open addressing
+    with linear probing, at most a quarter full, so that a look-up probes
+    few slots); returns the shift of ``_slot_of``.  Empty slots hold key -1
+    and value 0, so that a look-up of a feature x does not store finds 0."""
+    cdef uint32_t size = 16, mask, h
+    cdef int shift = 28
+    cdef Py_ssize_t p
+    while size < 4 * x.nnz:
+        size *= 2
+        shift -= 1
+    mask = size - 1
+    for p in range(size):
+        s.table_keys[p] = -1
+        s.table_values[p] = 0.0
+    for p in range(x.nnz):
+        h = _slot_of(x.idx[p], shift)
+        while s.table_keys[h] != -1:
+            h = (h + 1) & mask
+        s.table_keys[h] = x.idx[p]
+        s.table_values[h] = xv[p]
+    return shift
+
+
+cdef void _pool_reductions(
+    int mode, State* s, const floating* pool, Py_ssize_t n,
+    const floating* xv, const Probe* x, double* out,
+) noexcept nogil:
+    """The CSR store's ``_sparse_reductions``: out[j] = the dot product of
+    sv_j with the CSR row x, or with mode 1 ``|sv_j|_1`` plus the L1
+    correction ``|a - x_f| - |a|`` of each stored feature f of x, for the
+    first n runs of the pool, summed over the features in increasing order
+    (as the dense buffer sums them: the terms of a feature that one of the
+    two rows does not store add nothing to a dot product, and ``|x_f|`` to
+    an L1 distance, where x's order must be followed).  A dot product looks
+    the features of sv_j up in a hash table of x: O(nnz(sv_j)) per vector;
+    an L1 distance merges the two rows: O(nnz(x) + nnz(sv_j))."""
+    cdef Py_ssize_t j, p, q, na
+    cdef const floating* av
+    cdef const int* ai
+    cdef double acc, v, a
+    cdef int f
+    cdef uint32_t mask, h
+    cdef int shift
+    if mode != 1:
+        shift = _probe_table(s, xv, x)
+        mask = (<uint32_t> 0xFFFFFFFFu) >> shift
+        for j in range(n):
+            av = pool + s.sv_start[j]
+            ai = s.pool_index + s.sv_start[j]
+            acc = 0.0
+            for q in range(s.sv_len[j]):
+                f = ai[q]
+                h = _slot_of(f, shift)
+                while s.table_keys[h] != f and s.table_keys[h] != -1:
+                    h = (h + 1) & mask
+                # A feature x does not store reads 0: the product adds
+                # nothing (a sum from +0 never becomes -0).
+                a = av[q]
+                acc += a * s.table_values[h]
+            out[j] = acc
+        return
+    for j in range(n):
+        av = pool + s.sv_start[j]
+        ai = s.pool_index + s.sv_start[j]
+        na = s.sv_len[j]
+        acc = s.sv_norm[j] if mode == 1 else 0.0
+        q = 0
+        for p in range(x.nnz):
+            f = x.idx[p]
+            v = xv[p]
+            while q < na and ai[q] < f:
+                q += 1
+            if q < na and ai[q] == f:
+                a = av[q]
+                if mode == 1:
+                    acc += fabs(a - v) - fabs(a)
+                else:
+                    acc += a * v
+            elif mode == 1:
+                acc += fabs(v)
+        out[j] = acc
+
+
+cdef double _pool_pair(int mode, State* s, const floating* pool, Py_ssize_t a,
+                       Py_ssize_t b) noexcept nogil:
+    """The reduction of the runs a and b of the CSR store, summed over the
+    features either stores, in increasing order, as the dense buffer sums
+    over all features (a feature neither stores adds nothing): mode 0 the
+    squared distance, 1 the L1 distance, 2 the dot product."""
+    cdef const floating* av = pool + s.sv_start[a]
+    cdef const floating* bv = pool + s.sv_start[b]
+    cdef const int* ai = s.pool_index + s.sv_start[a]
+    cdef const int* bi = s.pool_index + s.sv_start[b]
+    cdef Py_ssize_t p = 0, q = 0, na = s.sv_len[a], nb = s.sv_len[b]
+    cdef double acc = 0.0, x, y
+    while p < na or q < nb:
+        if q >= nb or (p < na and ai[p] < bi[q]):
+            x = av[p]
+            y = 0.0
+            p += 1
+        elif p >= na or bi[q] < ai[p]:
+            x = 0.0
+            y = bv[q]
+            q += 1
+        else:
+            x = av[p]
+            y = bv[q]
+            p += 1
+            q += 1
+        if mode == 0:
+            acc += (x - y) * (x - y)
+        elif mode == 1:
+            acc += fabs(x - y)
+        else:
+            acc += x * y
+    return acc
+
+
+cdef double _finish_kernels(
+    State* s, double* out, Py_ssize_t n_sv, int mode, bint folded,
+    double x_sq, const double* alpha,
+) noexcept nogil:
+    """Turn the reductions ``out`` of ``_kernels`` into K(sv_j, x) + add;
+    with ``alpha``, return the dot product of out with it (else 0)."""
+    cdef Py_ssize_t j
+    cdef double xn
+    if mode < 2:
+        _exp_line(out, n_sv, -s.gamma, s.add, folded)
+        return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
+    if s.kind == KERNEL_COSINE:
+        xn = sqrt(x_sq)
+        for j in range(n_sv):
+            out[j] = (out[j] / (s.sv_norm[j] * xn)
+                      if s.sv_norm[j] > 0.0 and xn > 0.0 else 0.0)
+    elif s.kind != KERNEL_LINEAR:
+        for j in range(n_sv):
+            out[j] = _transform(s, out[j])
+    for j in range(n_sv):
+        out[j] += s.add
+    return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
+
+
+cdef inline int _mode(int kind) noexcept nogil:
+    """The reduction of a kernel: 0 squared distances, 1 L1 distances, 2
+    dot products."""
+    return 0 if kind == KERNEL_RBF else (1 if kind == KERNEL_LAPLACIAN else 2)
+
+
 cdef double _kernels(
     State* s, const floating* xv, const Probe* x, const floating* sv,
     Py_ssize_t n_sv, double* out, const double* alpha=NULL,
@@ -320,18 +511,17 @@ cdef double _kernels(
     """out[j] = K(sv_j, x) + add for the first ``n_sv`` support vectors; x is
     the row of values ``xv`` described by ``x``.
 
-    ``sv`` is feature-major (feature f of vector j at ``f * B + j``): every
-    loop below runs over the support vectors with unit stride, so that it
-    is vectorized whatever the number of features.  With ``alpha`` (one
-    coefficient per vector) returns the dot product of out with it, as
-    ``skp_dot_d`` computes it; otherwise 0."""
+    The dense store ``sv`` is feature-major (feature f of vector j at ``f *
+    B + j``): every loop below runs over the support vectors with unit
+    stride, so that it is vectorized whatever the number of features.  The
+    CSR store (a CSR x) costs O(nnz) per support vector.  With ``alpha``
+    (one coefficient per vector) returns the dot product of out with it,
+    as ``skp_dot_d`` computes it; otherwise 0."""
     cdef Py_ssize_t j, d = s.d, B = s.B
-    cdef double t, xn = 0.0, x_sq = x.sq
+    cdef double t, x_sq = x.sq
     cdef bint sparse = x.sparse
     cdef int kind = s.kind
-    # 0: squared distances, 1: L1 distances, 2: dot products.
-    cdef int mode = 0 if kind == KERNEL_RBF else (
-        1 if kind == KERNEL_LAPLACIAN else 2)
+    cdef int mode = _mode(kind)
     cdef bint folded = not sparse and mode < 2 and d > 0 and s.gamma != 0.0
     if kind == KERNEL_PRECOMPUTED:
         for j in range(n_sv):
@@ -341,13 +531,16 @@ cdef double _kernels(
         _dense_reductions(mode, sv, B, n_sv, d, xv, out,
                           -s.gamma if folded else 0.0)
     else:
-        if mode == 1:
-            for j in range(n_sv):
-                out[j] = s.sv_norm[j]
+        if s.sparse_store:
+            _pool_reductions(mode, s, sv, n_sv, xv, x, out)
         else:
-            for j in range(n_sv):
-                out[j] = 0.0
-        _sparse_reductions(mode, sv, B, n_sv, x.nnz, x.idx, xv, out)
+            if mode == 1:
+                for j in range(n_sv):
+                    out[j] = s.sv_norm[j]
+            else:
+                for j in range(n_sv):
+                    out[j] = 0.0
+            _sparse_reductions(mode, sv, B, n_sv, x.nnz, x.idx, xv, out)
         if mode == 0:
             # |a - x|^2 from the norms (clipped at 0 against rounding).
             for j in range(n_sv):
@@ -357,30 +550,35 @@ cdef double _kernels(
             for j in range(n_sv):
                 if out[j] < 0.0:
                     out[j] = 0.0
-    if mode < 2:
-        _exp_line(out, n_sv, -s.gamma, s.add, folded)
-        return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
-    if kind == KERNEL_COSINE:
-        xn = sqrt(x_sq)
-        for j in range(n_sv):
-            out[j] = (out[j] / (s.sv_norm[j] * xn)
-                      if s.sv_norm[j] > 0.0 and xn > 0.0 else 0.0)
-    elif kind != KERNEL_LINEAR:
-        for j in range(n_sv):
-            out[j] = _transform(s, out[j])
-    for j in range(n_sv):
-        out[j] += s.add
-    return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
+    return _finish_kernels(s, out, n_sv, mode, folded, x_sq, alpha)
 
 
 cdef void _kernels_of_sv(
     State* s, floating* sv, floating* col, Py_ssize_t r, Py_ssize_t n_sv,
     double* out,
 ) noexcept nogil:
-    """out[j] = K'(sv_r, sv_j), with support vector r gathered into ``col``."""
-    cdef Py_ssize_t f
+    """out[j] = K'(sv_r, sv_j), with support vector r gathered into ``col``
+    (dense store) or by runs of the pool (CSR store), as the kernels of a
+    dense row r."""
+    cdef Py_ssize_t f, j
     cdef double a
+    cdef int mode
     cdef Probe x
+    if s.sparse_store:
+        mode = _mode(s.kind)
+        x.sq = 0.0
+        for f in range(s.sv_start[r], s.sv_start[r] + s.sv_len[r]):
+            a = sv[f]
+            x.sq += a * a
+        for j in range(n_sv):
+            out[j] = _pool_pair(mode, s, sv, r, j)
+        if mode < 2 and s.gamma != 0.0:
+            # The exponent as the dense store folds it.
+            for j in range(n_sv):
+                out[j] = _clamp_log(-s.gamma * out[j])
+        _finish_kernels(s, out, n_sv, mode, mode < 2 and s.gamma != 0.0, x.sq,
+                        NULL)
+        return
     x.idx = NULL
     x.nnz = s.d
     x.sparse = False
@@ -508,7 +706,9 @@ cdef double _pair(
     cdef double acc = 0.0, x, y
     if s.kind == KERNEL_PRECOMPUTED:
         return sv[s.sv_row[a] * s.d + s.sv_row[b]] + s.add
-    for f in range(s.d):
+    if s.sparse_store:
+        acc = _pool_pair(_mode(s.kind), s, sv, a, b)
+    for f in range(0 if s.sparse_store else s.d):
         x = sv[f * B + a]
         y = sv[f * B + b]
         if s.kind == KERNEL_RBF:
@@ -752,6 +952,16 @@ cdef void _update(
         # The diagonal of the Gram matrix; no features to keep.
         s.sv_norm[t] = 0.0
         s.sv_self[t] = xv[i] + s.add
+    elif s.sparse_store:
+        # A new run at the end of the pool (room checked before the visit).
+        p = s.counters[C_POOL_END]
+        for f in range(x.nnz):
+            sv[p + f] = xv[f]
+            s.pool_index[p + f] = x.idx[f]
+        s.counters[C_POOL_LIVE] += x.nnz - s.sv_len[t]
+        s.counters[C_POOL_END] = p + x.nnz
+        s.sv_start[t] = p
+        s.sv_len[t] = <int> x.nnz
     elif x.sparse:
         for f in range(d):
             sv[f * s.B + t] = 0
@@ -773,6 +983,34 @@ cdef void _update(
     if s.strategy == STRATEGY_PROJECTION:
         _insert_inverse(s, t, n_sv)
     s.counters[C_N_SV] = n_sv
+
+
+cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*> a)[0], y = (<const int64_t*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef void _compact(State* s, floating* pool) noexcept nogil:
+    """Move the runs of the support vectors to the front of the pool, in
+    the order they lie in it (runs of removed vectors are dropped): O(B log
+    B + the values of the runs).  Nothing else changes."""
+    cdef Py_ssize_t k, j, f, n = s.counters[C_N_SV], B = s.B
+    cdef int64_t end = 0, start
+    for j in range(n):
+        s.pool_order[j] = s.sv_start[j] * B + j
+    qsort(s.pool_order, n, sizeof(int64_t), _cmp_int64)
+    for k in range(n):
+        j = s.pool_order[k] % B
+        start = s.sv_start[j]
+        # Runs only move towards the front: a forward copy is safe.
+        if start != end:
+            for f in range(s.sv_len[j]):
+                pool[end + f] = pool[start + f]
+                s.pool_index[end + f] = s.pool_index[start + f]
+            s.sv_start[j] = end
+        end += s.sv_len[j]
+    s.counters[C_POOL_END] = end
+    s.counters[C_POOL_LIVE] = end
 
 
 cdef int _walk(
@@ -799,6 +1037,17 @@ cdef int _walk(
             x.nnz = X.indptr[i + 1] - X.indptr[i]
         else:
             xv = values + i * d
+        if (s.sparse_store
+                and s.counters[C_POOL_END] + x.nnz > s.pool_cap):
+            # A new run may not fit: compact the pool, or return for a
+            # larger one before anything of the visit is done, also when
+            # the live runs fill half of it (else every visit could
+            # compact and reclaim little).
+            _compact(s, sv)
+            if (s.counters[C_POOL_END] + x.nnz > s.pool_cap
+                    or 2 * s.counters[C_POOL_END] > s.pool_cap):
+                t_out[0] = t
+                return STATUS_GROW
         if need_stats:
             _row_stats(xv, &x)
         n_sv = s.counters[C_N_SV]
@@ -838,6 +1087,14 @@ cdef int _walk(
     return STATUS_DONE
 
 
+cdef Py_ssize_t _longest_row(const MatrixView* X) noexcept:
+    cdef Py_ssize_t i, longest = 0
+    for i in range(X.n_rows):
+        if X.indptr[i + 1] - X.indptr[i] > longest:
+            longest = X.indptr[i + 1] - X.indptr[i]
+    return longest
+
+
 cdef class BudgetWalker:
     """The budgeted walk over the arrays of one support set (those of
     ``_kernel_budget._BudgetState``, kept alive here and used in place:
@@ -848,9 +1105,17 @@ cdef class BudgetWalker:
     params : Params
         The walk's parameters (a dict from Python).
     support : object
-        The support set's arrays: ``sv`` (feature-major, (n_features, B), in
-        the dtype of X; (1, B) with a Gram matrix), ``col`` (n_features
-        values of that dtype), ``sv_norm``, ``sv_self``, ``sv_row``,
+        The support set's features: ``n_features``, and with
+        ``sparse_store`` False the dense store ``sv`` (feature-major,
+        (n_features, B), in the dtype of X; (1, B) with a Gram matrix) and
+        ``col`` (n_features values of that dtype), with ``sparse_store``
+        True the CSR store ``pool`` (values in the dtype of X),
+        ``pool_index`` (int32, as many), ``sv_start`` (int64, B),
+        ``sv_len`` (int32, B), ``pool_order`` (int64, B) and the hash
+        table of a visited row, ``table_keys`` (int32) and
+        ``table_values`` (float64), of a power of two of at least 16 and
+        four times the stored values of the longest row visited.  And its
+        arrays ``sv_norm``, ``sv_self``, ``sv_row``,
         ``sv_class``, ``sv_time``, ``sv_entry`` (B each), ``alpha``,
         ``asum`` (B, K), ``P`` ((B, B) for "projection"), ``visits`` (K),
         ``forget`` (2, K), ``counters`` (int64, N_COUNTERS), ``rng``
@@ -887,13 +1152,19 @@ cdef class BudgetWalker:
                 or asum.shape[0] != B or asum.shape[1] != K
                 or counters.shape[0] != N_COUNTERS
                 or work.shape[0] != 3 * B + 4 * K + M * M + M
-                or iwork.shape[0] != K + M or support.sv.shape[1] != B
+                or iwork.shape[0] != K + M
                 or (params.strategy == STRATEGY_PROJECTION
                     and (P.shape[0] != B or P.shape[1] != B))):
             raise ValueError("BudgetWalker: the arrays do not fit B, K, M.")
         self.support = support
-        self._bind_features(support.sv, support.col)
-        self.s.d = support.sv.shape[0]
+        self.s.d = support.n_features
+        self.s.sparse_store = support.sparse_store
+        if self.s.sparse_store:
+            self._bind_pool(support, B)
+        else:
+            if support.sv.shape[1] != B:
+                raise ValueError("BudgetWalker: sv must have B columns.")
+            self._bind_features(support.sv, support.col)
         self.s.kind = params.kind
         self.s.degree = params.degree
         self.s.gamma = params.gamma
@@ -934,6 +1205,39 @@ cdef class BudgetWalker:
         self.s.G = &work[3 * B + 4 * K]
         self.s.cvec = &work[3 * B + 4 * K + M * M]
 
+    cdef _bind_pool(self, support, Py_ssize_t B):
+        cdef float[::1] pool_f
+        cdef double[::1] pool_d
+        cdef int[::1] pool_index = support.pool_index
+        cdef int64_t[::1] sv_start = support.sv_start
+        cdef int[::1] sv_len = support.sv_len
+        cdef int64_t[::1] pool_order = support.pool_order
+        cdef int[::1] table_keys = support.table_keys
+        cdef double[::1] table_values = support.table_values
+        pool = support.pool
+        if (pool.shape[0] != pool_index.shape[0] or pool.shape[0] < 1
+                or sv_start.shape[0] != B or sv_len.shape[0] != B
+                or pool_order.shape[0] != B
+                or table_keys.shape[0] != table_values.shape[0]
+                or table_keys.shape[0] < 16):
+            raise ValueError("BudgetWalker: the CSR store does not fit B.")
+        self.float32 = pool.dtype == np.float32
+        if self.float32:
+            pool_f = pool
+            self.sv = &pool_f[0]
+        else:
+            pool_d = pool
+            self.sv = &pool_d[0]
+        self.col = NULL
+        self.s.pool_index = &pool_index[0]
+        self.s.sv_start = &sv_start[0]
+        self.s.sv_len = &sv_len[0]
+        self.s.pool_order = &pool_order[0]
+        self.s.pool_cap = pool.shape[0]
+        self.s.table_keys = &table_keys[0]
+        self.s.table_values = &table_values[0]
+        self.s.table_size = table_keys.shape[0]
+
     cdef _bind_features(self, sv, col):
         cdef float[:, ::1] sv_f
         cdef float[::1] col_f
@@ -962,6 +1266,12 @@ cdef class BudgetWalker:
         elif X.view.n_features != self.s.d:
             raise ValueError("BudgetWalker: X must have the features of the "
                              "support vectors.")
+        elif self.s.sparse_store:
+            if not X.view.sparse:
+                raise ValueError("BudgetWalker: the CSR store reads CSR rows.")
+            if 4 * _longest_row(&X.view) > self.s.table_size:
+                raise ValueError("BudgetWalker: rows longer than the hash "
+                                 "table holds.")
 
     def walk(self, Matrix X, const int[::1] order, Py_ssize_t t_start,
              Py_ssize_t t_end, const int[::1] y_class, const double[::1] step,
@@ -1073,7 +1383,12 @@ cdef void _stats(State* s, const floating* sv, Py_ssize_t n) noexcept nogil:
     for j in range(n):
         sq = 0.0
         l1 = 0.0
-        for f in range(s.d):
+        if s.sparse_store:
+            for f in range(s.sv_start[j], s.sv_start[j] + s.sv_len[j]):
+                a = sv[f]
+                sq += a * a
+                l1 += fabs(a)
+        for f in range(0 if s.sparse_store else s.d):
             a = sv[f * s.B + j]
             sq += a * a
             l1 += fabs(a)

@@ -33,3 +33,6 @@ cpdef enum:
     STATUS_NEED_COLUMN = 1
     STATUS_NONFINITE_KERNEL = 2
     STATUS_NONFINITE_SCORE = 3
+    # The budgeted walk's CSR store cannot take the visited row (nothing of
+    # the visit is done: grow the store and resume at the same visit).
+    STATUS_GROW = 4

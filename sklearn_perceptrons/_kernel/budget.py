@@ -40,9 +40,12 @@ _kernel_budget_fast = select_build(f"{__package__}._kernel_budget_fast")
 _PROJECTION = STRATEGY_CODES["projection"]
 # The walk's codes (read from the compiled module: the same in every build).
 _STATUS_DONE = _kernel_budget_fast.STATUS_DONE
+_STATUS_GROW = _kernel_budget_fast.STATUS_GROW
 _C_N_SV = _kernel_budget_fast.C_N_SV
 _C_CLOCK = _kernel_budget_fast.C_CLOCK
 _C_MAX_SV = _kernel_budget_fast.C_MAX_SV
+_C_POOL_END = _kernel_budget_fast.C_POOL_END
+_C_POOL_LIVE = _kernel_budget_fast.C_POOL_LIVE
 _N_COUNTERS = _kernel_budget_fast.N_COUNTERS
 # Neighbours of a local projection: those that carry a vector removed by
 # "local_projection" ...
@@ -89,6 +92,24 @@ GRAM_MIN_FEATURES = 128
 # callable computes the (B + block)**2 kernel values among the support
 # vectors and the block, at most (B + block)**2 / block <= 4 B per visit.
 PAIRWISE_BLOCK = 1024
+# CSR rows keep the support vectors in the dense feature-major buffer (a
+# visit then runs vectorized loops over them) when the rows have at least
+# one stored value in DENSE_STORE_RATIO features: its memory, O(B *
+# n_features), and a removal, O(B * n_features), are then within that
+# factor of O(B * nnz); wider rows take the CSR store, O(B * nnz) whatever
+# the number of features.  Both stores fit the same model.
+DENSE_STORE_RATIO = 16
+
+
+def pool_size(slots, rows):
+    """The first pool of the CSR store for ``slots`` support vectors taken
+    from the CSR ``rows``: a full set of runs of twice the rows' mean
+    length, and the longest row.  The pool is compacted when its end is
+    reached, so it grows only if the runs themselves fill it."""
+    lengths = np.diff(rows.indptr)
+    longest = int(lengths.max()) if lengths.shape[0] else 0
+    mean = rows.nnz / max(rows.shape[0], 1)
+    return int(2 * slots * np.ceil(mean)) + longest + 1
 
 
 def neighbours(strategy):
@@ -149,17 +170,21 @@ class _Pairwise:
 class _BudgetState:
     """The support set of a budgeted walk, in slots ``0 .. n_sv - 1``.
 
-    ``sv`` (n_features, B), feature-major, in the dtype of X (dense even
-    for CSR X: the kernel of a CSR row with the support vectors costs
-    O(nnz * B));
+    The features of the support vectors, in the dtype of X: for dense X,
+    ``sv`` (n_features, B), feature-major; for CSR X (``sparse_store``),
+    a pool of stored values (``pool``, ``pool_index``) holding a run per
+    slot (``sv_start``, ``sv_len``), O(B * nnz) whatever the number of
+    features, grown when the runs fill it (see ``_kernel_budget_fast``).
     ``alpha``/``asum`` (B, K) the coefficients and Daume's sums; ``P`` the
     inverse of the support vectors' Gram matrix plus ``RIDGE`` (strategy
     "projection" only); ``sv_row`` the index of each support vector in the
-    current training data (-1 when it is not one of its rows).
+    current training data (-1 when it is not one of its rows).  ``rows``:
+    the CSR rows the walk will visit (the pool is sized for their stored
+    values), or None for dense rows.
     """
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
-                 step_by_class=False, pairwise=None, capacity=None):
+                 step_by_class=False, pairwise=None, capacity=None, rows=None):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
         # Slots: the budget, or ``capacity`` when fewer vectors can be held
@@ -186,10 +211,26 @@ class _BudgetState:
             strategy=self.strategy, average=self.average, K=n_rows, B=slots,
             M=neighbours(self.strategy), step_by_class=bool(step_by_class),
         )
-        # Feature-major: the compiled loops run over support vectors.
-        n_kept = 1 if pairwise is not None else max(n_features, 1)
-        self.sv = np.zeros((n_kept, slots), dtype=dtype)
-        self.col = np.zeros(n_kept, dtype=dtype)
+        self.n_features = n_features
+        self.sparse_store = pairwise is None and rows is not None and (
+            n_features > DENSE_STORE_RATIO * rows.nnz / max(rows.shape[0], 1))
+        if self.sparse_store:
+            lengths = np.diff(rows.indptr)
+            longest = int(lengths.max()) if lengths.shape[0] else 0
+            self._make_pool(pool_size(slots, rows), slots, dtype)
+            # The hash table of a visited row (see _kernel_budget_fast).
+            size = 16
+            while size < 4 * longest:
+                size *= 2
+            self.table_keys = np.zeros(size, dtype=np.int32)
+            self.table_values = np.zeros(size)
+            self._features = ("pool", "pool_index", "sv_start", "sv_len")
+        else:
+            # Feature-major: the compiled loops run over support vectors.
+            n_kept = 1 if pairwise is not None else max(n_features, 1)
+            self.sv = np.zeros((n_kept, slots), dtype=dtype)
+            self.col = np.zeros(n_kept, dtype=dtype)
+            self._features = ("sv",)
         self.kv_buffer = np.zeros(slots)
         self.sv_norm = np.zeros(slots)
         self.sv_self = np.zeros(slots)
@@ -210,6 +251,25 @@ class _BudgetState:
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
         self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
 
+    def _make_pool(self, size, slots, dtype):
+        self.pool = np.zeros(size, dtype=dtype)
+        self.pool_index = np.zeros(size, dtype=np.int32)
+        self.sv_start = np.zeros(slots, dtype=np.int64)
+        self.sv_len = np.zeros(slots, dtype=np.int32)
+        self.pool_order = np.zeros(slots, dtype=np.int64)
+
+    def grow_pool(self, needed=0):
+        """A pool of at least twice the size (and ``needed`` values), the
+        runs kept where they are; the walker is made anew for it."""
+        end = int(self.counters[_C_POOL_END])
+        size = max(2 * self.pool.shape[0], end + needed + 1)
+        pool, index = self.pool, self.pool_index
+        self.pool = np.zeros(size, dtype=pool.dtype)
+        self.pool_index = np.zeros(size, dtype=np.int32)
+        self.pool[:end] = pool[:end]
+        self.pool_index[:end] = index[:end]
+        self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
+
     @property
     def n_sv(self):
         return int(self.counters[_C_N_SV])
@@ -228,7 +288,18 @@ class _BudgetState:
                 f"{self.B}; lower them with a fresh fit."
             )
         slots = np.asarray(state.sv_order, dtype=np.intp)
-        if self.pairwise is None:
+        if self.sparse_store:
+            # The runs in the order of ``state.sv``, at the pool's front.
+            sv = prepare_rows(sp.csr_matrix(state.sv, dtype=self.pool.dtype))
+            nnz = sv.nnz
+            if nnz + 1 > self.pool.shape[0]:
+                self.grow_pool(nnz)
+            self.pool[:nnz] = sv.data
+            self.pool_index[:nnz] = sv.indices
+            self.sv_start[slots] = sv.indptr[:-1]
+            self.sv_len[slots] = np.diff(sv.indptr)
+            self.counters[_C_POOL_END] = self.counters[_C_POOL_LIVE] = nnz
+        elif self.pairwise is None:
             sv = state.sv.toarray() if sp.issparse(state.sv) else state.sv
             self.sv[: sv.shape[1], slots] = sv.T
         self.alpha[slots] = state.alpha
@@ -296,6 +367,10 @@ class _BudgetState:
             else:
                 status, t = self._walk(rows, order, t, end, y_class, step,
                                        table, updates)
+            if status == _STATUS_GROW:
+                # The visit at t was not made: a larger pool, then on.
+                self.grow_pool()
+                continue
             if status != _STATUS_DONE:
                 raise ValueError(
                     "The scores of the training samples became non-finite "
@@ -338,11 +413,35 @@ class _BudgetState:
         return _STATUS_DONE, t
 
     def snapshot(self):
-        return {name: getattr(self, name).copy() for name in _SNAPSHOT}
+        return {name: getattr(self, name).copy()
+                for name in self._features + _SNAPSHOT}
 
     def restore(self, snapshot):
+        regrown = False
         for name, value in snapshot.items():
-            getattr(self, name)[...] = value
+            current = getattr(self, name)
+            if current.shape == value.shape:
+                current[...] = value
+            else:
+                # The pool grew since the snapshot.
+                setattr(self, name, value.copy())
+                regrown = True
+        if regrown:
+            self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
+
+    def _csr_rows(self, slots, n_features):
+        """The support vectors of ``slots`` as CSR rows (from their runs;
+        stored zeros dropped, as a dense row converted to CSR drops them)."""
+        lengths = self.sv_len[slots].astype(np.int64)
+        indptr = np.zeros(slots.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # The position in the pool of every value, run after run.
+        where = (np.repeat(self.sv_start[slots] - indptr[:-1], lengths)
+                 + np.arange(indptr[-1]))
+        sv = sp.csr_matrix((self.pool[where], self.pool_index[where], indptr),
+                           shape=(slots.shape[0], n_features))
+        sv.eliminate_zeros()
+        return prepare_rows(sv)
 
     def result(self, X, *, by_row, n_ext=0):
         """The iterate as a :class:`DualState`, its support vectors sorted by
@@ -360,6 +459,9 @@ class _BudgetState:
             sv = take_rows(self.pairwise.Z if source is None else source,
                            rows)
             sv_index = np.where(rows >= n_ext, rows - n_ext, -1)
+        elif self.sparse_store:
+            sv = self._csr_rows(slots, X.shape[1])
+            sv_index = self.sv_row[slots].astype(np.intp)
         else:
             V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
             sv = prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
@@ -376,7 +478,8 @@ class _BudgetState:
         )
 
 
-_SNAPSHOT = ("sv", "sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
+# The arrays of a snapshot, beside the features (``_BudgetState._features``).
+_SNAPSHOT = ("sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
              "sv_entry", "alpha", "asum", "P", "visits", "forget", "counters",
              "rng")
 
@@ -581,7 +684,8 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
         Z = np.ascontiguousarray(kernel.matrix(X, X), dtype=np.float64)
         pairwise = _Pairwise(kernel, Z, params.fit_intercept, features=X)
     walk = _BudgetState(params, kernel, X.shape[1], n_rows, Z.dtype,
-                        step_by_class=by_class, pairwise=pairwise)
+                        step_by_class=by_class, pairwise=pairwise,
+                        rows=X if sp.issparse(X) else None)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)
@@ -629,7 +733,8 @@ def partial_fit(params, X, n_classes, y_class, step, kernel, state,
         step = np.concatenate([np.zeros(m), step])
         pairwise = _Pairwise(kernel, Z, params.fit_intercept)
     walk = _BudgetState(params, kernel, X.shape[1], n_rows, X.dtype,
-                        pairwise=pairwise, capacity=m + X.shape[0])
+                        pairwise=pairwise, capacity=m + X.shape[0],
+                        rows=X if sp.issparse(X) else None)
     walk.load(state, sv_rows, keep_average=True)
     # The inverse Gram matrix left by the previous call is in the order of
     # the support vectors.

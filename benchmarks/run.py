@@ -69,6 +69,7 @@ SUITES = [
     "margin",
     "kernel",
     "kernel_budget",
+    "kernel_text",
     "multiclass",
     "second_order",
     "voted",

@@ -89,6 +89,23 @@ cdef class Ledger:
         self.coef = _grown(self.coef, self.size)
         self.count = _grown(self.count, self.size)
 
+    def resume(self, const int32_t[::1] rows):
+        """Make a perceptron of each of ``rows`` (row indices, no
+        repetition) current as a log entry (sample -1, coef 0, count 0):
+        the current perceptron of an earlier ``partial_fit`` call, whose
+        survival the walk then extends from 0.  Call on an empty log."""
+        cdef Py_ssize_t k
+        if self.size != 0 or rows.shape[0] > self.row.shape[0]:
+            raise ValueError("Ledger.resume needs an empty log that can "
+                             "hold one entry per row.")
+        for k in range(rows.shape[0]):
+            self.row[k] = rows[k]
+            self.sample[k] = -1
+            self.coef[k] = 0.0
+            self.count[k] = 0.0
+            self.current[rows[k]] = k
+        self.size = rows.shape[0]
+
     def trimmed(self):
         """The used part of the log: ``(row, sample, coef, count)``."""
         n = self.size

@@ -18,11 +18,15 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn_perceptrons import _multiclass
 from sklearn_perceptrons._linear import stream as _stream
 from sklearn_perceptrons import (
+    ALMAClassifier,
+    AROWClassifier,
     KernelPerceptron,
     MarginPerceptron,
     OneVsAllPerceptron,
     OneVsOnePerceptron,
+    PassiveAggressiveClassifier,
     Perceptron,
+    ROMMAClassifier,
     SecondOrderPerceptron,
 )
 
@@ -1302,3 +1306,45 @@ def test_lean_rows_errors(sparse):
             lean_rows(make(rows), 6, "Perceptron")
         with pytest.raises(ValueError, match=message):
             lean_rows(make(rows.astype(np.float32)), 6, "Perceptron")
+
+
+ONLINE = [
+    PassiveAggressiveClassifier(),
+    PassiveAggressiveClassifier(loss="squared_hinge", average=True),
+    ALMAClassifier(),
+    ALMAClassifier(average=True, alpha=0.5),
+    ALMAClassifier(p=3),
+    ROMMAClassifier(),
+    AROWClassifier(),
+    AROWClassifier(diagonal=True, average=True),
+]
+
+
+@pytest.mark.parametrize("estimator", ONLINE, ids=_ids)
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_online_family_lean_calls_are_the_full_way(estimator, sparse,
+                                                   n_classes):
+    """The online family's one-row calls (the stream where its rule's
+    updates are bounded: PA-I, ALMA_2, AROW; the checked path otherwise)
+    leave the model, ``t_`` and the counts of the same calls made the full
+    way, bit for bit, and the stream takes the calls it can prove safe."""
+    X, y = _data(21, 40, n_classes, sparse, np.float64)
+    classes = np.arange(n_classes)
+    lean = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
+    full = clone(estimator).partial_fit(X[:5], y[:5], classes=classes)
+    for i in range(5, 40):
+        lean.partial_fit(X[i:i + 1], y[i:i + 1])
+        full._checked_partial_fit(X[i:i + 1], y[i:i + 1])
+    _assert_same(_model(lean), _model(full))
+    for name in ("t_", "n_iter_"):
+        if hasattr(full, name):
+            assert getattr(lean, name) == getattr(full, name)
+    if hasattr(full._state, "counts"):
+        np.testing.assert_array_equal(lean._state.counts, full._state.counts)
+    stream = lean._stream.get("fast")
+    bounded = isinstance(estimator, AROWClassifier) or (
+        isinstance(estimator, (PassiveAggressiveClassifier, ALMAClassifier))
+        and getattr(estimator, "loss", "hinge") == "hinge"
+        and getattr(estimator, "p", 2) == 2)
+    assert (stream is not None) == bounded

@@ -52,7 +52,7 @@ from .rows import (
     run_epoch,
     sparse_decision,
 )
-from .stream import LinearStream, same_key
+from .stream import LinearStream, same_key, streams
 from .._core.tables import crammer_singer_table, one_vs_all_table, sign_matrix
 from .._core.training import (
     ArgmaxValidation,
@@ -74,6 +74,8 @@ class BaseLinearPerceptron(BasePerceptron):
     """
 
     _state_types = {"_state": LinearState}
+    # The class of the state of a fit (a subclass's rule may keep more).
+    _state_class = LinearState
 
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
@@ -460,7 +462,7 @@ class BaseLinearPerceptron(BasePerceptron):
             intercept[:] = intercept_init
         if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
             raise ValueError("coef_init and intercept_init must be finite.")
-        return LinearState(coef, intercept, self.average)
+        return self._state_class(coef, intercept, self.average)
 
     def _fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         X, classes, y_class, sample_weight = self._validate_fit_data(
@@ -588,11 +590,14 @@ class BaseLinearPerceptron(BasePerceptron):
                 or self._crammer_singer()
                 or getattr(self, "penalty", None) is not None):
             return
+        rule = self._rule(None, state.coef.shape[0])
+        if not streams(rule):
+            return
         labels = label_index(classes) if self._lean_calls() else None
         cache["fast"] = LinearStream(
-            state, table, self._rule(None, state.coef.shape[0]),
-            fit_intercept=self.fit_intercept, labels=labels,
-            eta=self._learning_rate(), key=key, name=type(self).__name__)
+            state, table, rule, fit_intercept=self.fit_intercept,
+            labels=labels, eta=self._learning_rate(), key=key,
+            name=type(self).__name__)
 
 
 _LEAN_KEYS = {}

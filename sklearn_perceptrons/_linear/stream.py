@@ -37,15 +37,18 @@ import numpy as np
 
 from .._core.base import lean_codes, lean_rows
 from .rows import (
+    RULE_ALMA,
     RULE_MARGIN,
     SAFE_LIMIT,
     LinearState,
     Rule,
+    coupled_rule,
     linear_fast,
     padded_sq_norms,
     row_arrays,
     row_views,
     safe_bound,
+    scaled_rule,
     weight_bound,
 )
 
@@ -59,6 +62,17 @@ def same_key(key, armed):
         return False
 
 
+def streams(rule):
+    """Whether a stream takes the passes of ``rule``: a rule whose updates
+    are bounded (``rule.reach``), without a penalty, of the plain walk or
+    ALMA_2 (the one rule of the scaled walk whose bound holds per pass).
+    Any other rule's passes are checked on a copy of the state."""
+    return (rule.penalty is None and rule.reach is not None
+            and rule.power == 2.0
+            and (not scaled_rule(rule.code) or rule.code == RULE_ALMA)
+            and not coupled_rule(rule.code))
+
+
 def compiled_stream(state, table, rule, fit_intercept, kappa=None):
     """The compiled pass (``Stream``) bound to ``state``, its ``table`` and
     its ``rule`` (``kappa``: an array of margin thresholds to use in place
@@ -70,6 +84,8 @@ def compiled_stream(state, table, rule, fit_intercept, kappa=None):
         if kappa is None else kappa,
         state.average, state.coef_sum, state.intercept_sum, state.visits,
         weight_bound(state), SAFE_LIMIT[state.coef.dtype],
+        rule.sparse_intercept_rate, float(rule.reach), rule.normalized,
+        getattr(state, "counts", None),
     )
 
 

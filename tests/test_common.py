@@ -226,8 +226,7 @@ PUBLIC_UNDERSCORE_NAMES = {"_replace", "_fields", "_asdict", "_make"}
 # Accesses that the package still has to remove (each listed once per
 # module); the test fails on any access not listed, and on a listed one
 # that is gone, so the list only shrinks.
-KNOWN_PRIVATE_ACCESS = {
-}
+KNOWN_PRIVATE_ACCESS = set()
 
 
 def _private_names_defined(tree):

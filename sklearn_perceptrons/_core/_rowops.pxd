@@ -1,9 +1,15 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
 """Row operations shared by the compiled loops: the dense dot product and
-axpy on contiguous entries, accumulated in float64."""
+axpy on contiguous entries, accumulated in float64, and the prefetch of a
+row of X (dense or CSR) ahead of its visit."""
 
 from cython cimport floating
+
+
+cdef extern from "_prefetch.h":
+    void SKP_PREFETCH(const void* addr) noexcept nogil
+    void SKP_PREFETCH_L2(const void* addr) noexcept nogil
 
 
 cdef inline double dense_dot(const floating* a, Py_ssize_t m,
@@ -32,3 +38,31 @@ cdef inline void dense_axpy(const floating* a, Py_ssize_t m, double alpha,
     cdef Py_ssize_t k
     for k in range(m):
         x[k] += alpha * a[k]
+
+
+cdef inline void prefetch_row(
+    const floating* X_values, const int* X_indices, const int* X_indptr,
+    bint sparse, Py_ssize_t n_features, Py_ssize_t i, bint to_l2,
+) noexcept nogil:
+    """Ask the CPU for row ``i`` of X (values, and column indices if CSR)
+    ahead of time, into the first-level cache or (``to_l2``) the second; at
+    most 1 KiB of values, one prefetch per 64-byte cache line."""
+    cdef Py_ssize_t start, length, offset = 0
+    cdef Py_ssize_t per_line = 64 // sizeof(floating)
+    if sparse:
+        start = X_indptr[i]
+        length = X_indptr[i + 1] - start
+    else:
+        start = i * n_features
+        length = n_features
+    length = min(length, 16 * per_line)
+    while offset < length:
+        if to_l2:
+            SKP_PREFETCH_L2(X_values + start + offset)
+            if sparse:
+                SKP_PREFETCH_L2(X_indices + start + offset)
+        else:
+            SKP_PREFETCH(X_values + start + offset)
+            if sparse:
+                SKP_PREFETCH(X_indices + start + offset)
+        offset += per_line

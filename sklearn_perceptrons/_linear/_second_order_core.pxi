@@ -44,10 +44,12 @@ allocates nothing and runs without the GIL.
 """
 
 from cython cimport floating
+
+from .._core._rowops cimport prefetch_row
 from libc.math cimport fabs, isfinite, isnan, sqrt
 
-# The update rules, mirrored in ``second_order.py``.
-cdef enum:
+# The update rules, read by Python from this module (``second_order.py``).
+cpdef enum:
     SO_MISTAKE = 0
     SO_AROW = 1
 
@@ -84,31 +86,6 @@ def packed_size(Py_ssize_t pp):
 cdef extern from "_prefetch.h":
     void SKP_SO_PREFETCH "SKP_PREFETCH"(const void* addr) noexcept nogil
     void SKP_SO_PREFETCH_L2 "SKP_PREFETCH_L2"(const void* addr) noexcept nogil
-
-
-cdef inline void _prefetch_row(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features, Py_ssize_t i, bint to_l2,
-) noexcept nogil:
-    """Ask for row ``i`` of X (its first KiB of values, and its column
-    indices if CSR) into the first-level cache, or (``to_l2``, dense rows)
-    its values into the second."""
-    cdef Py_ssize_t start, length, off = 0
-    cdef Py_ssize_t per_line = 64 // sizeof(floating)
-    if sparse:
-        start = X_indptr[i]
-        length = min(X_indptr[i + 1] - start, 16 * per_line)
-    else:
-        start = i * n_features
-        length = min(n_features, 16 * per_line)
-    while off < length:
-        if to_l2:
-            SKP_SO_PREFETCH_L2(X_values + start + off)
-        else:
-            SKP_SO_PREFETCH(X_values + start + off)
-            if sparse:
-                SKP_SO_PREFETCH(X_indices + start + off)
-        off += per_line
 
 
 cdef inline double _dense_dot(const double* w, const floating* x,
@@ -170,8 +147,8 @@ cdef inline void _axpy(double* y, double alpha, const double* x,
         y[j] += alpha * x[j]
 
 
-# The statuses of a pass.
-cdef enum:
+# The statuses of a pass, read by Python from this module.
+cpdef enum:
     SO_OK = 0
     SO_OVERFLOW = 1
     SO_NOT_POSITIVE = 2
@@ -380,7 +357,7 @@ cdef int _epoch(
         if t + ahead < n_visits:
             later = order[t + ahead]
             if later != i + ahead:
-                _prefetch_row(X_values, X_indices, X_indptr, sparse,
+                prefetch_row(X_values, X_indices, X_indptr, sparse,
                               n_features, later, False)
         if t + 4 * ahead < n_visits:
             later = order[t + 4 * ahead]
@@ -390,7 +367,7 @@ cdef int _epoch(
                 if sparse:
                     SKP_SO_PREFETCH_L2(X_indptr + later)
                 else:
-                    _prefetch_row(X_values, X_indices, X_indptr, sparse,
+                    prefetch_row(X_values, X_indices, X_indptr, sparse,
                                   n_features, later, True)
         if sparse:
             x_values = X_values + X_indptr[i]

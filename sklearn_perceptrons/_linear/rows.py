@@ -13,7 +13,7 @@ estimators (and the reductions' fast path and the distributed trainer) share:
   the trainer that plugs it into :mod:`sklearn_perceptrons._core.training`
   (:class:`LinearTrainer`).  The update rule is a :class:`Rule`: its code
   (``RULE_THRESHOLD``, ``RULE_MARGIN``, the Crammer-Singer, passive-aggressive,
-  ALMA and ROMMA codes, mirrored by the enum of ``_linear_epoch.pxi``), its
+  ALMA and ROMMA codes, defined by the enum of ``_linear_epoch.pxi``), its
   per-row parameters and its optional :class:`Penalty`.
 * **What the one-row path needs** (see :mod:`.stream`): the bound that
   proves a pass free of overflow, and the scores of CSR rows in O(nnz) per
@@ -34,18 +34,19 @@ from .._core.threads import run_tasks
 
 linear_fast = select_build(f"{__package__}._linear_fast")
 
-# Update rules of the compiled epoch; mirrored by the enum of _linear_epoch.pxi.
-RULE_THRESHOLD = 0
-RULE_MARGIN = 1
-RULE_CS_MAX = 2
-RULE_CS_UNIFORM = 3
-RULE_CS_PA1 = 4
-RULE_CS_PA2 = 5
-RULE_PA1 = 6
-RULE_PA2 = 7
-RULE_ALMA = 8
-RULE_ROMMA = 9
-RULE_AROMMA = 10
+# The update rules of the compiled epoch, defined once: by the enum of
+# _linear_epoch.pxi.
+RULE_THRESHOLD = linear_fast.RULE_THRESHOLD
+RULE_MARGIN = linear_fast.RULE_MARGIN
+RULE_CS_MAX = linear_fast.RULE_CS_MAX
+RULE_CS_UNIFORM = linear_fast.RULE_CS_UNIFORM
+RULE_CS_PA1 = linear_fast.RULE_CS_PA1
+RULE_CS_PA2 = linear_fast.RULE_CS_PA2
+RULE_PA1 = linear_fast.RULE_PA1
+RULE_PA2 = linear_fast.RULE_PA2
+RULE_ALMA = linear_fast.RULE_ALMA
+RULE_ROMMA = linear_fast.RULE_ROMMA
+RULE_AROMMA = linear_fast.RULE_AROMMA
 
 
 def coupled_rule(code):

@@ -43,11 +43,10 @@ _EPOCH = {
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
 # The update rules of the compiled pass, and the status of a pass that lost
-# the positive definiteness of A^-1; mirrored by the enums of
-# _second_order_core.pxi.
-SO_MISTAKE = 0
-SO_AROW = 1
-_NOT_POSITIVE = 2
+# the positive definiteness of A^-1: the enums of _second_order_core.pxi.
+SO_MISTAKE = _second_order_fast.SO_MISTAKE
+SO_AROW = _second_order_fast.SO_AROW
+_NOT_POSITIVE = _second_order_fast.SO_NOT_POSITIVE
 _UNUSED = np.zeros(1)
 def _aligned_zeros(n):
     """``n`` float64 zeros starting at a multiple of 64 bytes."""

@@ -321,3 +321,74 @@ fragment("fit_returns", """
     self : object
         The fitted estimator.
 """)
+
+
+# ---------------------------------------------------------------------------
+# The linear online learners (Perceptron, SecondOrderPerceptron and the
+# online-learning family: PassiveAggressiveClassifier, ALMAClassifier,
+# ROMMAClassifier, AROWClassifier)
+# ---------------------------------------------------------------------------
+
+fragment("early_stopping_params", """
+    early_stopping : bool, default=False
+        Whether to hold out ``validation_fraction`` of the training data and
+        stop each row when its validation accuracy stops improving; the model
+        of each row's best validation epoch (its weights, and the matrix of a
+        second-order learner) is kept.
+
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
+""")
+
+fragment("warm_start_iterate_param", """
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the last iterate of the previous fit (the
+        running average, if any, starts anew).
+""")
+
+fragment("seed_verbose_params", """
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations and of the validation split.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: updates, ``||w||`` and time.
+""")
+
+fragment("ovr_n_iter_attr", """
+    n_iter_ : int
+        Epochs run by the last ``fit`` (the largest number over one-vs-all
+        rows); after ``partial_fit``, the number of passes since the first.
+""")
+
+# The references of the online learners, shared with their mistake bounds
+# (sklearn_perceptrons.bounds).
+
+fragment("passive_aggressive_reference", """
+    References
+    ----------
+    .. [1] K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer,
+       "Online passive-aggressive algorithms", Journal of Machine Learning
+       Research 7, 551-585, 2006.
+""")
+
+fragment("alma_reference", """
+    References
+    ----------
+    .. [1] C. Gentile, "A new approximate maximal margin classification
+       algorithm", Journal of Machine Learning Research 2, 213-242, 2001.
+""")
+
+fragment("romma_reference", """
+    References
+    ----------
+    .. [1] Y. Li and P. M. Long, "The relaxed online maximum margin
+       algorithm", Machine Learning 46, 361-387, 2002.
+""")
+
+fragment("arow_reference", """
+    References
+    ----------
+    .. [1] K. Crammer, A. Kulesza and M. Dredze, "Adaptive regularization of
+       weight vectors", Advances in Neural Information Processing Systems
+       22, 2009.
+""")

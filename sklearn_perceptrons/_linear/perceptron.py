@@ -645,9 +645,7 @@ class Perceptron(BaseLinearPerceptron):
     validation_fraction : float, default=0.1
         Fraction of the training data held out for early stopping.
 
-    warm_start : bool, default=False
-        If True, ``fit`` starts from the last iterate of the previous fit (the
-        running average, if any, starts anew).
+    {{warm_start_iterate_param}}
 
     random_state : int, RandomState instance or None, default=0
         Seed of the epoch permutations and of the validation split.  Fixed by
@@ -713,9 +711,7 @@ class Perceptron(BaseLinearPerceptron):
 
     {{classes_attrs}}
 
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{ovr_n_iter_attr}}
 
     n_mistakes_ : int
         Updates made by the last ``fit`` over all rows; ``partial_fit`` adds

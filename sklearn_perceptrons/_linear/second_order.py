@@ -458,13 +458,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         one-vs-all sub-problem of class ``k`` a sample keeps the weight of
         its own class.
 
-    early_stopping : bool, default=False
-        Whether to hold out ``validation_fraction`` of the training data and
-        stop each row when its validation accuracy stops improving; the
-        state of each row's best validation epoch is kept.
-
-    validation_fraction : float, default=0.1
-        Fraction of the training data held out for early stopping.
+    {{early_stopping_params}}
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the state of the previous fit: both
@@ -482,9 +476,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     {{classes_attrs}}
 
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{ovr_n_iter_attr}}
 
     n_mistakes_ : int
         Mistakes (updates) of the last ``fit`` over all rows; ``partial_fit``

@@ -307,6 +307,19 @@ fragment("verbose_lines", """
 # KernelPerceptron, VotedPerceptron
 # ---------------------------------------------------------------------------
 
+fragment("kernel_degree_gamma_params", """
+    degree : int, default=3
+        Degree of the "poly" kernel.
+
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
+        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
+        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
+""")
+
 fragment("xor_example_data", """
     Examples
     --------

@@ -107,17 +107,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         **kernel_params)`` must return the real (n_A, n_B) kernel matrix
         (an array, or a scipy sparse matrix, densified).
 
-    degree : int, default=3
-        Degree of the "poly" kernel.
-
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
-        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
-        first batch and keeps it; ``gamma_`` holds the value used.  The
-        other kernels ignore it: "scale" out of the range of float64 (X of
-        extreme variance, e.g. 1e-160) is an error only for the four that
-        read it.
+    {{kernel_degree_gamma_params}}
+        ``partial_fit`` computes ``gamma_`` on its first batch and keeps it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".

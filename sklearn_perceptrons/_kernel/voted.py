@@ -53,7 +53,31 @@ _BLOCK = 256
 _BLOCK_BYTES = 2**20
 
 
-class _LinearVoteState:
+class _VoteState:
+    """The epoch of both training states: the compiled epoch
+    (``_resume``) runs until it is done or stops for what only Python can
+    provide (a larger log, a kernel row), which ``_serve`` provides before
+    it resumes at the visit where it stopped."""
+
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        """One epoch over ``order``; returns the mistakes of every row (see
+        :func:`_in_chunks` for ``progress``)."""
+        updates = np.zeros(self.n_rows, dtype=np.int64)
+        for part in _in_chunks(order, updates, progress):
+            start = 0
+            while True:
+                status, start = self._resume(part, start, active, updates)
+                if status == _voted_fast.STATUS_DONE:
+                    break
+                self._serve(status, part, start)
+        if not self._finite():
+            _raise_nonfinite()
+        return updates
+
+
+class _LinearVoteState(_VoteState):
     """Primal training state: one weight row per sub-problem, updated in
     place; a visit's score is one dot product."""
 
@@ -66,25 +90,17 @@ class _LinearVoteState:
         self.log = _voted_fast.Ledger(max(1024, _LOG_PER_SAMPLE * X.shape[0]),
                                       n_rows, y_class, step, table)
 
-    reports_progress = True
+    def _resume(self, part, start, active, updates):
+        return _voted_fast.linear_epoch(
+            self.rows, self.log, part, start, active, self.coef,
+            self.intercept, self.fit_intercept, updates,
+        )
 
-    def run_epoch(self, order, active, progress=None):
-        """One epoch over ``order``; returns the mistakes of every row (see
-        :func:`_in_chunks` for ``progress``)."""
-        updates = np.zeros(self.coef.shape[0], dtype=np.int64)
-        for part in _in_chunks(order, updates, progress):
-            start = 0
-            while True:
-                status, start = _voted_fast.linear_epoch(
-                    self.rows, self.log, part, start, active, self.coef,
-                    self.intercept, self.fit_intercept, updates,
-                )
-                if status == _voted_fast.STATUS_DONE:
-                    break
-                self.log.grow()
-        if not (np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()):
-            _raise_nonfinite()
-        return updates
+    def _serve(self, status, part, start):
+        self.log.grow()
+
+    def _finite(self):
+        return np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()
 
     def weight_norm(self):
         """||w||, the norm of the current perceptrons' weights (all rows)."""
@@ -119,7 +135,7 @@ class _TrainingKernel(Kernel):
         return self._X_norms if Z is self._X else super().norms(Z)
 
 
-class _KernelVoteState:
+class _KernelVoteState(_VoteState):
     """Dual training state: the scores of every training sample under every
     row's current perceptron, kept up to date by adding one kernel row per
     mistake; kernel rows are cached (first in, first out) in ``cache_size``
@@ -156,28 +172,20 @@ class _KernelVoteState:
         self.line_of_sample[i] = line
         self.sample_of_line[line] = i
 
-    reports_progress = True
+    def _resume(self, part, start, active, updates):
+        return _voted_fast.kernel_epoch(
+            self.log, part, start, active, self.scores, self.alpha,
+            self.add, self.cache, self.line_of_sample, updates,
+        )
 
-    def run_epoch(self, order, active, progress=None):
-        """One epoch over ``order``; returns the mistakes of every row (see
-        :func:`_in_chunks` for ``progress``)."""
-        updates = np.zeros(self.scores.shape[0], dtype=np.int64)
-        for part in _in_chunks(order, updates, progress):
-            start = 0
-            while True:
-                status, start = _voted_fast.kernel_epoch(
-                    self.log, part, start, active, self.scores, self.alpha,
-                    self.add, self.cache, self.line_of_sample, updates,
-                )
-                if status == _voted_fast.STATUS_DONE:
-                    break
-                if status == _voted_fast.STATUS_NEED_ROW:
-                    self._store_row(int(part[start]))
-                else:
-                    self.log.grow()
-        if not np.isfinite(self.scores).all():
-            _raise_nonfinite()
-        return updates
+    def _serve(self, status, part, start):
+        if status == _voted_fast.STATUS_NEED_ROW:
+            self._store_row(int(part[start]))
+        else:
+            self.log.grow()
+
+    def _finite(self):
+        return np.isfinite(self.scores).all()
 
     def weight_norm(self):
         """Norm of the current perceptrons in the (padded) kernel space:
@@ -228,16 +236,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         trains in the primal (weights updated in place).  A float32 Gram
         matrix is converted to float64 once in ``fit``.
 
-    degree : int, default=3
-        Degree of the "poly" kernel.
-
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
-        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
-        other kernels ignore it: "scale" out of the range of float64 (X of
-        extreme variance, e.g. 1e-160) is an error only for the four that
-        read it.
+    {{kernel_degree_gamma_params}}
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".

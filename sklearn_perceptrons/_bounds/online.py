@@ -21,7 +21,7 @@ from .data import (
 )
 from .margins import max_margin
 from .perceptron import min_hinge_objective, mistake_bound
-from .second_order import log_det_term
+from .second_order import log_det_term, run_bound
 
 
 def _min_scaled_loss(scores, a, squared):
@@ -427,20 +427,11 @@ def romma_mistake_bound(X, y, *, fit_intercept=True):
     return mistake_bound(X, y, fit_intercept=fit_intercept)
 
 
-@validate_params(
-    {
-        "X_updates": ["array-like", "sparse matrix"],
-        "y": ["array-like"],
-        "u": ["array-like"],
-        "r": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_margin_errors": [Interval(numbers.Integral, 0, None, closed="left")],
-        "intercept": ["array-like", numbers.Real],
-        "fit_intercept": ["boolean"],
-        "classes": ["array-like", None],
-    },
-    prefer_skip_nested_validation=True,
-)
-@shared_doc
+@run_bound({
+    "X_updates": ["array-like", "sparse matrix"],
+    "r": [Interval(numbers.Real, 0, None, closed="neither")],
+    "n_margin_errors": [Interval(numbers.Integral, 0, None, closed="left")],
+})
 def arow_mistake_bound(X_updates, y, u, r=1.0, *, n_margin_errors=0,
                        intercept=0.0, fit_intercept=True, classes=None):
     """Mistake bound of AROW (Theorem 2 of [1]_), from the updates of a run.

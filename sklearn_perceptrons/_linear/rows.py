@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cpu import select_build
+from .._core.growth import reindex_rows
 from .._core.progress import in_chunks
 from .._core.threads import run_tasks
 
@@ -110,6 +111,22 @@ class LinearState:
         names = self._FIELDS if self.average else self._FIELDS[:2] + ("visits",)
         for name in names:
             getattr(self, name)[rows] = 0
+
+    def grown(self, source, sign):
+        """A new state whose row ``j`` is row ``source[j]`` times ``sign[j]``
+        (the weights and the averaging sums; the visits as they are), or a
+        fresh row (``w = 0``, nothing visited) where ``source[j]`` is -1
+        (see :mod:`sklearn_perceptrons._core.growth`)."""
+        new = LinearState.__new__(LinearState)
+        new.average = self.average
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            if name in ("coef_sum", "intercept_sum") and not self.average:
+                setattr(new, name, value.copy())
+            else:
+                setattr(new, name, reindex_rows(
+                    value, source, None if name == "visits" else sign))
+        return new
 
     def row(self, k):
         """Row ``k`` alone, as the state of a binary estimator (a copy)."""

@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmark P7 of PERFORMANCE.md: the averaged kernel perceptron vs SVC.
+"""Benchmark P7 of benchmarks/TARGETS.rst: the averaged kernel perceptron vs SVC.
 
 ``KernelPerceptron(kernel="rbf", average=True)`` against ``SVC(kernel="rbf")``
 (both ``gamma="scale"``) on make_moons(20000, noise=0.2), make_circles(20000,
@@ -17,9 +17,9 @@ support vectors of both models are reported, and, for a few budgets and the
 three budget strategies, the accuracy and fit time of
 ``KernelPerceptron(kernel="rbf", budget=B)`` averaged and not.
 
-Times are medians of 5 repeats in both modes (PERFORMANCE.md asks for at
+Times are medians of 5 repeats in both modes (the targets ask for at
 least 5), measured in alternation with SVC's, BLAS limited to one thread.  The data sizes are those
-of PERFORMANCE.md in both modes; quick mode runs fewer budgets, one strategy,
+of the targets in both modes; quick mode runs fewer budgets, one strategy,
 and times each budgeted fit once.
 
 P13 (threads): ``KernelPerceptron(average=True).predict`` on the moons test

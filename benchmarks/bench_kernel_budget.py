@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmarks P11 and P12 of PERFORMANCE.md: the budgeted kernel perceptron.
+"""Benchmarks P11 and P12 of benchmarks/TARGETS.rst: the budgeted kernel perceptron.
 
 P11 (scale): ``KernelPerceptron(budget=500)`` (rbf, other parameters at
 their defaults) on make_moons(n, noise=0.2) with 10,000 more rows held out,

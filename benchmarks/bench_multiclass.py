@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmark P8 of PERFORMANCE.md: the multiclass reductions' fast path.
+"""Benchmark P8 of benchmarks/TARGETS.rst: the multiclass reductions' fast path.
 
 ``OneVsOnePerceptron(Perceptron())`` against scikit-learn's
 ``OneVsOneClassifier(Perceptron())`` at 10 classes, and the one-vs-all
@@ -125,7 +125,7 @@ def accuracy_rows(case, pairs, X, y):
 
 def run(quick=True):
     """Measure P8 (one-vs-one and one-vs-all, 10 classes); returns table rows."""
-    # PERFORMANCE.md asks for medians of at least 5 repeats.
+    # The targets ask for medians of at least 5 repeats.
     repeats = 5 if quick else 7
     n_samples, n_features = (20_000, 50) if quick else (100_000, 50)
     X, y = ten_class_data(n_samples, n_features)

@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmark P15 of PERFORMANCE.md: ``SecondOrderPerceptron`` against ``Perceptron``.
+"""Benchmark P15 of benchmarks/TARGETS.rst: ``SecondOrderPerceptron`` against ``Perceptron``.
 
 * Per epoch, side by side in this process on the same data and the same
   epochs (``tol=None``, shuffled as by default), in process CPU time (the

@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmark P17 of PERFORMANCE.md: streaming one sample at a time.
+"""Benchmark P17 of benchmarks/TARGETS.rst: streaming one sample at a time.
 
 One pass over a stream with ``Perceptron.partial_fit``, rows one at a time
 and in batches of 32 and 256, against River's ``Perceptron.learn_one`` (with

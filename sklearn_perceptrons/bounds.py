@@ -103,7 +103,7 @@ def _check_X_y(X, y):
             "The bounds are defined for binary problems: y must contain exactly "
             f"2 classes, got {classes.shape[0]} class(es): {classes.tolist()!r}."
         )
-    # classes[1] is the positive class, as in the estimators (API.md, §1).
+    # classes[1] is the positive class, as in the estimators (see the user guide).
     signs = np.where(y == classes[1], 1.0, -1.0)
     return X, signs
 

@@ -167,27 +167,28 @@ Randomness
 Long runs release the GIL and can be interrupted with Ctrl-C.
 """
 
-import numbers
-import sys
-
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import OptimizeResult
-from sklearn.utils import check_array, check_random_state
-from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils import check_random_state
 
-from ._feasibility import smooth as _smooth
-from ._core.base import sum_duplicates
 from ._core.docstrings import shared_doc
-from ._feasibility._feasibility_fast import (
-    ORDER_CODES,
-    _build_alias,
-    _greedy_dense,
-    _greedy_sparse,
-    _matvec,
-    _row_action,
-    _row_sqnorms,
+from ._feasibility import results, smooth
+from ._feasibility.checks import (
+    check_eta,
+    check_matrix,
+    check_max_iter,
+    check_order,
+    check_real,
+    check_tol,
+    check_vector,
 )
+from ._feasibility.homogeneous import (
+    certify,
+    certifying_setup,
+    smooth_setup,
+    verifier,
+)
+from ._feasibility.rows import homogeneous_rows, matvec_f64, relaxation_rows
+from ._feasibility.sweeps import solve
 
 __all__ = [
     "perceptron_feasibility",
@@ -196,307 +197,6 @@ __all__ = [
     "rescaled_perceptron",
     "smooth_perceptron",
 ]
-
-_ORDERS = ("cyclic", "permuted", "random", "max_distance", "max_residual")
-
-STATUS_SUCCESS = 0
-STATUS_MAX_ITER = 1
-STATUS_INFEASIBLE = 2
-STATUS_NONFINITE = 3
-
-_MESSAGES = {
-    STATUS_MAX_ITER: (
-        "Iteration limit reached: {max_iter} iteration(s) ({unit}) ended "
-        "without a feasible point; the system may be infeasible, or need more "
-        "iterations (increase max_iter)."
-    ),
-    STATUS_NONFINITE: (
-        "Numerical failure: the iterate became non-finite (overflow); rescale "
-        "the system."
-    ),
-}
-
-
-# ---------------------------------------------------------------------------
-# Validation
-# ---------------------------------------------------------------------------
-
-
-# Bad parameters raise scikit-learn's InvalidParameterError, as the
-# estimators' do (a subclass of both ValueError and TypeError).
-
-
-def _check_order(order):
-    if not isinstance(order, str) or order not in _ORDERS:
-        raise InvalidParameterError(
-            f"order must be one of {', '.join(map(repr, _ORDERS))}; got {order!r}."
-        )
-    return order
-
-
-def _check_max_iter(max_iter):
-    """max_iter as an int the compiled loops can count to (a C ssize_t)."""
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral):
-        raise InvalidParameterError(
-            f"max_iter must be an integer; got {max_iter!r}.")
-    if max_iter < 0:
-        raise InvalidParameterError(f"max_iter must be >= 0; got {max_iter}.")
-    if max_iter > sys.maxsize:
-        raise InvalidParameterError(
-            f"max_iter must be at most {sys.maxsize} (2**63 - 1, the largest "
-            f"count of the solvers' loops); got {max_iter}."
-        )
-    return int(max_iter)
-
-
-def _check_real(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(
-            f"{name} must be a real number; got {value!r}.")
-    value = float(value)
-    if not np.isfinite(value):
-        raise InvalidParameterError(f"{name} must be finite; got {value}.")
-    return value
-
-
-def _check_matrix(A):
-    """Validate A once: CSR (as-is) or C-contiguous dense, float32/float64.
-
-    Returns the pieces the compiled loops read: ``(A, data, indices, indptr,
-    dense)``; for dense A, ``data`` is a flat view and ``indices``/``indptr``
-    are unused placeholders.
-    """
-    A = check_array(
-        A,
-        accept_sparse="csr",
-        dtype=[np.float64, np.float32],
-        order="C",
-        ensure_all_finite=True,
-        ensure_2d=True,
-        ensure_min_samples=0,
-        ensure_min_features=0,
-        accept_large_sparse=True,
-        input_name="A",
-    )
-    # Row norms read the stored values: duplicates must be summed first.
-    A = sum_duplicates(A)
-    n, p = A.shape
-    if n == 0 or p == 0:
-        raise ValueError(
-            f"A must have at least one row and one column; got shape {A.shape}."
-        )
-    if sp.issparse(A):
-        if not A.has_canonical_format:
-            # Duplicate entries would make the row norms wrong: sum them,
-            # in a copy (the caller's matrix is left alone).
-            A = A.copy()
-            A.sum_duplicates()
-        indices, indptr = A.indices, A.indptr
-        if indices.dtype != indptr.dtype:
-            indices = indices.astype(np.int64)
-            indptr = indptr.astype(np.int64)
-        data = np.ascontiguousarray(A.data)
-        indices = np.ascontiguousarray(indices)
-        if data.size == 0:
-            # The loops take the address of the first entry.
-            data = np.zeros(1, dtype=data.dtype)
-            indices = np.zeros(1, dtype=indices.dtype)
-        return A, data, indices, np.ascontiguousarray(indptr), False
-    placeholder = np.zeros(1, dtype=np.int32)
-    return A, A.reshape(-1), placeholder, placeholder, True
-
-
-def _check_vector(v, length, name, what):
-    try:
-        v = np.array(v, dtype=np.float64)  # always a fresh float64 copy
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of {length} numbers.") from exc
-    if v.ndim != 1 or v.shape[0] != length:
-        raise ValueError(
-            f"{name} must have shape ({length},) ({what}); got shape {v.shape}."
-        )
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} contains NaN or infinity.")
-    return v
-
-
-# ---------------------------------------------------------------------------
-# The shared driver
-# ---------------------------------------------------------------------------
-
-
-# A nonzero row's squared norm below this is inexact: its squares reach the
-# subnormal numbers, whose precision falls to 0 (2**53 times the smallest
-# normal number keeps every square that matters normal).
-_SQNORM_FLOOR = float(np.ldexp(np.finfo(np.float64).tiny, 53))
-
-
-def _squared_norms(mat):
-    """Squared row norms of A in float64 (computed once), and whether some
-    left float64 (overflow; or, for a nonzero row, an underflow to 0 or to
-    the imprecise numbers below ``_SQNORM_FLOOR``)."""
-    A, data, indices, indptr, dense = mat
-    n, p = A.shape
-    sqnorm = np.empty(n, dtype=np.float64)
-    nonzero = np.empty(n, dtype=np.int8)
-    _row_sqnorms(data, indices, indptr, n, p, dense, sqnorm, nonzero)
-    overflow = not np.all(np.isfinite(sqnorm))
-    underflow = bool(np.any((sqnorm < _SQNORM_FLOOR) & (nonzero != 0)))
-    return sqnorm, overflow, underflow
-
-
-def _row_exponents(mat):
-    """``e_i`` with ``max_j |a_ij| = f * 2**e_i``, ``f`` in [0.5, 1) (0 for a
-    zero row), and which rows are nonzero."""
-    A, data, indices, indptr, dense = mat
-    if dense:
-        # Two reductions rather than np.abs(A): no temporary of A's size.
-        top = np.maximum(A.max(axis=1), -A.min(axis=1))
-    else:
-        top = np.zeros(A.shape[0])
-        rows = np.flatnonzero(np.diff(A.indptr))
-        if rows.size:
-            top[rows] = np.maximum.reduceat(np.abs(A.data), A.indptr[rows])
-    return np.frexp(top)[1], top > 0
-
-
-def _scaled_rows(mat, shift):
-    """A copy of A with row i multiplied by ``2**-shift[i]`` (exactly: a power
-    of two), in the pieces ``_check_matrix`` returns."""
-    A = mat[0]
-    if mat[4]:
-        return _check_matrix(np.ldexp(A, -shift[:, None]))
-    counts = np.diff(A.indptr)
-    data = np.ldexp(A.data, -np.repeat(shift, counts))
-    return _check_matrix(sp.csr_matrix((data, A.indices, A.indptr),
-                                       shape=A.shape))
-
-
-def _homogeneous_rows(mat):
-    """The rows the solvers of ``A @ w > 0`` iterate on: ``(rows, sqnorm,
-    shift)``.
-
-    A positive scaling of a row does not change the solutions, so when some
-    squared row norm leaves float64 or its precise range (rows beyond about
-    1e154, or below 1e-146, in norm), every row ``i`` is scaled by ``2**-shift[i]``, which
-    brings its largest entry into [0.5, 1) exactly (a copy of A, made only
-    then); ``shift`` is None otherwise.  Answers are checked on A itself.
-    """
-    sqnorm, overflow, underflow = _squared_norms(mat)
-    if not (overflow or underflow):
-        return mat, sqnorm, None
-    shift = _row_exponents(mat)[0]
-    rows = _scaled_rows(mat, shift)
-    return rows, _squared_norms(rows)[0], shift
-
-
-def _matvec_f64(mat, x):
-    """A @ x in float64 without converting A."""
-    A, data, indices, indptr, dense = mat
-    n, p = A.shape
-    out = np.empty(n, dtype=np.float64)
-    _matvec(data, indices, indptr, n, p, dense, x, out)
-    return out
-
-
-def _solve(mat, sqnorm, c, x, *, perceptron, eta, tol, order, max_iter,
-           random_state):  # fmt: skip
-    """Run the compiled loop for ``r_i = sgn * a_i . x - c_i <= 0``.
-
-    ``x`` is updated in place; ``random_state`` is a RandomState. Returns
-    ``(status, nit, n_sweeps)`` as reported by the loop, status 0 (the loop
-    saw no violated row), 1 or 3.
-    """
-    A, data, indices, indptr, dense = mat
-    n, p = A.shape
-    if max_iter == 0 or not np.any(sqnorm > 0):
-        # Nothing to do (an all-zero A was already found feasible or not).
-        return STATUS_MAX_ITER, 0, 0
-
-    code = ORDER_CODES[order]
-    if order in ("cyclic", "permuted", "random"):
-        seed = 0
-        seq = np.zeros(1, dtype=np.intp)
-        prob = np.zeros(1, dtype=np.float64)
-        alias = np.zeros(1, dtype=np.intp)
-        if order in ("permuted", "random"):
-            # One seed for the compiled generator; the RandomState is not
-            # touched by the deterministic orders.
-            seed = int(random_state.randint(2**63 - 1, dtype=np.int64))
-            seq = np.arange(n, dtype=np.intp)
-        if order == "random":
-            prob = np.empty(n, dtype=np.float64)
-            alias = np.empty(n, dtype=np.intp)
-            _build_alias(sqnorm, prob, alias)
-        return _row_action(
-            data, indices, indptr, n, p, dense, c, sqnorm, x, perceptron,
-            eta, tol, code, max_iter, seed, seq, prob, alias,
-        )  # fmt: skip
-
-    # Greedy orders: an iteration is one step (one pass over a dense A).
-    max_steps = min(max_iter, sys.maxsize)
-    with np.errstate(divide="ignore"):
-        inv_norm = np.where(sqnorm > 0, 1.0 / np.sqrt(sqnorm), 0.0)
-    if dense:
-        status, nit = _greedy_dense(
-            data, n, p, c, sqnorm, inv_norm, x, perceptron, eta, tol, code,
-            max_steps,
-        )  # fmt: skip
-    else:
-        # The columns of A, to reach the rows whose residual a step changes.
-        # This CSC copy is the memory price of the greedy orders (see the
-        # module docstring).
-        At = A.tocsc()
-        cindices = At.indices.astype(indices.dtype, copy=False)
-        cindptr = At.indptr.astype(indices.dtype, copy=False)
-        status, nit = _greedy_sparse(
-            data, indices, indptr, At.data, cindices, cindptr, n, c, sqnorm,
-            inv_norm, x, perceptron, eta, tol, code, max_steps,
-        )  # fmt: skip
-    return status, nit, nit
-
-
-def _unit(order):
-    if order in ("max_distance", "max_residual"):
-        return "greedy steps"
-    return "sweeps over the rows"
-
-
-def _result(x, *, status, nit, n_sweeps, maxcv, message, **extra):
-    return OptimizeResult(
-        x=x,
-        success=status == STATUS_SUCCESS,
-        status=status,
-        message=message,
-        nit=nit,
-        n_sweeps=n_sweeps,
-        maxcv=maxcv,
-        **extra,
-    )
-
-
-def _loop_result(x, feasible, finite, loop_status, nit, n_sweeps, maxcv,
-                 max_iter, order, success_message, **extra):
-    """The result of a row-action or greedy run, its status read off the
-    final point (success, overflow) before the loop's own exit code."""
-    if feasible:
-        status, message = STATUS_SUCCESS, success_message
-    elif loop_status == STATUS_NONFINITE or not finite:
-        status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
-    else:
-        status = STATUS_MAX_ITER
-        message = _MESSAGES[STATUS_MAX_ITER].format(
-            max_iter=max_iter, unit=_unit(order)
-        )
-    return _result(
-        x, status=status, nit=nit, n_sweeps=n_sweeps, maxcv=maxcv,
-        message=message, **extra,
-    )  # fmt: skip
-
-
-# ---------------------------------------------------------------------------
-# Public functions
-# ---------------------------------------------------------------------------
 
 
 @shared_doc
@@ -618,26 +318,26 @@ def perceptron_feasibility(
     >>> res.success, res.status
     (False, 1)
     """
-    threshold = _check_real("threshold", threshold)
-    max_iter = _check_max_iter(max_iter)
-    order = _check_order(order)
+    threshold = check_real("threshold", threshold)
+    max_iter = check_max_iter(max_iter)
+    order = check_order(order)
     random_state = check_random_state(random_state)
-    mat = _check_matrix(A)
-    n, p = mat[0].shape
+    mat = check_matrix(A)
+    n, p = mat.n, mat.p
 
     w = np.zeros(p, dtype=np.float64)
     # r_i = -(a_i . w) - c_i with c_i = -threshold, i.e. threshold - a_i . w.
     c = np.full(n, -threshold, dtype=np.float64)
 
-    rows, sqnorm, shift = _homogeneous_rows(mat)
+    rows, sqnorm, shift = homogeneous_rows(mat)
     if shift is not None:
         # Row i scaled by 2**-shift[i]: so is its threshold.
         c = np.ldexp(c, -shift)
     zero = np.flatnonzero(sqnorm == 0)
     if threshold >= 0 and zero.size:
-        return _result(
+        return results.result(
             w,
-            status=STATUS_INFEASIBLE, nit=0, n_sweeps=0,
+            status=results.STATUS_INFEASIBLE, nit=0, n_sweeps=0,
             maxcv=threshold, slack=-threshold,
             message=(
                 f"Infeasible: row {zero[0]} of A is all zeros, so "
@@ -646,18 +346,18 @@ def perceptron_feasibility(
             ),
         )  # fmt: skip
 
-    loop_status, nit, n_sweeps = _solve(
+    loop_status, nit, n_sweeps = solve(
         rows, sqnorm, c, w, perceptron=True, eta=1.0, tol=0.0, order=order,
         max_iter=max_iter, random_state=random_state,
     )  # fmt: skip
 
     finite = bool(np.all(np.isfinite(w)))
-    Aw = _matvec_f64(mat, w) if finite else np.full(n, np.nan)
+    Aw = matvec_f64(mat, w) if finite else np.full(n, np.nan)
     with np.errstate(invalid="ignore"):
         feasible = finite and bool(np.all(Aw > threshold))
         slack = float(np.min(Aw) - threshold)
         maxcv = float(max(0.0, np.max(threshold - Aw)))
-    return _loop_result(
+    return results.loop_result(
         w, feasible, finite, loop_status, nit, n_sweeps, maxcv, max_iter,
         order, "Found w with A @ w > threshold.", slack=slack,
     )  # fmt: skip
@@ -818,163 +518,53 @@ def relaxation_method(
     >>> res.success, res.status
     (False, 1)
     """
-    eta = _check_real("eta", eta)
-    if not 0.0 < eta <= 2.0:
-        raise InvalidParameterError(f"eta must be in (0, 2]; got {eta}.")
-    tol = _check_real("tol", tol)
-    if tol < 0:
-        raise InvalidParameterError(f"tol must be >= 0; got {tol}.")
-    order = _check_order(order)
+    eta = check_eta(eta)
+    tol = check_tol(tol)
+    order = check_order(order)
     if max_iter is None:
         max_iter = 100_000 if order.startswith("max_") else 10_000
-    max_iter = _check_max_iter(max_iter)
+    max_iter = check_max_iter(max_iter)
     random_state = check_random_state(random_state)
-    mat = _check_matrix(A)
-    n, p = mat[0].shape
-    b = _check_vector(b, n, "b", "one entry per row of A")
+    mat = check_matrix(A)
+    n, p = mat.n, mat.p
+    b = check_vector(b, n, "b", "one entry per row of A")
     if x0 is None:
         x = np.zeros(p, dtype=np.float64)
     else:
-        x = _check_vector(x0, p, "x0", "one entry per column of A")
+        x = check_vector(x0, p, "x0", "one entry per column of A")
 
-    rows, sqnorm, c, loop_tol = _relaxation_rows(mat, b, tol)
+    rows, sqnorm, c, loop_tol = relaxation_rows(mat, b, tol)
     bad = np.flatnonzero((sqnorm == 0) & (b < -tol))
     if bad.size:
         i = bad[0]
-        return _result(
+        return results.result(
             x,
-            status=STATUS_INFEASIBLE, nit=0, n_sweeps=0,
-            maxcv=float(max(0.0, np.max(_matvec_f64(mat, x) - b))),
+            status=results.STATUS_INFEASIBLE, nit=0, n_sweeps=0,
+            maxcv=float(max(0.0, np.max(matvec_f64(mat, x) - b))),
             message=(
                 f"Infeasible: row {i} of A is all zeros and b[{i}] = {b[i]} "
                 f"< -tol, so 0 <= b[{i}] cannot hold ({bad.size} such row(s))."
             ),
         )  # fmt: skip
 
-    loop_status, nit, n_sweeps = _solve(
+    loop_status, nit, n_sweeps = solve(
         rows, sqnorm, c, x, perceptron=False, eta=eta, tol=loop_tol,
         order=order, max_iter=max_iter, random_state=random_state,
     )  # fmt: skip
 
     finite = bool(np.all(np.isfinite(x)))
-    worst = float(np.max(_matvec_f64(mat, x) - b)) if finite else np.nan
+    worst = float(np.max(matvec_f64(mat, x) - b)) if finite else np.nan
     feasible = finite and worst <= tol
     maxcv = max(0.0, worst) if finite else np.nan
-    return _loop_result(
+    return results.loop_result(
         x, feasible, finite, loop_status, nit, n_sweeps, maxcv, max_iter,
         order, "Found x with max(A @ x - b) <= tol.",
     )  # fmt: skip
 
 
-def _relaxation_rows(mat, b, tol):
-    """The rows, squared norms, right-hand sides and ``tol`` the relaxation
-    loop runs on: A, b and tol themselves, or all three times one power of
-    two when some squared row norm leaves float64 and one scale brings
-    every one back (every step is then the same, exactly).  Rows of norms
-    too far apart for that are refused: scaling rows one by one would change
-    what the absolute ``tol`` means."""
-    sqnorm, overflow, underflow = _squared_norms(mat)
-    if not (overflow or underflow):
-        return mat, sqnorm, b, tol
-    exponents, nonzero = _row_exponents(mat)
-    exponents = exponents[nonzero]
-    k = int(exponents.max())
-    # The largest entries after scaling are in [2**(e - 1 - k), 2**(e - k)),
-    # so the squared norms in (2**(2 (e_min - 1 - k)), p 2**(2 (e_max - k)))
-    if 2 * (int(exponents.min()) - 1 - k) > -1000:
-        rows = _scaled_rows(mat, np.full(mat[0].shape[0], k))
-        sqnorm, overflow, underflow = _squared_norms(rows)
-        if not (overflow or underflow):
-            return rows, sqnorm, np.ldexp(b, -k), float(np.ldexp(tol, -k))
-    raise ValueError(
-        "The squared norms of the rows of A span more than float64 holds "
-        "(row norms from about 1e-146 to 1e154 can be solved together); "
-        "relaxation_method cannot rescale rows one by one for you, since tol "
-        "bounds a_i . x - b_i itself: scale those rows of A, and the same "
-        "entries of b and your tol, yourself."
-    )
-
-
 # ---------------------------------------------------------------------------
 # The smooth, the certifying and the rescaled perceptron
 # ---------------------------------------------------------------------------
-
-
-def _smooth_setup(A, max_iter):
-    """Validate; the rows to iterate on (:func:`_homogeneous_rows`); the zero
-    rows (each is an exact Gordan certificate).  Returns ``(mat, rows,
-    sqnorm, shift, max_iter, zero)``."""
-    max_iter = _check_max_iter(max_iter)
-    mat = _check_matrix(A)
-    rows, sqnorm, shift = _homogeneous_rows(mat)
-    return mat, rows, sqnorm, shift, max_iter, np.flatnonzero(sqnorm == 0)
-
-
-def _zero_row_result(p, zero, **extra):
-    return OptimizeResult(
-        x=np.zeros(p), success=False, status=STATUS_INFEASIBLE, nit=0,
-        maxcv=0.0, slack=0.0,
-        message=(
-            f"Infeasible: row {zero[0]} of A is all zeros, so a . w = 0 > 0 "
-            f"cannot hold ({zero.size} such row(s))."
-        ),
-        **extra,
-    )  # fmt: skip
-
-
-def _certifying_setup(A, tol, max_iter, **extra):
-    """`_smooth_setup` for the solvers that return a Gordan certificate, and
-    the finished result (the first zero row as the certificate) if A has a
-    zero row, else None."""
-    tol = _check_real("tol", tol)
-    if tol < 0:
-        raise InvalidParameterError(f"tol must be >= 0; got {tol}.")
-    mat, rows, sqnorm, shift, max_iter, zero = _smooth_setup(A, max_iter)
-    n, p = mat[0].shape
-    zero_result = None
-    if zero.size:
-        x = np.zeros(n)
-        x[zero[0]] = 1.0
-        zero_result = _zero_row_result(
-            p, zero, **extra, certificate=x, certificate_norm=0.0
-        )
-    return mat, rows, sqnorm, shift, max_iter, zero_result
-
-
-def _verifier(mat, op):
-    """``check(w)``: does the original ``A`` satisfy ``A @ (B w) > 0``, the
-    products accumulated in float64 by the compiled loop?"""
-
-    def check(w):
-        Aw = _matvec_f64(mat, op.original(w))
-        return bool(np.all(Aw > 0))
-
-    return check
-
-
-def _primal_result(mat, w, reason, nit, max_iter, **extra):
-    """The result of a primal solver from its final ``w`` (original space)."""
-    finite = bool(np.all(np.isfinite(w)))
-    n = mat[0].shape[0]
-    Aw = _matvec_f64(mat, w) if finite else np.full(n, np.nan)
-    with np.errstate(invalid="ignore"):
-        slack = float(np.min(Aw))
-        maxcv = float(max(0.0, np.max(-Aw)))
-    if reason == _smooth.PRIMAL:
-        status, message = STATUS_SUCCESS, "Found w with A @ w > 0."
-    elif reason == _smooth.NONFINITE or not finite:
-        status, message = STATUS_NONFINITE, _MESSAGES[STATUS_NONFINITE]
-    else:
-        status = STATUS_MAX_ITER
-        message = (
-            f"Iteration limit reached: {max_iter} iteration(s) ended without "
-            "a solution of A @ w > 0; the system may be infeasible, or too "
-            "ill-conditioned for this budget (increase max_iter)."
-        )
-    return OptimizeResult(
-        x=w, success=status == STATUS_SUCCESS, status=status, message=message,
-        nit=nit, maxcv=maxcv, slack=slack, **extra,
-    )  # fmt: skip
 
 
 @shared_doc
@@ -1072,15 +662,15 @@ def smooth_perceptron(A, *, max_iter=10_000):
     >>> bool(res.nit < 2 * np.sqrt(2 * np.log(A.shape[0])) / rho)
     True
     """
-    mat, rows, sqnorm, _, max_iter, zero = _smooth_setup(A, max_iter)
-    p = mat[0].shape[1]
+    mat, rows, sqnorm, _, max_iter, zero = smooth_setup(A, max_iter)
+    p = mat.p
     if zero.size:
-        return _zero_row_result(p, zero)
-    op = _smooth.UnitRows(rows, sqnorm)
-    reason, nit, w, _, _ = _smooth.run(
-        op, max_iter, check_primal=_verifier(mat, op)
+        return results.zero_row_result(p, zero)
+    op = smooth.UnitRows(rows, sqnorm)
+    reason, nit, w, _, _ = smooth.run(
+        op, max_iter, check_primal=verifier(mat, op)
     )
-    return _primal_result(mat, w, reason, nit, max_iter)
+    return results.primal_result(mat, w, reason, nit, max_iter)
 
 
 @shared_doc
@@ -1189,46 +779,28 @@ def perceptron_von_neumann(A, *, tol=1e-6, max_iter=10_000):
     >>> bool(np.linalg.norm(A.T @ x) <= 1e-8)
     True
     """
-    mat, rows, sqnorm, shift, max_iter, zero_result = _certifying_setup(
+    mat, rows, sqnorm, shift, max_iter, zero_result = certifying_setup(
         A, tol, max_iter)
     if zero_result is not None:
         return zero_result
-    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
-    reason, nit, w, xhat, _ = _smooth.run(
-        op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
+    op = smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
+    reason, nit, w, xhat, _ = smooth.run(
+        op, max_iter, check_primal=verifier(mat, op), cert_tol=tol
     )
     xa, cert_norm = op.certificate(xhat)
-    if reason != _smooth.CERTIFICATE:
-        res = _primal_result(
+    if reason != smooth.CERTIFICATE:
+        res = results.primal_result(
             mat, w, reason, nit, max_iter, certificate=None,
             certificate_norm=cert_norm,
         )  # fmt: skip
-        if res.status == STATUS_MAX_ITER:
-            res.message = (
-                f"Iteration limit reached: {max_iter} iteration(s) found "
-                "neither w with A @ w > 0 nor a certificate with "
-                f"||A.T @ x|| <= tol (best: {cert_norm:.3g}); increase "
-                "max_iter or tol."
-            )
+        if res.status == results.STATUS_MAX_ITER:
+            res.message = results.von_neumann_limit_message(max_iter, cert_norm)
         return res
-    res = _primal_result(mat, w, reason, nit, max_iter)
-    res.update(
-        status=STATUS_INFEASIBLE, success=False, certificate=xa,
-        certificate_norm=cert_norm,
-        message=(
-            "Infeasible (within tol): x >= 0, sum(x) = 1 with "
-            f"||A.T @ x|| = {cert_norm:.3g} <= tol = {tol:.3g}, so no w has "
-            "min_i a_i . w > tol * ||w||."
-        ),
+    return results.certificate_result(
+        mat, w, reason, nit, max_iter, xa, cert_norm,
+        results.certificate_message(cert_norm, tol)
+        + ", so no w has min_i a_i . w > tol * ||w||.",
     )  # fmt: skip
-    return res
-
-
-# A rescaling multiplies the volume fraction of the cone by at least this.
-_RESCALE_GAIN = 2.0 / np.sqrt(np.e)
-# The rescaled perceptron gives up once the count of rescalings proves that
-# rho(A) is below this (no solution that double precision could verify).
-_RHO_FLOOR = 1e-12
 
 
 def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
@@ -1354,132 +926,51 @@ def rescaled_perceptron(A, *, tol=1e-6, max_iter=50_000):
     >>> res.success, bool(np.all(A @ res.x > 0))
     (True, True)
     """
-    mat, rows, sqnorm, shift, max_iter, zero_result = _certifying_setup(
+    mat, rows, sqnorm, shift, max_iter, zero_result = certifying_setup(
         A, tol, max_iter, n_rescalings=0
     )
     if zero_result is not None:
         return zero_result
-    n, p = mat[0].shape
-    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
-    check = _verifier(mat, op)
-    delta = 1.0 / np.sqrt(3.0 * p)
-    nit, n_rescalings = 0, 0
-    degenerate = thin = False
-    cert_norm = np.nan
-    while True:
-        # A rescaling counts against the budget too, so that phases which
-        # end at once (possible on an infeasible system) cannot loop forever.
-        reason, nit, w, x, u = _smooth.run(
-            op, max_iter - n_rescalings, check_primal=check,
-            phase_delta=delta, phase_rows=p, start_nit=nit,
+    op = smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
+    run = smooth.rescaled_run(op, max_iter, check_primal=verifier(mat, op),
+                              tol=tol)  # fmt: skip
+    nit, n_rescalings = run.nit, run.n_rescalings
+    if run.certificate is not None:
+        return results.certificate_result(
+            mat, run.w, run.reason, nit, max_iter, run.certificate,
+            run.certificate_norm,
+            results.certificate_message(run.certificate_norm, tol) + ".",
+            n_rescalings=n_rescalings,
         )  # fmt: skip
-        if reason != _smooth.PHASE:
-            break
-        # x on the rows of A: Aᵀ y = B⁻ᵀ Âᵀ x / sum(D⁻¹ x).
-        y, cert_norm = op.certificate(x)
-        if cert_norm <= tol:
-            res = _primal_result(mat, op.original(w), reason, nit, max_iter)
-            res.update(
-                status=STATUS_INFEASIBLE, success=False, certificate=y,
-                certificate_norm=cert_norm, n_rescalings=n_rescalings,
-                message=(
-                    "Infeasible (within tol): x >= 0, sum(x) = 1 with "
-                    f"||A.T @ x|| = {cert_norm:.3g} <= tol = {tol:.3g}."
-                ),
-            )  # fmt: skip
-            return res
-        # Every row j with ||Âᵀx|| / x_j <= delta bounds the cone by a slab;
-        # a rescaling along one row widens the others' slabs by at most the
-        # factor its norm shrank, so several valid rescalings can follow
-        # from one phase (largest x_j first).
-        norm_u = float(np.linalg.norm(u))
-        widen = np.ones(n)
-        for j in np.argsort(-x, kind="stable"):
-            if not norm_u <= delta * x[j]:
-                break  # x is sorted: no later row qualifies
-            if norm_u * widen[j] > delta * x[j]:
-                continue
-            if nit + n_rescalings >= max_iter:
-                reason = _smooth.LIMIT
-                break
-            widen *= op.rescale(op.row(int(j)))
-            n_rescalings += 1
-            if _RESCALE_GAIN ** (n_rescalings / p) * _RHO_FLOOR / 2 > 1:
-                # The volume argument now proves rho(A) < _RHO_FLOOR.
-                thin, reason = True, _smooth.LIMIT
-                break
-            if not op.sqnorm.min() > 1e-250:
-                # Rows shrunk by 4**k relative to others: the cone has
-                # collapsed (only when the system is infeasible or flat).
-                degenerate, reason = True, _smooth.LIMIT
-                break
-        if reason != _smooth.PHASE:
-            break
-    if thin or degenerate:
+    if run.stop is not None:
         # The rescalings prove the system infeasible, or too close to it for
         # double precision: the rest of the budget searches a certificate
         # (the iteration of perceptron_von_neumann, on the rows of A).
-        found = _certify(mat, rows, sqnorm, shift, tol,
-                         max_iter - nit - n_rescalings)
+        found = certify(mat, rows, sqnorm, shift, tol,
+                        max_iter - nit - n_rescalings)
         if found is not None:
             found_reason, found_nit, found_w, y, found_norm = found
             nit += found_nit
-            if found_reason == _smooth.PRIMAL:
-                return _primal_result(
+            if found_reason == smooth.PRIMAL:
+                return results.primal_result(
                     mat, found_w, found_reason, nit, max_iter,
                     n_rescalings=n_rescalings, certificate=None,
-                    certificate_norm=cert_norm,
+                    certificate_norm=run.certificate_norm,
                 )  # fmt: skip
-            if found_reason == _smooth.CERTIFICATE:
-                res = _primal_result(mat, found_w, found_reason, nit, max_iter)
-                res.update(
-                    status=STATUS_INFEASIBLE, success=False, certificate=y,
-                    certificate_norm=found_norm, n_rescalings=n_rescalings,
-                    message=(
-                        f"Infeasible (within tol): {n_rescalings} rescalings "
-                        f"proved rho(A) < {_RHO_FLOOR:g}, and x >= 0, "
-                        f"sum(x) = 1 has ||A.T @ x|| = {found_norm:.3g} <= "
-                        f"tol = {tol:.3g}."
-                    ),
+            if found_reason == smooth.CERTIFICATE:
+                return results.certificate_result(
+                    mat, found_w, found_reason, nit, max_iter, y, found_norm,
+                    f"Infeasible (within tol): {n_rescalings} rescalings "
+                    f"proved rho(A) < {smooth.RHO_FLOOR:g}, and x >= 0, "
+                    f"sum(x) = 1 has ||A.T @ x|| = {found_norm:.3g} <= "
+                    f"tol = {tol:.3g}.",
+                    n_rescalings=n_rescalings,
                 )  # fmt: skip
-                return res
-    res = _primal_result(
-        mat, op.original(w), reason, nit, max_iter, n_rescalings=n_rescalings,
-        certificate=None, certificate_norm=cert_norm,
+    res = results.primal_result(
+        mat, run.w, run.reason, nit, max_iter, n_rescalings=n_rescalings,
+        certificate=None, certificate_norm=run.certificate_norm,
     )  # fmt: skip
-    if res.status == STATUS_MAX_ITER:
-        res.message = (
-            f"Iteration limit reached: {nit} iteration(s) and {n_rescalings} "
-            f"rescaling(s) (max_iter={max_iter} counts both) ended without a "
-            "solution of A @ w > 0; the system may be infeasible, or too "
-            "ill-conditioned for this budget (increase max_iter)."
-        )
-    if thin:
-        res.message = (
-            f"Stopped after {n_rescalings} rescalings, which prove that "
-            f"rho(A) < {_RHO_FLOOR:g}: the system is infeasible, or too close "
-            "to infeasible for double precision; the rest of max_iter found "
-            "no certificate with ||A.T @ x|| <= tol (increase max_iter or tol)."
-        )
-    if degenerate:
-        res.message = (
-            f"Stopped after {n_rescalings} rescalings: the rescaled rows "
-            "degenerated, which happens only when the system is infeasible "
-            "or has no interior (rho(A) <= 0); the rest of max_iter found no "
-            "certificate with ||A.T @ x|| <= tol (increase max_iter or tol)."
-        )
+    if run.stop is not None or res.status == results.STATUS_MAX_ITER:
+        res.message = results.rescaled_message(
+            run.stop, nit, n_rescalings, max_iter, smooth.RHO_FLOOR)
     return res
-
-
-def _certify(mat, rows, sqnorm, shift, tol, max_iter):
-    """The iteration of :func:`perceptron_von_neumann` on the rows of A for
-    at most ``max_iter`` iterations: ``(reason, nit, w, certificate,
-    certificate_norm)``, or None without a budget."""
-    if max_iter <= 0:
-        return None
-    op = _smooth.UnitRows(rows, sqnorm, original=mat, shift=shift)
-    reason, nit, w, x, _ = _smooth.run(
-        op, max_iter, check_primal=_verifier(mat, op), cert_tol=tol
-    )
-    y, norm = op.certificate(x)
-    return reason, nit, op.original(w), y, norm

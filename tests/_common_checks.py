@@ -1,7 +1,8 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
 """The one list of estimators that scikit-learn's checks run on, and the one
-table of the checks they are expected to fail (API.md §1).
+table of the checks they are expected to fail
+(the conventions of docs/developers.rst).
 
 An estimator added to the package must be added to ``CHECKED`` (its
 defaults, and any configuration that takes another code path);

@@ -3,7 +3,7 @@
 """Tiny pure-NumPy perceptrons: the oracles the compiled loops are tested against.
 
 They are written for clarity, one sample at a time, straight from the update
-rules of the contract (API.md §2 and §3).
+rules of the contract (the user guide's Perceptron and MarginPerceptron sections).
 """
 
 import numpy as np

@@ -223,8 +223,6 @@ PUBLIC_UNDERSCORE_NAMES = {"_replace", "_fields", "_asdict", "_make"}
 # module); the test fails on any access not listed, and on a listed one
 # that is gone, so the list only shrinks.
 KNOWN_PRIVATE_ACCESS = {
-    ("_feasibility/smooth.py", "from ._feasibility_fast import _matvec"),
-    ("_feasibility/smooth.py", "from ._feasibility_fast import _rmatvec"),
     ("_kernel/budget.py", "_k._DualState"),
     ("_kernel/budget.py", "_k._parts"),
     ("_kernel/budget.py", "_k._prepare_rows"),
@@ -241,12 +239,6 @@ KNOWN_PRIVATE_ACCESS = {
     ("_multiclass.py", "estimators[k]._state"),
     ("_multiclass.py", "type(reference)._after_learn_rows"),
     ("_multiclass.py", "type(reference)._finish_row"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _build_alias"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _greedy_dense"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _greedy_sparse"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _matvec"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _row_action"),
-    ("feasibility.py", "from ._feasibility._feasibility_fast import _row_sqnorms"),
 }
 
 

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import linprog
 from scipy.stats import chisquare
 
-from sklearn_perceptrons._feasibility._feasibility_fast import _alias_sample
+from sklearn_perceptrons._feasibility._feasibility_fast import alias_sample
 from sklearn_perceptrons.feasibility import perceptron_feasibility, relaxation_method
 
 ORDERS = ["cyclic", "permuted", "random", "max_distance", "max_residual"]
@@ -529,7 +529,7 @@ def test_random_order_samples_proportionally_to_squared_norms():
     A = np.array([[1.0, 0.0], [0.0, 0.0], [2.0, 0.0], [1.0, 1.0], [0.0, 3.0]])
     weights = np.einsum("ij,ij->i", A, A)
     n_draws = 200_000
-    draws = _alias_sample(weights, n_draws, 12345)
+    draws = alias_sample(weights, n_draws, 12345)
     counts = np.bincount(draws, minlength=len(weights))
     assert counts[1] == 0  # a zero row is never drawn
     expected = n_draws * weights / weights.sum()
@@ -537,7 +537,7 @@ def test_random_order_samples_proportionally_to_squared_norms():
     assert chisquare(counts[keep], expected[keep]).pvalue > 1e-3
     # Highly skewed weights, too.
     w = np.r_[1e-6, np.ones(50), 1e3]
-    counts = np.bincount(_alias_sample(w, n_draws, 7), minlength=len(w))
+    counts = np.bincount(alias_sample(w, n_draws, 7), minlength=len(w))
     assert chisquare(counts, n_draws * w / w.sum()).pvalue > 1e-3
 
 

@@ -166,7 +166,7 @@ def reference_kernel_perceptron(gram, y_class, n_classes, orders, *, step=None,
                             alpha[:, k] *= phi
                     # The removed vector's share of the average moves onto
                     # the span of its nearest kept vectors in kernel space,
-                    # by (ridge) projection (API.md §4, revised).
+                    # by (ridge) projection: the budget's projection strategy.
                     kept = [j for j in support if j not in (removed, i)]
                     if kept:
                         near = sorted(kept, key=lambda j: -(

@@ -1,7 +1,7 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
 """Perceptron as a drop-in for scikit-learn's: penalty, alpha, l1_ratio and
-n_jobs (API.md §8.1)."""
+n_jobs, as scikit-learn's."""
 
 import os
 import threading

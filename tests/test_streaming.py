@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Streaming one row at a time (issue #23): the lean path of ``partial_fit``
 gives the same model as one call on the whole batch, and refuses every bad
-input of API.md §1 without changing the estimator."""
+input of the estimators' conventions without changing the estimator."""
 
 import copy
 import pickle

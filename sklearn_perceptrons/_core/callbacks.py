@@ -168,6 +168,19 @@ def _call_arguments(method):
     return arguments
 
 
+def _managed_when_called_back(method, managed):
+    """``method`` as it is when no callback is set (no cost), ``managed``
+    when the estimator has callbacks."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if "_skl_callbacks" not in self.__dict__:
+            return method(self, *args, **kwargs)
+        return managed(self, args, kwargs)
+
+    return wrapper
+
+
 def callback_fit(method):
     """Decorator of a ``fit``: with callbacks, the body may start its tasks
     (:func:`fit_tasks`); the root task ends when the fit returns (a leaf
@@ -189,13 +202,7 @@ def callback_fit(method):
         tasks.finish()
         return result
 
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        if "_skl_callbacks" not in self.__dict__:
-            return method(self, *args, **kwargs)
-        return managed(self, args, kwargs)
-
-    return wrapper
+    return _managed_when_called_back(method, managed)
 
 
 def callback_partial_fit(method):
@@ -217,13 +224,7 @@ def callback_partial_fit(method):
                                      reconstruction_attributes={})
         return result
 
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        if "_skl_callbacks" not in self.__dict__:
-            return method(self, *args, **kwargs)
-        return managed(self, args, kwargs)
-
-    return wrapper
+    return _managed_when_called_back(method, managed)
 
 
 def fit_in_context(context, owner, estimator, fit):

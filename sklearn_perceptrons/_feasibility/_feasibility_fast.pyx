@@ -14,10 +14,13 @@ generic system written as
   ``r_i = threshold - a_i . w``; row i is violated when ``r_i >= 0`` (that is
   ``a_i . w <= threshold``) and the update is ``w <- w + a_i``.
 
-A is read in place: a C-contiguous dense array (row i starts at ``i * p``) or
-the three arrays of a CSR matrix, in float32 or float64 (one source through the
-fused type ``floating``, 32- or 64-bit indices through ``index_t``). The iterate
-``x`` and every accumulator are float64 whatever the dtype of A.
+A is read in place, as one typed view (a :class:`Matrix`): a C-contiguous
+dense array (row i starts at ``i * p``) or the three arrays of a CSR matrix, in
+float32 or float64 with 32- or 64-bit indices (one source through the fused
+type ``rows_t``, whose four members have the same fields). The iterate ``x``
+and every accumulator are float64 whatever the dtype of A. The system and the
+loop's settings reach the loops as named structs (``System``, ``Run``; from
+Python, the dicts ``rule`` and ``run``).
 
 Python draws nothing per row: the orders that need randomness use a splitmix64
 generator (a 64-bit state, a few integer operations per number) seeded once
@@ -28,7 +31,6 @@ GIL just long enough to call ``PyErr_CheckSignals``, so that Ctrl-C interrupts
 a long run.
 """
 
-from cython cimport floating
 from libc.math cimport isfinite, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from cpython.exc cimport PyErr_CheckSignals
@@ -41,23 +43,24 @@ import numpy as np
 cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
 
-ctypedef fused index_t:
-    int32_t
-    int64_t
-
-# Order codes; feasibility.py maps names to them through ORDER_CODES.
-cdef enum:
+# The orders (module-level ints in Python too); ORDER_CODES maps their names
+# to them.
+cpdef enum:
     CYCLIC = 0
     PERMUTED = 1
     RANDOM = 2
     MAX_DISTANCE = 3
     MAX_RESIDUAL = 4
 
-# Kernel exit codes, mirrored in feasibility.py.
-cdef enum:
-    CONVERGED = 0
-    LIMIT = 1
-    NONFINITE = 3
+# The solvers' status codes (``res.status``), read by Python from here. A
+# loop ends with STATUS_SUCCESS (it saw no violated row), STATUS_MAX_ITER or
+# STATUS_NONFINITE; STATUS_INFEASIBLE (a zero row whose inequality cannot
+# hold) is found in Python before any loop.
+cpdef enum:
+    STATUS_SUCCESS = 0
+    STATUS_MAX_ITER = 1
+    STATUS_INFEASIBLE = 2
+    STATUS_NONFINITE = 3
 
 # Bits of the per-row flags of the greedy CSR loop.
 cdef enum:
@@ -74,6 +77,167 @@ ORDER_CODES = {
     "max_distance": MAX_DISTANCE,
     "max_residual": MAX_RESIDUAL,
 }
+
+
+# --------------------------------------------------------------------------
+# A as the loops read it: one struct per (value dtype, index dtype), with the
+# same fields, so that one fused source reads them all. A row is
+# [start, end) in ``data``; dense rows use the column index ``k - start``,
+# CSR rows ``indices[k]`` (dense A leaves ``indices`` and ``indptr`` unused).
+# --------------------------------------------------------------------------
+
+ctypedef struct Rows64_32:
+    const double* data
+    const int32_t* indices
+    const int32_t* indptr
+    Py_ssize_t n
+    Py_ssize_t p
+    bint dense
+
+ctypedef struct Rows64_64:
+    const double* data
+    const int64_t* indices
+    const int64_t* indptr
+    Py_ssize_t n
+    Py_ssize_t p
+    bint dense
+
+ctypedef struct Rows32_32:
+    const float* data
+    const int32_t* indices
+    const int32_t* indptr
+    Py_ssize_t n
+    Py_ssize_t p
+    bint dense
+
+ctypedef struct Rows32_64:
+    const float* data
+    const int64_t* indices
+    const int64_t* indptr
+    Py_ssize_t n
+    Py_ssize_t p
+    bint dense
+
+ctypedef fused rows_t:
+    Rows64_32
+    Rows64_64
+    Rows32_32
+    Rows32_64
+
+
+cdef class Matrix:
+    """A read in place by the loops (built by :func:`matrix`).
+
+    ``A`` is the array or CSR matrix viewed; ``data``, ``indices`` and
+    ``indptr`` the arrays the loops read (for a dense A, ``data`` is its flat
+    view and the other two are unused placeholders); ``n``, ``p`` its shape.
+    One subclass per value and index dtype holds the struct the loops read.
+    """
+
+    cdef readonly object A
+    cdef readonly object data
+    cdef readonly object indices
+    cdef readonly object indptr
+    cdef readonly Py_ssize_t n
+    cdef readonly Py_ssize_t p
+    cdef readonly bint dense
+
+    cdef void _keep(self, A, data, indices, indptr, bint dense):
+        self.A, self.data, self.indices, self.indptr = A, data, indices, indptr
+        self.n, self.p = A.shape
+        self.dense = dense
+
+
+cdef class Matrix64_32(Matrix):
+    cdef Rows64_32 rows
+
+    def __init__(self, A, const double[::1] data, const int32_t[::1] indices,
+                 const int32_t[::1] indptr, bint dense):
+        self._keep(A, data.base, indices.base, indptr.base, dense)
+        self.rows = Rows64_32(&data[0], &indices[0], &indptr[0], self.n,
+                              self.p, dense)
+
+
+cdef class Matrix64_64(Matrix):
+    cdef Rows64_64 rows
+
+    def __init__(self, A, const double[::1] data, const int64_t[::1] indices,
+                 const int64_t[::1] indptr, bint dense):
+        self._keep(A, data.base, indices.base, indptr.base, dense)
+        self.rows = Rows64_64(&data[0], &indices[0], &indptr[0], self.n,
+                              self.p, dense)
+
+
+cdef class Matrix32_32(Matrix):
+    cdef Rows32_32 rows
+
+    def __init__(self, A, const float[::1] data, const int32_t[::1] indices,
+                 const int32_t[::1] indptr, bint dense):
+        self._keep(A, data.base, indices.base, indptr.base, dense)
+        self.rows = Rows32_32(&data[0], &indices[0], &indptr[0], self.n,
+                              self.p, dense)
+
+
+cdef class Matrix32_64(Matrix):
+    cdef Rows32_64 rows
+
+    def __init__(self, A, const float[::1] data, const int64_t[::1] indices,
+                 const int64_t[::1] indptr, bint dense):
+        self._keep(A, data.base, indices.base, indptr.base, dense)
+        self.rows = Rows32_64(&data[0], &indices[0], &indptr[0], self.n,
+                              self.p, dense)
+
+
+ctypedef fused matrix_t:
+    Matrix64_32
+    Matrix64_64
+    Matrix32_32
+    Matrix32_64
+
+_MATRIX_CLASSES = {
+    ("float64", "int32"): Matrix64_32,
+    ("float64", "int64"): Matrix64_64,
+    ("float32", "int32"): Matrix32_32,
+    ("float32", "int64"): Matrix32_64,
+}
+
+
+def matrix(A, data, indices, indptr, bint dense):
+    """The :class:`Matrix` of A: ``data`` C-contiguous float32 or float64
+    (A's entries, flat for a dense A), ``indices`` and ``indptr`` C-contiguous
+    and both int32 or both int64, each with at least one entry."""
+    kind = (np.dtype(data.dtype).name, np.dtype(indices.dtype).name)
+    return _MATRIX_CLASSES[kind](A, data, indices, indptr, dense)
+
+
+# The relaxation method or the perceptron, as Python gives it (a dict).
+cdef struct Rule:
+    bint perceptron   # sgn = -1, violated when r >= 0, step +a_i
+    double eta        # relaxation parameter (relaxation only)
+    double tol        # violated when r > tol (relaxation only)
+
+
+# The system r_i(x) = sgn * (a_i . x) - c_i <= 0, as the loops read it.
+cdef struct System:
+    const double* c
+    const double* sqnorm   # squared row norms; zero rows are skipped
+    bint perceptron
+    double sgn
+    double eta
+    double tol
+
+
+# How long and in which order the loop runs (a dict from Python).
+cdef struct Run:
+    int order
+    Py_ssize_t max_iter    # sweeps (row-action orders) or steps (greedy)
+    uint64_t seed          # of the splitmix64 generator (permuted, random)
+
+
+cdef inline System _system(const double[::1] c, const double[::1] sqnorm,
+                           Rule rule) noexcept:
+    return System(&c[0], &sqnorm[0], rule.perceptron,
+                  -1.0 if rule.perceptron else 1.0, rule.eta, rule.tol)
 
 
 # --------------------------------------------------------------------------
@@ -96,7 +260,7 @@ cdef int _check_signals() except -1 nogil:
     return 0
 
 
-def _build_alias(const double[::1] weights, double[::1] prob,
+def build_alias(const double[::1] weights, double[::1] prob,
                  Py_ssize_t[::1] alias):
     """Fill Walker's alias table for sampling i with probability ∝ weights[i].
 
@@ -148,7 +312,7 @@ def _build_alias(const double[::1] weights, double[::1] prob,
                 alias[s] = heavy
 
 
-def _alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
+def alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
     """Test hook: ``n_draws`` row indices drawn ∝ ``weights`` as the solvers do.
 
     Uses the same alias table and the same generator as the ``"random"``
@@ -157,7 +321,7 @@ def _alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
     cdef Py_ssize_t n = weights.shape[0], t
     prob_arr = np.empty(n, dtype=np.float64)
     alias_arr = np.empty(n, dtype=np.intp)
-    _build_alias(weights, prob_arr, alias_arr)
+    build_alias(weights, prob_arr, alias_arr)
     cdef const double[::1] prob = prob_arr
     cdef const Py_ssize_t[::1] alias = alias_arr
     out_arr = np.empty(n_draws, dtype=np.intp)
@@ -170,44 +334,40 @@ def _alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
 
 
 # --------------------------------------------------------------------------
-# Row access: a row is [start, end) in ``data``; dense rows use the column
-# index ``k - start``, CSR rows ``indices[k]``.
+# Row access.
 # --------------------------------------------------------------------------
 
-cdef inline double _dot(const floating* data, const index_t* indices,
-                        Py_ssize_t start, Py_ssize_t end, bint dense,
+cdef inline double _dot(rows_t A, Py_ssize_t start, Py_ssize_t end,
                         const double* x) noexcept nogil:
-    """a_i . x, accumulated in float64."""
+    """a_i . x, accumulated in float64 (row i is [start, end) in A.data)."""
     cdef Py_ssize_t k
     cdef double s = 0.0
-    if dense:
-        return dense_dot(data + start, end - start, x)
+    if A.dense:
+        return dense_dot(A.data + start, end - start, x)
     for k in range(start, end):
-        s += data[k] * x[indices[k]]
+        s += A.data[k] * x[A.indices[k]]
     return s
 
 
-cdef inline void _axpy(const floating* data, const index_t* indices,
-                       Py_ssize_t start, Py_ssize_t end, bint dense,
+cdef inline void _axpy(rows_t A, Py_ssize_t start, Py_ssize_t end,
                        double alpha, double* x) noexcept nogil:
     """x <- x + alpha * a_i."""
     cdef Py_ssize_t k
-    if dense:
-        dense_axpy(data + start, end - start, alpha, x)
+    if A.dense:
+        dense_axpy(A.data + start, end - start, alpha, x)
     else:
         for k in range(start, end):
-            x[indices[k]] += alpha * data[k]
+            x[A.indices[k]] += alpha * A.data[k]
 
 
-cdef inline Py_ssize_t _row_bounds(const index_t* indptr, Py_ssize_t i,
-                                   Py_ssize_t p, bint dense,
+cdef inline Py_ssize_t _row_bounds(rows_t A, Py_ssize_t i,
                                    Py_ssize_t* end) noexcept nogil:
     """Row i as [start, end) in ``data``: returns start, sets ``end[0]``."""
-    if dense:
-        end[0] = (i + 1) * p
-        return i * p
-    end[0] = indptr[i + 1]
-    return indptr[i]
+    if A.dense:
+        end[0] = (i + 1) * A.p
+        return i * A.p
+    end[0] = A.indptr[i + 1]
+    return A.indptr[i]
 
 
 cdef inline bint _violated(double r, bint perceptron, double tol) noexcept nogil:
@@ -226,69 +386,79 @@ cdef inline bint _all_finite(const double* x, Py_ssize_t p) noexcept nogil:
     return True
 
 
-def _row_sqnorms(const floating[::1] data, const index_t[::1] indices,
-                 const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
-                 bint dense, double[::1] out, signed char[::1] nonzero):
+cdef void _row_sqnorms(rows_t A, double* out,
+                       signed char* nonzero) noexcept nogil:
+    cdef Py_ssize_t i, k, start, end
+    cdef double s
+    cdef bint any_nonzero
+    for i in range(A.n):
+        start = _row_bounds(A, i, &end)
+        s = 0.0
+        any_nonzero = False
+        for k in range(start, end):
+            s += <double>A.data[k] * A.data[k]
+            any_nonzero = any_nonzero or A.data[k] != 0
+        out[i] = s
+        nonzero[i] = any_nonzero
+
+
+def row_sqnorms(matrix_t A, double[::1] out, signed char[::1] nonzero):
     """out[i] = ||a_i||^2 in float64, nonzero[i] = any(a_i != 0); one pass.
 
     The two differ only when the squares underflow, which the caller reports
     (such a row is not a zero row, but it cannot be projected on either).
     """
-    cdef Py_ssize_t i, k, start, end
-    cdef double s
-    cdef bint any_nonzero
     with nogil:
-        for i in range(n):
-            start = _row_bounds(&indptr[0], i, p, dense, &end)
-            s = 0.0
-            any_nonzero = False
-            for k in range(start, end):
-                s += <double>data[k] * data[k]
-                any_nonzero = any_nonzero or data[k] != 0
-            out[i] = s
-            nonzero[i] = any_nonzero
+        _row_sqnorms(A.rows, &out[0], &nonzero[0])
 
 
-def _matvec(const floating[::1] data, const index_t[::1] indices,
-            const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
-            bint dense, const double[::1] x, double[::1] out):
-    """out = A @ x in float64, without converting A (one pass over A)."""
+cdef void _matvec(rows_t A, const double* x, double* out) noexcept nogil:
     cdef Py_ssize_t i, start, end
+    for i in range(A.n):
+        start = _row_bounds(A, i, &end)
+        out[i] = _dot(A, start, end, x)
+
+
+def matvec(matrix_t A, const double[::1] x, double[::1] out):
+    """out = A @ x in float64, without converting A (one pass over A)."""
     with nogil:
-        for i in range(n):
-            start = _row_bounds(&indptr[0], i, p, dense, &end)
-            out[i] = _dot(&data[0], &indices[0], start, end, dense, &x[0])
+        _matvec(A.rows, &x[0], &out[0])
 
 
 # --------------------------------------------------------------------------
 # Row-action orders: cyclic, permuted, random.
 # --------------------------------------------------------------------------
 
-cdef int _row_action_impl(
-    const floating* data, const index_t* indices, const index_t* indptr,
-    Py_ssize_t n, Py_ssize_t p, bint dense,
-    const double* c, const double* sqnorm, double* x,
-    bint perceptron, double eta, double tol, int order, Py_ssize_t max_iter,
-    uint64_t seed, Py_ssize_t* seq, const double* prob,
-    const Py_ssize_t* alias, Py_ssize_t* out,
-) except -1 nogil:
+# The row sequence of a sweep and the table it is drawn from.
+cdef struct Draws:
+    Py_ssize_t* seq           # a permutation of range(n) (permuted), or draws
+    const double* prob        # Walker's alias table of the row
+    const Py_ssize_t* alias   # probabilities (random)
+
+
+cdef int _row_action_impl(rows_t A, System system, Run run, Draws draws,
+                          double* x, Py_ssize_t* out) except -1 nogil:
     """Sweeps of n row visits; out = (exit code, updates, sweeps run).
 
-    ``seq`` (permuted, random) holds the sweep's row sequence, drawn before
-    the sweep starts: the rows ahead are then known, and are prefetched (a
-    random row order otherwise waits on memory at every step).
+    ``draws.seq`` (permuted, random) holds the sweep's row sequence, drawn
+    before the sweep starts: the rows ahead are then known, and are
+    prefetched (a random row order otherwise waits on memory at every step).
     """
     cdef Py_ssize_t sweep, s, i, j, start, end, tmp
     cdef Py_ssize_t nit = 0, updates, clean = 0, work = 0
-    cdef double sgn = -1.0 if perceptron else 1.0
+    cdef Py_ssize_t n = A.n
+    cdef int order = run.order
+    cdef const double* c = system.c
+    cdef const double* sqnorm = system.sqnorm
+    cdef Py_ssize_t* seq = draws.seq
     cdef double d, r, coef
-    cdef uint64_t state = seed
+    cdef uint64_t state = run.seed
     cdef bint feasible
 
-    out[0] = LIMIT
+    out[0] = STATUS_MAX_ITER
     out[1] = 0
     out[2] = 0
-    for sweep in range(max_iter):
+    for sweep in range(run.max_iter):
         out[2] = sweep + 1
         if order == PERMUTED:
             # Fisher-Yates: shuffling any arrangement gives a uniformly random
@@ -300,7 +470,7 @@ cdef int _row_action_impl(
                 seq[j] = tmp
         elif order == RANDOM:
             for s in range(n):
-                seq[s] = _alias_draw(&state, prob, alias, n)
+                seq[s] = _alias_draw(&state, draws.prob, draws.alias, n)
         updates = 0
         for s in range(n):
             if order == CYCLIC:
@@ -313,30 +483,30 @@ cdef int _row_action_impl(
                     j = seq[s + 16]
                     SKP_PREFETCH(&sqnorm[j])
                     SKP_PREFETCH(&c[j])
-                    if not dense:
-                        SKP_PREFETCH(&indptr[j])
+                    if not A.dense:
+                        SKP_PREFETCH(&A.indptr[j])
                 if s + 8 < n:
                     j = seq[s + 8]
-                    if dense:
-                        SKP_PREFETCH(data + j * p)
+                    if A.dense:
+                        SKP_PREFETCH(A.data + j * A.p)
                     else:
-                        SKP_PREFETCH(data + indptr[j])
-                        SKP_PREFETCH(indices + indptr[j])
+                        SKP_PREFETCH(A.data + A.indptr[j])
+                        SKP_PREFETCH(A.indices + A.indptr[j])
             if sqnorm[i] == 0.0:
                 # A zero row is satisfied (Python returns "infeasible" before
                 # calling this otherwise).
                 clean += 1
                 continue
-            start = _row_bounds(indptr, i, p, dense, &end)
-            d = _dot(data, indices, start, end, dense, x)
+            start = _row_bounds(A, i, &end)
+            d = _dot(A, start, end, x)
             if not isfinite(d):
-                out[0] = NONFINITE
+                out[0] = STATUS_NONFINITE
                 out[1] = nit
                 return 0
-            r = sgn * d - c[i]
-            if _violated(r, perceptron, tol):
-                coef = 1.0 if perceptron else -eta * r / sqnorm[i]
-                _axpy(data, indices, start, end, dense, coef, x)
+            r = system.sgn * d - c[i]
+            if _violated(r, system.perceptron, system.tol):
+                coef = 1.0 if system.perceptron else -system.eta * r / sqnorm[i]
+                _axpy(A, start, end, coef, x)
                 updates += 1
                 nit += 1
                 clean = 0
@@ -345,7 +515,7 @@ cdef int _row_action_impl(
                 # Cyclic: n clean visits in a row have seen every row at the
                 # current x, even across a sweep boundary.
                 if order == CYCLIC and clean >= n:
-                    out[0] = CONVERGED
+                    out[0] = STATUS_SUCCESS
                     out[1] = nit
                     return 0
             work += end - start + 1
@@ -354,7 +524,7 @@ cdef int _row_action_impl(
                 _check_signals()
         if updates == 0:
             if order != RANDOM:
-                out[0] = CONVERGED
+                out[0] = STATUS_SUCCESS
                 out[1] = nit
                 return 0
             # Random order: n draws without an update need not have seen
@@ -363,76 +533,74 @@ cdef int _row_action_impl(
             for i in range(n):
                 if sqnorm[i] == 0.0:
                     continue
-                start = _row_bounds(indptr, i, p, dense, &end)
-                r = sgn * _dot(data, indices, start, end, dense, x) - c[i]
-                if _violated(r, perceptron, tol):
+                start = _row_bounds(A, i, &end)
+                r = system.sgn * _dot(A, start, end, x) - c[i]
+                if _violated(r, system.perceptron, system.tol):
                     feasible = False
                     break
             if feasible:
-                out[0] = CONVERGED
+                out[0] = STATUS_SUCCESS
                 out[1] = nit
                 return 0
     out[1] = nit
     return 0
 
 
-def _row_action(const floating[::1] data, const index_t[::1] indices,
-                const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
-                bint dense, const double[::1] c, const double[::1] sqnorm,
-                double[::1] x, bint perceptron, double eta, double tol,
-                int order, Py_ssize_t max_iter, uint64_t seed,
-                Py_ssize_t[::1] seq, const double[::1] prob,
-                const Py_ssize_t[::1] alias):
-    """Run at most ``max_iter`` sweeps of the cyclic, permuted or random order.
+def row_action(matrix_t A, const double[::1] c, const double[::1] sqnorm,
+               double[::1] x, Rule rule, Run run):
+    """Run at most ``run["max_iter"]`` sweeps of the cyclic, permuted or
+    random order.
 
     Parameters
     ----------
-    data, indices, indptr : memoryviews
-        A: the flattened C-contiguous array (``dense=True``; ``indices`` and
-        ``indptr`` are then ignored) or the three CSR arrays.
-    n, p : int
-        Shape of A.
-    dense : bool
-        Layout of A.
+    A : Matrix
+        The rows a_i.
     c : memoryview of shape (n,)
         The constants c_i of ``r_i = sgn * a_i . x - c_i``.
     sqnorm : memoryview of shape (n,)
-        Squared row norms; zero rows are skipped (they must be satisfied).
+        Squared row norms; zero rows are skipped (they must be satisfied);
+        for the random order, a row is drawn with probability proportional
+        to its squared norm.
     x : memoryview of shape (p,)
         The iterate, updated in place.
-    perceptron : bool
-        Perceptron (``sgn=-1``, violated when ``r >= 0``, step ``+a_i``) or
-        relaxation (``sgn=+1``, violated when ``r > tol``, relaxed projection).
-    eta, tol : float
-        Relaxation parameter and tolerance (relaxation only).
-    order : int
-        CYCLIC, PERMUTED or RANDOM.
-    max_iter : int
-        Number of sweeps; a sweep is n row visits.
-    seed : uint64
-        Seed of the splitmix64 generator (permuted, random).
-    seq : memoryview of shape (n,)
-        Workspace for the row sequence of a sweep: a permutation of range(n),
-        reshuffled in place every sweep (permuted), or n weighted draws
-        (random).
-    prob, alias : memoryviews of shape (n,)
-        Walker alias table of the row probabilities (random).
+    rule : dict
+        ``perceptron`` (bool): perceptron (``sgn=-1``, violated when
+        ``r >= 0``, step ``+a_i``) or relaxation (``sgn=+1``, violated when
+        ``r > tol``, relaxed projection); ``eta`` and ``tol`` (float): the
+        relaxation parameter and tolerance (relaxation only).
+    run : dict
+        ``order`` (int): CYCLIC, PERMUTED or RANDOM; ``max_iter`` (int): the
+        number of sweeps, a sweep being n row visits; ``seed`` (uint64): the
+        seed of the splitmix64 generator (permuted, random).
 
     Returns
     -------
     status : int
-        0 converged, 1 sweep limit reached, 3 non-finite value met.
+        STATUS_SUCCESS (no violated row seen), STATUS_MAX_ITER (sweep
+        limit reached) or STATUS_NONFINITE (non-finite value met).
     nit : int
         Number of updates.
     n_sweeps : int
         Number of sweeps started.
     """
+    cdef Py_ssize_t n = A.n
+    # The row sequence of a sweep: a permutation of range(n), reshuffled in
+    # place every sweep (permuted), or n weighted draws (random).
+    seq_arr = np.arange(n if run.order != CYCLIC else 1, dtype=np.intp)
+    prob_arr = np.zeros(1, dtype=np.float64)
+    alias_arr = np.zeros(1, dtype=np.intp)
+    if run.order == RANDOM:
+        prob_arr = np.empty(n, dtype=np.float64)
+        alias_arr = np.empty(n, dtype=np.intp)
+        build_alias(sqnorm, prob_arr, alias_arr)
+    cdef Py_ssize_t[::1] seq = seq_arr
+    cdef const double[::1] prob = prob_arr
+    cdef const Py_ssize_t[::1] alias = alias_arr
     cdef Py_ssize_t out[3]
+    cdef System system = _system(c, sqnorm, rule)
     with nogil:
-        _row_action_impl(&data[0], &indices[0], &indptr[0], n, p, dense,
-                         &c[0], &sqnorm[0], &x[0], perceptron, eta, tol,
-                         order, max_iter, seed, &seq[0], &prob[0], &alias[0],
-                         out)
+        _row_action_impl(A.rows, system, run, Draws(&seq[0], &prob[0], &alias[0]),
+                         &x[0], out)
     return int(out[0]), int(out[1]), int(out[2])
 
 
@@ -440,42 +608,42 @@ def _row_action(const floating[::1] data, const index_t[::1] indices,
 # Greedy orders on dense A: one fused pass r = sgn * A x - c + argmax per step.
 # --------------------------------------------------------------------------
 
-cdef int _greedy_dense_impl(
-    const floating* data, Py_ssize_t n, Py_ssize_t p,
-    const double* c, const double* sqnorm, const double* inv_norm, double* x,
-    bint perceptron, double eta, double tol, int order, Py_ssize_t max_steps,
-    Py_ssize_t* out,
-) except -1 nogil:
+cdef int _greedy_dense_impl(rows_t A, System system, Run run,
+                            const double* inv_norm, double* x,
+                            Py_ssize_t* out) except -1 nogil:
     cdef Py_ssize_t step, j, best_i, work = 0
-    cdef double sgn = -1.0 if perceptron else 1.0
+    cdef Py_ssize_t n = A.n, p = A.p
+    cdef const double* c = system.c
+    cdef const double* sqnorm = system.sqnorm
     cdef double d, r, key, best, best_r, coef
 
-    out[0] = LIMIT
+    out[0] = STATUS_MAX_ITER
     out[1] = 0
-    for step in range(max_steps):
+    for step in range(run.max_iter):
         best_i = -1
         best = -INFINITY
         best_r = 0.0
         for j in range(n):
             if sqnorm[j] == 0.0:
                 continue
-            d = dense_dot(data + j * p, p, x)
+            d = dense_dot(A.data + j * p, p, x)
             if not isfinite(d):
-                out[0] = NONFINITE
+                out[0] = STATUS_NONFINITE
                 return 0
-            r = sgn * d - c[j]
-            if _violated(r, perceptron, tol):
-                key = r if order == MAX_RESIDUAL else r * inv_norm[j]
+            r = system.sgn * d - c[j]
+            if _violated(r, system.perceptron, system.tol):
+                key = r if run.order == MAX_RESIDUAL else r * inv_norm[j]
                 # Strict ">" keeps the lowest index among ties.
                 if best_i < 0 or key > best:
                     best_i = j
                     best = key
                     best_r = r
         if best_i < 0:
-            out[0] = CONVERGED
+            out[0] = STATUS_SUCCESS
             return 0
-        coef = 1.0 if perceptron else -eta * best_r / sqnorm[best_i]
-        dense_axpy(data + best_i * p, p, coef, x)
+        coef = (1.0 if system.perceptron
+                else -system.eta * best_r / sqnorm[best_i])
+        dense_axpy(A.data + best_i * p, p, coef, x)
         out[1] = step + 1
         work += n * p
         if work >= SIGNAL_WORK:
@@ -484,10 +652,8 @@ cdef int _greedy_dense_impl(
     return 0
 
 
-def _greedy_dense(const floating[::1] data, Py_ssize_t n, Py_ssize_t p,
-                  const double[::1] c, const double[::1] sqnorm,
-                  const double[::1] inv_norm, double[::1] x, bint perceptron,
-                  double eta, double tol, int order, Py_ssize_t max_steps):
+def greedy_dense(matrix_t A, const double[::1] c, const double[::1] sqnorm,
+                 const double[::1] inv_norm, double[::1] x, Rule rule, Run run):
     """Greedy ("max_distance", "max_residual") steps on a dense C-ordered A.
 
     Each step recomputes every residual in one pass over A, fused with the
@@ -495,13 +661,16 @@ def _greedy_dense(const floating[::1] data, Py_ssize_t n, Py_ssize_t p,
     date instead needs A @ a_i, which costs the same pass on a dense A; only
     the n x n Gram matrix would make a step O(n).)
 
-    ``max_steps`` bounds the number of steps, each of which is one update.
-    Returns ``(status, nit)``, status 0 converged / 1 limit / 3 non-finite.
+    ``c``, ``sqnorm``, ``x``, ``rule`` are those of :func:`row_action`;
+    ``inv_norm`` holds ``1 / ||a_i||`` (0 for a zero row); ``run["order"]``
+    is MAX_DISTANCE or MAX_RESIDUAL, ``run["max_iter"]`` bounds the number of
+    steps, each of which is one update. Returns ``(status, nit)``, status
+    STATUS_SUCCESS, STATUS_MAX_ITER or STATUS_NONFINITE.
     """
     cdef Py_ssize_t out[2]
+    cdef System system = _system(c, sqnorm, rule)
     with nogil:
-        _greedy_dense_impl(&data[0], n, p, &c[0], &sqnorm[0], &inv_norm[0],
-                           &x[0], perceptron, eta, tol, order, max_steps, out)
+        _greedy_dense_impl(A.rows, system, run, &inv_norm[0], &x[0], out)
     return int(out[0]), int(out[1])
 
 
@@ -530,98 +699,109 @@ cdef inline void _replay(Py_ssize_t q, double* tkey,
     tidx[q] = tidx[w]
 
 
-cdef int _refresh(
-    const floating* data, const index_t* indices, const index_t* indptr,
-    Py_ssize_t n, const double* c, const double* x, bint perceptron,
-    double tol, double* r, const double* scale, signed char* flag,
-    double* tkey, Py_ssize_t* tidx, Py_ssize_t size,
-) noexcept nogil:
+# The residuals and the tournament tree of the greedy CSR loop.
+cdef struct Tree:
+    double* r                 # (n,) r_j, kept up to date
+    const double* scale       # (n,) priority = r_j * scale[j] while violated
+    signed char* flag         # (n,) MARKED, VIOLATED bits
+    double* tkey              # (2 size,) node keys; leaves at size + j
+    Py_ssize_t* tidx          # (2 size,) and their rows
+    Py_ssize_t size           # leaves: the power of two >= n
+    signed char* node_mark    # (size,) inner nodes queued for a replay
+    Py_ssize_t* dirty         # (n,) rows, then nodes, to update
+
+
+cdef int _refresh(rows_t A, System system, const double* x,
+                  Tree t) noexcept nogil:
     """Recompute every residual exactly and rebuild the tree: O(nnz + n).
 
     Returns 1 if a residual is not finite, else 0.
     """
     cdef Py_ssize_t j, q
-    cdef double sgn = -1.0 if perceptron else 1.0
+    cdef Py_ssize_t n = A.n, size = t.size
     cdef double d
     for j in range(n):
-        d = _dot(data, indices, indptr[j], indptr[j + 1], False, x)
+        d = _dot(A, A.indptr[j], A.indptr[j + 1], x)
         if not isfinite(d):
             return 1
-        r[j] = sgn * d - c[j]
-        tkey[size + j] = _key(r[j], scale[j], perceptron, tol)
-        tidx[size + j] = j
-        flag[j] = VIOLATED if tkey[size + j] != -INFINITY else 0
+        t.r[j] = system.sgn * d - system.c[j]
+        t.tkey[size + j] = _key(t.r[j], t.scale[j], system.perceptron,
+                                system.tol)
+        t.tidx[size + j] = j
+        t.flag[j] = VIOLATED if t.tkey[size + j] != -INFINITY else 0
     for j in range(n, size):
         # Padding leaves: never win.
-        tkey[size + j] = -INFINITY
-        tidx[size + j] = n
+        t.tkey[size + j] = -INFINITY
+        t.tidx[size + j] = n
     for q in range(size - 1, 0, -1):
-        _replay(q, tkey, tidx)
+        _replay(q, t.tkey, t.tidx)
     return 0
 
 
-cdef int _greedy_sparse_impl(
-    const floating* data, const index_t* indices, const index_t* indptr,
-    const floating* cdata, const index_t* cindices, const index_t* cindptr,
-    Py_ssize_t n, const double* c, const double* sqnorm, double* x,
-    bint perceptron, double eta, double tol, Py_ssize_t max_steps,
-    double* r, const double* scale, signed char* flag, double* tkey,
-    Py_ssize_t* tidx, Py_ssize_t size, signed char* node_mark,
-    Py_ssize_t* dirty, Py_ssize_t* out,
-) except -1 nogil:
-    cdef Py_ssize_t step = 0, i, j, k, q, t, col, cnt, m, mm, work = 0
-    cdef double sgn = -1.0 if perceptron else 1.0
+cdef int _greedy_sparse_impl(rows_t A, rows_t columns, System system,
+                             Run run, double* x, Tree t,
+                             Py_ssize_t* out) except -1 nogil:
+    cdef Py_ssize_t step = 0, i, j, k, q, u, col, cnt, m, mm, work = 0
+    cdef Py_ssize_t n = A.n, size = t.size
+    cdef double sgn = system.sgn
+    cdef bint perceptron = system.perceptron
+    cdef double tol = system.tol
+    cdef double* r = t.r
+    cdef const double* scale = t.scale
+    cdef signed char* flag = t.flag
+    cdef double* tkey = t.tkey
+    cdef Py_ssize_t* tidx = t.tidx
+    cdef signed char* node_mark = t.node_mark
+    cdef Py_ssize_t* dirty = t.dirty
     cdef double coef, v, new_key
     cdef bint fresh, now_violated
 
-    out[0] = LIMIT
+    out[0] = STATUS_MAX_ITER
     out[1] = 0
-    if _refresh(data, indices, indptr, n, c, x, perceptron, tol, r, scale,
-                flag, tkey, tidx, size):
-        out[0] = NONFINITE
+    if _refresh(A, system, x, t):
+        out[0] = STATUS_NONFINITE
         return 0
     fresh = True
     while True:
         if tkey[1] == -INFINITY:
             if fresh:
-                out[0] = CONVERGED
+                out[0] = STATUS_SUCCESS
                 return 0
             # The maintained residuals say "feasible": confirm with exact
             # ones before stopping (they carry rounding drift).
-            if _refresh(data, indices, indptr, n, c, x, perceptron, tol, r,
-                        scale, flag, tkey, tidx, size):
-                out[0] = NONFINITE
+            if _refresh(A, system, x, t):
+                out[0] = STATUS_NONFINITE
                 return 0
             fresh = True
             continue
-        if step >= max_steps:
+        if step >= run.max_iter:
             return 0
         i = tidx[1]
-        coef = 1.0 if perceptron else -eta * r[i] / sqnorm[i]
+        coef = 1.0 if perceptron else -system.eta * r[i] / system.sqnorm[i]
         if not isfinite(coef):
-            out[0] = NONFINITE
+            out[0] = STATUS_NONFINITE
             return 0
-        _axpy(data, indices, indptr[i], indptr[i + 1], False, coef, x)
+        _axpy(A, A.indptr[i], A.indptr[i + 1], coef, x)
         # x moved by coef * a_i, so r_j moves by sgn * coef * (a_j . a_i):
         # walk the columns of a_i to reach exactly the rows sharing one.
         cnt = 0
-        for k in range(indptr[i], indptr[i + 1]):
-            col = indices[k]
-            v = sgn * coef * data[k]
-            for q in range(cindptr[col], cindptr[col + 1]):
-                j = cindices[q]
-                r[j] += v * cdata[q]
+        for k in range(A.indptr[i], A.indptr[i + 1]):
+            col = A.indices[k]
+            v = sgn * coef * A.data[k]
+            for q in range(columns.indptr[col], columns.indptr[col + 1]):
+                j = columns.indices[q]
+                r[j] += v * columns.data[q]
                 if not (flag[j] & MARKED):
                     flag[j] |= MARKED
                     dirty[cnt] = j
                     cnt += 1
-            work += cindptr[col + 1] - cindptr[col]
+            work += columns.indptr[col + 1] - columns.indptr[col]
         # New priorities; only leaves whose key changed enter the tree update.
         # A row satisfied before and after (most of them) costs two small
         # arrays (r, flag): its scale and tree leaf are not touched.
         m = 0
-        for t in range(cnt):
-            j = dirty[t]
+        for u in range(cnt):
+            j = dirty[u]
             flag[j] &= ~MARKED
             now_violated = _violated(r[j], perceptron, tol) and scale[j] != 0.0
             if not now_violated and not (flag[j] & VIOLATED):
@@ -640,14 +820,14 @@ cdef int _greedy_sparse_impl(
         # is replayed once. In place: parents are written behind the reads.
         while m > 0:
             mm = 0
-            for t in range(m):
-                q = dirty[t] >> 1
+            for u in range(m):
+                q = dirty[u] >> 1
                 if q > 0 and not node_mark[q]:
                     node_mark[q] = 1
                     dirty[mm] = q
                     mm += 1
-            for t in range(mm):
-                q = dirty[t]
+            for u in range(mm):
+                q = dirty[u]
                 node_mark[q] = 0
                 _replay(q, tkey, tidx)
             m = mm
@@ -656,45 +836,41 @@ cdef int _greedy_sparse_impl(
         fresh = False
         if step % n == 0:
             # Once per sweep: exact residuals, so drift never accumulates.
-            if _refresh(data, indices, indptr, n, c, x, perceptron, tol, r,
-                        scale, flag, tkey, tidx, size):
-                out[0] = NONFINITE
+            if _refresh(A, system, x, t):
+                out[0] = STATUS_NONFINITE
                 return 0
             fresh = True
-        work += indptr[i + 1] - indptr[i] + 1
+        work += A.indptr[i + 1] - A.indptr[i] + 1
         if work >= SIGNAL_WORK:
             work = 0
             _check_signals()
 
 
-def _greedy_sparse(const floating[::1] data, const index_t[::1] indices,
-                   const index_t[::1] indptr, const floating[::1] cdata,
-                   const index_t[::1] cindices, const index_t[::1] cindptr,
-                   Py_ssize_t n, const double[::1] c,
-                   const double[::1] sqnorm, const double[::1] inv_norm,
-                   double[::1] x, bint perceptron, double eta, double tol,
-                   int order, Py_ssize_t max_steps):
+def greedy_sparse(matrix_t A, matrix_t columns, const double[::1] c,
+                  const double[::1] sqnorm, const double[::1] inv_norm,
+                  double[::1] x, Rule rule, Run run):
     """Greedy ("max_distance", "max_residual") steps on a CSR A.
 
-    ``cdata, cindices, cindptr`` hold the same matrix in CSC layout (same
-    dtype and index dtype). The residual vector r is kept up to date: after a
-    step on row i it changes only at the rows sharing a column with a_i,
-    found through the CSC columns, at a cost of sum_{k in supp(a_i)} nnz(col
-    k). The priorities live in a tournament tree (arrays of 2 * 2^ceil(log2
-    n) keys and row indices, node q's children at 2q and 2q + 1, the root at
-    1; ties go to the lower row index); only rows whose priority changed are
-    replayed, level by level, each shared ancestor once. Residuals are
-    recomputed exactly once per sweep (n steps) and before declaring success.
-    A row whose residual moved but that is satisfied before and after (most
-    of them) costs one read-modify-write of ``r`` and of a flag byte.
-
-    Returns ``(status, nit)``, status 0 converged / 1 limit / 3 non-finite.
+    ``columns`` holds the same matrix in CSC layout, as the :class:`Matrix`
+    of its transpose in CSR (same dtype and index dtype); the other
+    parameters and the result are those of :func:`greedy_dense`. The
+    residual vector r is kept up to date: after a step on row i it changes
+    only at the rows sharing a column with a_i, found through the CSC
+    columns, at a cost of sum_{k in supp(a_i)} nnz(col k). The priorities
+    live in a tournament tree (arrays of 2 * 2^ceil(log2 n) keys and row
+    indices, node q's children at 2q and 2q + 1, the root at 1; ties go to
+    the lower row index); only rows whose priority changed are replayed,
+    level by level, each shared ancestor once. Residuals are recomputed
+    exactly once per sweep (n steps) and before declaring success. A row
+    whose residual moved but that is satisfied before and after (most of
+    them) costs one read-modify-write of ``r`` and of a flag byte.
     """
+    cdef Py_ssize_t n = A.n
     cdef Py_ssize_t size = 1
     while size < n:
         size *= 2
     # Priority of row j = r_j * scale[j] while violated; scale 0: zero row.
-    scale_arr = (np.array(inv_norm) if order == MAX_DISTANCE
+    scale_arr = (np.array(inv_norm) if run.order == MAX_DISTANCE
                  else np.ones(n, dtype=np.float64))
     scale_arr[np.asarray(sqnorm) == 0] = 0.0
     r_arr = np.empty(n, dtype=np.float64)
@@ -710,13 +886,12 @@ def _greedy_sparse(const floating[::1] data, const index_t[::1] indices,
     cdef Py_ssize_t[::1] tidx = tidx_arr
     cdef signed char[::1] node_mark = node_mark_arr
     cdef Py_ssize_t[::1] dirty = dirty_arr
+    cdef Tree t = Tree(&r[0], &scale[0], &flag[0], &tkey[0], &tidx[0], size,
+                       &node_mark[0], &dirty[0])
+    cdef System system = _system(c, sqnorm, rule)
     cdef Py_ssize_t out[2]
     with nogil:
-        _greedy_sparse_impl(
-            &data[0], &indices[0], &indptr[0], &cdata[0], &cindices[0],
-            &cindptr[0], n, &c[0], &sqnorm[0], &x[0], perceptron, eta, tol,
-            max_steps, &r[0], &scale[0], &flag[0], &tkey[0], &tidx[0], size,
-            &node_mark[0], &dirty[0], out)
+        _greedy_sparse_impl(A.rows, columns.rows, system, run, &x[0], t, out)
     return int(out[0]), int(out[1])
 
 
@@ -724,20 +899,22 @@ def _greedy_sparse(const floating[::1] data, const index_t[::1] indices,
 # Transposed product for the smooth solvers.
 # --------------------------------------------------------------------------
 
-def _rmatvec(const floating[::1] data, const index_t[::1] indices,
-             const index_t[::1] indptr, Py_ssize_t n, Py_ssize_t p,
-             bint dense, const double[::1] y, double[::1] out):
+cdef void _rmatvec(rows_t A, const double* y, double* out) noexcept nogil:
+    cdef Py_ssize_t i, k, start, end
+    for k in range(A.p):
+        out[k] = 0.0
+    for i in range(A.n):
+        if y[i] == 0.0:
+            continue
+        start = _row_bounds(A, i, &end)
+        _axpy(A, start, end, y[i], out)
+
+
+def rmatvec(matrix_t A, const double[::1] y, double[::1] out):
     """out = A.T @ y in float64, without converting A (one pass over A).
 
     Used for float32 A, where numpy and scipy would convert A to float64 in
     a temporary copy at every product.
     """
-    cdef Py_ssize_t i, k, start, end
     with nogil:
-        for k in range(p):
-            out[k] = 0.0
-        for i in range(n):
-            if y[i] == 0.0:
-                continue
-            start = _row_bounds(&indptr[0], i, p, dense, &end)
-            _axpy(&data[0], &indices[0], start, end, dense, y[i], &out[0])
+        _rmatvec(A.rows, &y[0], &out[0])

@@ -28,13 +28,17 @@ primal test succeeds before ``k + 1 >= 2 sqrt(2 log n) / rho(A)``.
 iteration ``k + 1`` (same ``w``, same ``mu``), so an iteration costs one
 product with ``Â`` and one with ``Âᵀ``.
 
-Everything here is private; the public functions, their validation and their
-results live in :mod:`.feasibility`.
+The rescaled perceptron (:func:`rescaled_run`) alternates phases of this
+iteration with rescalings of the space.  The public functions live in
+:mod:`sklearn_perceptrons.feasibility`; their setup and results in
+:mod:`.homogeneous` and :mod:`.results`.
 """
+
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._feasibility_fast import _matvec, _rmatvec
+from . import _feasibility_fast as fast
 
 # Why an iteration stopped.
 PRIMAL = "primal"  # Â w > 0 (verified on A)
@@ -43,11 +47,17 @@ PHASE = "phase"  # rescaled perceptron: the cone lies in a thin slab
 LIMIT = "limit"
 NONFINITE = "nonfinite"
 
+# A rescaling multiplies the volume fraction of the cone by at least this.
+RESCALE_GAIN = 2.0 / np.sqrt(np.e)
+# The rescaled perceptron gives up once the count of rescalings proves that
+# rho(A) is below this (no solution that double precision could verify).
+RHO_FLOOR = 1e-12
+
 
 class UnitRows:
     """The operator ``Â = D⁻¹ A B`` with unit rows, never formed.
 
-    ``A`` is read in place (``mat`` as returned by ``_check_matrix``):
+    ``A`` is read in place (``mat`` as returned by ``checks.check_matrix``):
     float64 products go through BLAS (dense) or SciPy's CSR kernels, float32
     ones through the compiled loops, which accumulate in float64 without
     converting A. ``B`` (the rescaled perceptron's change of variables) is
@@ -55,16 +65,17 @@ class UnitRows:
     """
 
     def __init__(self, mat, sqnorm, *, original=None, shift=None):
-        self.A, self._data, self._indices, self._indptr, self._dense = mat
-        self.n, self.p = self.A.shape
+        self.mat = mat
+        self.A = mat.A
+        self.n, self.p = mat.n, mat.p
         self._native = self.A.dtype == np.float64
         self.sqnorm = np.array(sqnorm, dtype=np.float64)
         self.inv = 1.0 / np.sqrt(self.sqnorm)
         self.B = None
         # ``mat`` may hold the rows of the system scaled by ``2**-shift``
-        # (rows of extreme norms, see ``feasibility._homogeneous_rows``):
+        # (rows of extreme norms, see ``rows.homogeneous_rows``):
         # certificates are for the rows of ``original``.
-        self.original_A = self.A if original is None else original[0]
+        self.original_A = self.A if original is None else original.A
         self.shift = shift
 
     # Certificates on the rows of A ---------------------------------------
@@ -101,16 +112,14 @@ class UnitRows:
         if self._native:
             return np.asarray(self.A @ v, dtype=np.float64).ravel()
         out = np.empty(self.n, dtype=np.float64)
-        _matvec(self._data, self._indices, self._indptr, self.n, self.p,
-                self._dense, v, out)  # fmt: skip
+        fast.matvec(self.mat, v, out)
         return out
 
     def AT_dot(self, y):
         if self._native:
             return np.asarray(self.A.T @ y, dtype=np.float64).ravel()
         out = np.empty(self.p, dtype=np.float64)
-        _rmatvec(self._data, self._indices, self._indptr, self.n, self.p,
-                 self._dense, y, out)  # fmt: skip
+        fast.rmatvec(self.mat, y, out)
         return out
 
     # Products with Â = D⁻¹ A B ----------------------------------------------
@@ -128,7 +137,7 @@ class UnitRows:
 
     def row(self, j):
         """Row j of ``Â`` (a unit vector), as a dense float64 array."""
-        if self._dense:
+        if self.mat.dense:
             a = np.asarray(self.A[j], dtype=np.float64)
         else:
             a = np.asarray(self.A[j].toarray(), dtype=np.float64).ravel()
@@ -230,3 +239,72 @@ def run(op, max_iter, *, check_primal, cert_tol=None, phase_delta=None,
         u = (1.0 - theta) * u + theta * g
         k += 1
         nit += 1
+
+
+@dataclass
+class RescaledRun:
+    """How the phases of :func:`rescaled_run` ended."""
+
+    reason: str  # why the last phase stopped
+    nit: int  # iterations, over all phases
+    w: np.ndarray  # the last iterate, in the original variables
+    n_rescalings: int
+    certificate: np.ndarray  # found by a phase's dual point, or None
+    certificate_norm: float  # of the last phase's dual point (NaN if none)
+    stop: str  # None, "thin" (rho(A) < RHO_FLOOR proved) or "degenerate"
+
+
+def rescaled_run(op, max_iter, *, check_primal, tol):
+    """Phases of the smooth perceptron on ``op`` and rescalings of the space,
+    until a solution (verified by ``check_primal``), a phase's dual point
+    with ``||Aᵀ x|| <= tol`` on the rows of A, ``max_iter`` iterations and
+    rescalings in all, or a proof that ``rho(A) < RHO_FLOOR`` (``"thin"``)
+    or that the rescaled rows degenerated (``"degenerate"``)."""
+    n, p = op.n, op.p
+    delta = 1.0 / np.sqrt(3.0 * p)
+    nit, n_rescalings = 0, 0
+    stop = None
+    cert_norm = np.nan
+    while True:
+        # A rescaling counts against the budget too, so that phases which
+        # end at once (possible on an infeasible system) cannot loop forever.
+        reason, nit, w, x, u = run(
+            op, max_iter - n_rescalings, check_primal=check_primal,
+            phase_delta=delta, phase_rows=p, start_nit=nit,
+        )  # fmt: skip
+        if reason != PHASE:
+            break
+        # x on the rows of A: Aᵀ y = B⁻ᵀ Âᵀ x / sum(D⁻¹ x).
+        y, cert_norm = op.certificate(x)
+        if cert_norm <= tol:
+            return RescaledRun(reason, nit, op.original(w), n_rescalings, y,
+                               cert_norm, None)  # fmt: skip
+        # Every row j with ||Âᵀx|| / x_j <= delta bounds the cone by a slab;
+        # a rescaling along one row widens the others' slabs by at most the
+        # factor its norm shrank, so several valid rescalings can follow
+        # from one phase (largest x_j first).
+        norm_u = float(np.linalg.norm(u))
+        widen = np.ones(n)
+        for j in np.argsort(-x, kind="stable"):
+            if not norm_u <= delta * x[j]:
+                break  # x is sorted: no later row qualifies
+            if norm_u * widen[j] > delta * x[j]:
+                continue
+            if nit + n_rescalings >= max_iter:
+                reason = LIMIT
+                break
+            widen *= op.rescale(op.row(int(j)))
+            n_rescalings += 1
+            if RESCALE_GAIN ** (n_rescalings / p) * RHO_FLOOR / 2 > 1:
+                # The volume argument now proves rho(A) < RHO_FLOOR.
+                stop, reason = "thin", LIMIT
+                break
+            if not op.sqnorm.min() > 1e-250:
+                # Rows shrunk by 4**k relative to others: the cone has
+                # collapsed (only when the system is infeasible or flat).
+                stop, reason = "degenerate", LIMIT
+                break
+        if reason != PHASE:
+            break
+    return RescaledRun(reason, nit, op.original(w), n_rescalings, None,
+                       cert_norm, stop)  # fmt: skip

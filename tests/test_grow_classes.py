@@ -15,6 +15,7 @@ models of the pair's samples since the class joined.
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.base import clone
@@ -39,6 +40,7 @@ LINEAR = [
     MarginPerceptron(margin=0.1),
     MarginPerceptron(),  # the online margin search
     MarginPerceptron(average=True),
+    Perceptron(penalty="elasticnet", alpha=0.01, n_jobs=2),
 ]
 SECOND_ORDER = [SecondOrderPerceptron(), SecondOrderPerceptron(diagonal=True,
                                                                average=True)]
@@ -156,13 +158,23 @@ def _assert_rows(grown, reference, exact):
 # ---------------------------------------------------------------------------
 
 
+def _as(X, form):
+    if form == "csr32":
+        return sp.csr_matrix(X.astype(np.float32))
+    return X
+
+
+@pytest.mark.parametrize("form", ["dense", "csr32"])
 @pytest.mark.parametrize("estimator", LINEAR + SECOND_ORDER, ids=repr)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(stream=streams())
-def test_linear_one_vs_all_rows_against_references(estimator, stream):
+def test_linear_one_vs_all_rows_against_references(estimator, form, stream):
     X, y, first, labels, calls = stream
+    X = _as(X, form)
     exact = not isinstance(estimator, SecondOrderPerceptron)
     grown = _feed(_grow(estimator), X, y, calls, first)
+    if not isinstance(estimator, SecondOrderPerceptron):  # float64 state
+        assert grown.coef_.dtype == X.dtype
     np.testing.assert_array_equal(grown.classes_, labels)
     assert grown.coef_.shape == (labels.shape[0], X.shape[1])
     rows = _linear_rows(grown)
@@ -505,3 +517,25 @@ def test_labels_of_other_types():
     est = Perceptron(grow_classes=True).partial_fit(X, [0, 1] * 3, classes=[0, 1])
     est.partial_fit(X[:1], [0.5])
     assert est.classes_.tolist() == [0.0, 0.5, 1.0]
+
+
+def test_user_guide_example_runs():
+    """The user guide's stream whose classes grow, as a doctest (the docs
+    build runs every example of the page; this one runs with the tests)."""
+    import doctest
+    import os
+
+    page = os.path.join(os.path.dirname(__file__), os.pardir, "docs",
+                        "user_guide.rst")
+    if not os.path.exists(page):
+        pytest.skip("docs/user_guide.rst not beside tests/")
+    text = open(page, encoding="utf-8").read()
+    start = text.index(".. _growing_classes:")
+    section = text[start:text.index("\n.. _", start + 1)]
+    test = doctest.DocTestParser().get_doctest(section, {}, "growing_classes",
+                                               page, 0)
+    assert len(test.examples) >= 10
+    runner = doctest.DocTestRunner(
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0

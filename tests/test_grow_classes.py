@@ -208,12 +208,15 @@ def test_kernel_one_vs_all_columns_against_references(estimator, stream):
                                    rtol=1e-10, atol=1e-10)
 
 
-def test_kernel_budget_grows_and_keeps_its_budget():
+@pytest.mark.parametrize("strategy", ["local_projection", "projection",
+                                      "forgetron", "oldest", "random"])
+def test_kernel_budget_grows_and_keeps_its_budget(strategy):
     # With a budget the support vectors are shared by the rows, so only
     # the growth itself is compared: the old columns as they were.
     X = np.random.RandomState(1).normal(size=(40, 3))
     y = np.where(X[:, 0] > 0, 10, 20)
-    est = _grow(KERNEL[2]).partial_fit(X[:30], y[:30], classes=[10, 20])
+    est = _grow(KERNEL[2]).set_params(budget_strategy=strategy)
+    est.partial_fit(X[:30], y[:30], classes=[10, 20])
     assert est.support_vectors_.shape[0] == 6  # full
     before = est.decision_function(X)
     # A sample of weight 0 moves no coefficient: the old columns as they
@@ -539,3 +542,36 @@ def test_user_guide_example_runs():
         optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0
+
+
+@pytest.mark.parametrize("estimator", EVERY, ids=repr)
+def test_a_fitted_model_grows(estimator):
+    """partial_fit after fit grows too: a call of weight 0 leaves the old
+    classes' decisions as they were (models without averaging), and the
+    new class's column at 0 until its samples come."""
+    X = np.random.RandomState(0).randint(-3, 4, size=(30, 3)).astype(float)
+    y = np.array([0, 1, 2] * 10)
+    est = _grow(estimator)
+    if "class_weight" in est.get_params():
+        est.set_params(class_weight=None)
+    est.fit(X, y)
+    before = est.decision_function(X)
+    # Where partial_fit does not go on from fit's model: a penalty decays
+    # the weights at every visit, and the margin search's fit returns its
+    # certified pick, not the iterate that partial_fit continues.
+    params = est.get_params()
+    moves = (params.get("penalty") is not None
+             or (isinstance(est, MarginPerceptron) and est.margin == "auto"))
+    if "sample_weight" in getattr(est.partial_fit, "__wrapped__",
+                                  est.partial_fit).__code__.co_varnames:
+        est.partial_fit(X[:1], [3], sample_weight=[0.0])
+        after = est.decision_function(X)
+        assert after.shape == (30, 4)
+        averaged = est.get_params().get("average", False) or getattr(
+            est.get_params().get("estimator"), "average", False)
+        if not (averaged or moves or isinstance(est, OneVsOnePerceptron)):
+            np.testing.assert_allclose(after[:, :3], before, rtol=1e-12)
+            np.testing.assert_array_equal(after[:, 3], 0.0)
+    est.partial_fit(X[:6], [3, 3, 0, 1, 2, 3])
+    np.testing.assert_array_equal(est.classes_, [0, 1, 2, 3])
+    assert set(est.predict(X).tolist()) <= {0, 1, 2, 3}

@@ -502,9 +502,16 @@ def grow_labels(estimator, classes, y, declared):
     if not getattr(estimator, "grow_classes", False):
         return None
     if declared is None and y.shape[0] <= 8:
-        # The common case of a stream, one known label, in the cached dict.
-        entry = stream_cache(estimator).get("labels")
-        if entry is not None and entry[0] is classes:
+        # The common case of a stream, a few known labels, looked up in the
+        # dict of stream_class_indices (cached per classes).
+        cache = stream_cache(estimator)
+        entry = cache.get("labels")
+        if entry is None or entry[0] is not classes:
+            index = label_index(classes)
+            entry = None if index is None else (classes, index)
+            if entry is not None:
+                cache["labels"] = entry
+        if entry is not None:
             try:
                 if all(label in entry[1] for label in y.tolist()):
                     return None

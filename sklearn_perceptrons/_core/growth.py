@@ -33,7 +33,6 @@ class Growth:
         self.old = old
         self.classes = classes
         self.position = np.searchsorted(classes, old).astype(np.intp)
-        self.added = np.setdiff1d(np.arange(classes.shape[0]), self.position)
 
     @property
     def n_classes(self):

@@ -103,7 +103,8 @@ fragment("reduction_parameters", """
     grow_classes : bool, default=False
         Whether ``partial_fit`` accepts labels outside the ``classes`` of
         its first call (False: a ValueError, scikit-learn's rule).  True: a
-        new label joins ``classes_``, which stays sorted; the binary
+        new label joins ``classes_`` (kept sorted) at the start of the call
+        that first names it, in ``y`` or in ``classes``; the binary
         estimators of the old classes (of the old pairs) are kept as they
         are, and a new class gets new unfitted copies of ``estimator`` for
         its binary problems (one-vs-all: its own; one-vs-one: its pairs
@@ -121,9 +122,10 @@ fragment("grow_classes_param", """
     grow_classes : bool, default=False
         Whether ``partial_fit`` accepts labels outside the ``classes`` of
         its first call.  False keeps scikit-learn's rule: such a label is a
-        ValueError.  True: a new label joins ``classes_``, which stays
-        sorted; what the model learned of every old class is re-indexed,
-        unchanged, and the new class's row (its weight row, or its column
+        ValueError.  True: a new label joins ``classes_`` (kept sorted) at
+        the start of the call that first names it, in ``y`` or in
+        ``classes``; what the model learned of every old class is
+        re-indexed, unchanged, and the new class's row (its weight row, or its column
         of dual coefficients) starts as a row of a new model does: zero,
         having seen nothing of the past, and averaged (``average=True``)
         over the visits since the class joined.  One-vs-all, it then learns

@@ -77,6 +77,7 @@ class LinearState:
     """
 
     _FIELDS = ("coef", "intercept", "coef_sum", "intercept_sum", "visits")
+    _SIGNED = ("coef", "intercept", "coef_sum", "intercept_sum")
 
     def __init__(self, coef, intercept, average):
         self.coef = coef
@@ -114,18 +115,20 @@ class LinearState:
 
     def grown(self, source, sign):
         """A new state whose row ``j`` is row ``source[j]`` times ``sign[j]``
-        (the weights and the averaging sums; the visits as they are), or a
-        fresh row (``w = 0``, nothing visited) where ``source[j]`` is -1
+        (the weights and the averaging sums; the counts as they are), or a
+        fresh row (``w = 0``, nothing visited, all counts 0) where ``source[j]`` is -1
         (see :mod:`sklearn_perceptrons._core.growth`)."""
-        new = LinearState.__new__(LinearState)
+        new = type(self).__new__(type(self))
         new.average = self.average
         for name in self._FIELDS:
             value = getattr(self, name)
             if name in ("coef_sum", "intercept_sum") and not self.average:
                 setattr(new, name, value.copy())
             else:
+                # The weights and their sums change sign with the labels;
+                # the counts of a row (visits, updates) do not.
                 setattr(new, name, reindex_rows(
-                    value, source, None if name == "visits" else sign))
+                    value, source, sign if name in self._SIGNED else None))
         return new
 
     def row(self, k):

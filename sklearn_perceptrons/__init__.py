@@ -9,16 +9,28 @@ check_build()
 
 from . import bounds, feasibility  # noqa: E402
 from ._kernel import KernelPerceptron, VotedPerceptron  # noqa: E402
-from ._linear import MarginPerceptron, Perceptron, SecondOrderPerceptron  # noqa: E402
+from ._linear import (  # noqa: E402
+    ALMAClassifier,
+    AROWClassifier,
+    MarginPerceptron,
+    PassiveAggressiveClassifier,
+    Perceptron,
+    ROMMAClassifier,
+    SecondOrderPerceptron,
+)
 from ._multiclass import OneVsAllPerceptron, OneVsOnePerceptron  # noqa: E402
 from ._version import __version__  # noqa: E402
 
 __all__ = [
+    "ALMAClassifier",
+    "AROWClassifier",
     "KernelPerceptron",
     "MarginPerceptron",
     "OneVsAllPerceptron",
     "OneVsOnePerceptron",
+    "PassiveAggressiveClassifier",
     "Perceptron",
+    "ROMMAClassifier",
     "SecondOrderPerceptron",
     "VotedPerceptron",
     "bounds",

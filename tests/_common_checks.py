@@ -13,11 +13,15 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
 from sklearn_perceptrons import (
+    ALMAClassifier,
+    AROWClassifier,
     KernelPerceptron,
     MarginPerceptron,
     OneVsAllPerceptron,
     OneVsOnePerceptron,
+    PassiveAggressiveClassifier,
     Perceptron,
+    ROMMAClassifier,
     SecondOrderPerceptron,
     VotedPerceptron,
 )
@@ -64,6 +68,16 @@ def checked_estimators():
         SecondOrderPerceptron(diagonal=True),
         VotedPerceptron(),
         VotedPerceptron(kernel="rbf"),
+        # PA-II (loss="squared_hinge") is left out: with the class weight of
+        # 1000 of check_class_weight_classifiers its steps overflow, as
+        # scikit-learn's own PA-II's do (tests/test_passive_aggressive.py).
+        PassiveAggressiveClassifier(),
+        PassiveAggressiveClassifier(multi_class="crammer_singer", average=True),
+        ALMAClassifier(),
+        ROMMAClassifier(),
+        ROMMAClassifier(aggressive=True, average=True),
+        AROWClassifier(),
+        AROWClassifier(diagonal=True),
     ]
     if ParameterMixing is not None:
         estimators += [ParameterMixing(),

@@ -13,7 +13,7 @@ from sklearn_perceptrons._core.tables import one_vs_all_table
 from sklearn_perceptrons._core.cpu import cpu_has_avx2
 
 
-def _epoch_results(module, X, y_class, average, rule):
+def _epoch_results(module, X, y_class, average, rule, power=2.0):
     n_rows = 3
     coef = np.zeros((n_rows, X.shape[1]), dtype=X.dtype)
     intercept = np.zeros(n_rows, dtype=X.dtype)
@@ -22,20 +22,34 @@ def _epoch_results(module, X, y_class, average, rule):
     visits = np.zeros(n_rows)
     updates = np.zeros(n_rows, dtype=np.int64)
     order = np.random.RandomState(0).permutation(X.shape[0]).astype(np.int32)
-    args = (order, y_class, np.ones(X.shape[0]), *one_vs_all_table(3), coef,
+    data = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+    kind = "csr" if sp.issparse(X) else "dense"
+    head = (order, y_class, np.ones(X.shape[0]), *one_vs_all_table(3), coef,
             intercept, True, np.ones(n_rows, np.uint8), rule,
-            np.full(n_rows, 0.1), np.zeros(n_rows), np.zeros(n_rows), average,
-            coef_sum, intercept_sum, visits, updates, np.zeros(n_rows))
+            np.full(n_rows, 0.1), np.full(n_rows, 0.7), np.zeros(n_rows))
     for _ in range(3):
-        if sp.issparse(X):
-            module.epoch_csr(X.data, X.indices, X.indptr, *args)
+        if rule >= 8:
+            # The scaled walk (ALMA, ROMMA): exact norms at every pass start.
+            norm = np.sqrt((coef.astype(np.float64) ** 2).sum(axis=1)
+                           + intercept.astype(np.float64) ** 2)
+            dual_rows = n_rows if power != 2.0 else 1
+            getattr(module, f"scaled_{kind}")(
+                *data, *head[:-1], norm, np.zeros(n_rows), power,
+                np.zeros((dual_rows, X.shape[1] if power != 2.0 else 1)),
+                np.zeros((dual_rows, 3)), 1.0, 0.0,
+                np.zeros(n_rows), np.zeros((1, 1)), average, coef_sum,
+                intercept_sum, visits, updates, np.ones(n_rows), visits.copy())
         else:
-            module.epoch_dense(X, *args)
+            getattr(module, f"epoch_{kind}")(
+                *data, *head, 0.5, average, coef_sum, intercept_sum, visits,
+                updates, np.zeros(n_rows), np.zeros(n_rows))
     return coef, intercept, coef_sum, updates
 
 
-# The rules: threshold (one-vs-all), Crammer-Singer "max" and "uniform".
-@pytest.mark.parametrize("rule", [0, 2, 3])
+# The rules: threshold (one-vs-all), Crammer-Singer "max" and "uniform", the
+# multiclass and one-vs-all passive-aggressive rules, ALMA, ROMMA and
+# aggressive ROMMA (ALMA also with p = 3).
+@pytest.mark.parametrize("rule", [0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 8.3])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_avx2_build_equals_baseline_build(dtype, sparse, rule):
@@ -56,6 +70,8 @@ def test_avx2_build_equals_baseline_build(dtype, sparse, rule):
     y_class = rng.randint(0, 3, size=300).astype(np.int32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for a, b in zip(_epoch_results(avx2, X, y_class, True, rule),
-                        _epoch_results(baseline, X, y_class, True, rule)):
+        power = 3.0 if rule == 8.3 else 2.0
+        rule = int(rule)
+        for a, b in zip(_epoch_results(avx2, X, y_class, True, rule, power),
+                        _epoch_results(baseline, X, y_class, True, rule, power)):
             np.testing.assert_array_equal(a, b)

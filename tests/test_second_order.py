@@ -629,3 +629,41 @@ def test_meta_estimators_take_it_as_a_base():
         meta = fit_quiet(Meta(SecondOrderPerceptron(max_iter=30)), X, y)
         assert meta.score(X, y) >= native.score(X, y) - 0.1
 
+
+
+def _collinear(seed):
+    """Nearly collinear features (relative spread ``eps``) of a large scale,
+    5% of the labels flipped; the sizes are drawn too."""
+    rng = np.random.RandomState(seed)
+    n, d = rng.choice([200, 500]), rng.choice([2, 3, 5, 10])
+    eps, scale = 10.0 ** rng.uniform(-8, -1), 10.0 ** rng.uniform(0, 5)
+    X = rng.normal(size=(n, 1)) * scale * (1 + eps * rng.normal(size=(n, d)))
+    y = (X @ rng.normal(size=d) > 0).astype(int)
+    flip = rng.rand(n) < 0.05
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+@pytest.mark.parametrize("Estimator, name", [
+    (SecondOrderPerceptron, "a"),
+    (pytest.importorskip("sklearn_perceptrons").AROWClassifier, "r"),
+])
+def test_lost_positive_definiteness_is_named(Estimator, name):
+    # Issue 33, row 4: with a tiny regularization beside samples of large
+    # squared norm on nearly collinear features, the Sherman-Morrison
+    # downdates of A^-1 lose its positive definiteness in floating point.
+    # That ended in "overflowed" (or, worse, in a silently wrong model of
+    # accuracy 0.13, as here); it is now an error that names the cause and
+    # the remedies, raised at the first x^T A^-1 x negative beyond rounding.
+    X, y = _collinear(10)  # 500 x 3, relative spread 1.4e-8, scale 1.5e3
+    clf = Estimator(**{name: 1e-6}, random_state=0, max_iter=20)
+    with pytest.raises(ValueError, match="positive definiteness") as info:
+        clf.fit(X, y)
+    message = str(info.value)
+    assert f"raise {name}" in message.lower() and "diagonal=True" in message
+    assert f"{name}=1e-06" in message
+    # The remedies named work: a larger regularization, or the diagonal.
+    for remedy in ({name: 1.0}, {name: 1e-6, "diagonal": True}):
+        fitted = Estimator(**remedy, random_state=0, max_iter=20).fit(X, y)
+        assert np.all(np.isfinite(fitted.coef_))
+        assert fitted.score(X, y) > 0.8

@@ -45,6 +45,10 @@ is the reference implementation):
 ``keeps_own_best``
     Optional, True for a trainer that keeps its best epochs itself (the
     driver then takes no snapshot).
+``stopping_statistic() -> ndarray or None``
+    Optional: after ``run_epoch``, what the ``tol`` rule should compare
+    instead of the updates (one number per row; the passive-aggressive
+    rules' sums of hinge losses), or None.
 
 A ``fit`` then reads, top to bottom::
 
@@ -107,8 +111,13 @@ class StoppingRule:
         self.no_improvement = np.zeros(n_rows, dtype=np.int64)
         self._all_false = np.zeros(n_rows, dtype=bool)
 
-    def update(self, updates, val_score=None):
+    def update(self, updates, val_score=None, statistic=None):
         """Record one epoch of the active rows.
+
+        ``statistic`` (one number per row, or None for the updates) is what
+        the ``tol`` rule compares from epoch to epoch without early stopping:
+        the passive-aggressive rules give the sums of their hinge losses,
+        which scikit-learn's stopping rule reads.
 
         Returns the boolean mask of the rows whose validation score is the best
         so far (their coefficients should be kept); all False without early
@@ -125,8 +134,9 @@ class StoppingRule:
                 stalled = val_score < self.best_score + self.tol
             np.copyto(self.best_score, val_score, where=improved)
         elif self.tol is not None:
-            stalled = updates > self.best_updates - self.tol * self.n_samples
-            np.minimum(self.best_updates, updates, out=self.best_updates,
+            count = updates if statistic is None else statistic
+            stalled = count > self.best_updates - self.tol * self.n_samples
+            np.minimum(self.best_updates, count, out=self.best_updates,
                        where=active)
         if self.tol is not None:
             # +1 where active and stalled, else back to 0.
@@ -326,6 +336,7 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
     reports = getattr(trainer, "reports_progress", False)
     best = trainer.snapshot() if validation is not None and keep_best else None
     end_epoch = getattr(trainer, "end_epoch", None)
+    statistic = getattr(trainer, "stopping_statistic", None)
     history = []
     stopped_by_callback = False
     for epoch in range(1, max_iter + 1):
@@ -343,7 +354,9 @@ def train(trainer, *, train_idx, rng, shuffle, max_iter, stopper,
         val_score = None
         if validation is not None:
             val_score = validation.accuracy(trainer.scores(validation.idx))
-        improved = stopper.update(updates, val_score)
+        improved = stopper.update(
+            updates, val_score,
+            None if statistic is None else statistic())
         if best is not None and improved.any():
             trainer.keep_rows(best, improved)
         # The norm of the epoch's weights, before end_epoch may change them.

@@ -24,9 +24,17 @@ estimators of this package is a parameter of that walk, not a copy of it:
   ``RULE_CS_MAX`` and ``RULE_CS_UNIFORM`` are the native multiclass rules
   (Crammer-Singer): the K scores of the rows of a sample's table are
   computed first, and they decide which rows move, the one of sign +1 (the
-  sample's class) toward x and the violating ones away;
+  sample's class) toward x and the violating ones away; ``RULE_CS_PA1`` and
+  ``RULE_CS_PA2`` are the multiclass passive-aggressive rules (the own row
+  and the highest-scoring other row);
+* ``RULE_PA1`` and ``RULE_PA2`` (the passive-aggressive rules) update on
+  ``m < 1`` by a step that depends on the margin and on ``||x||^2``;
+  ``RULE_ALMA``, ``RULE_ROMMA`` and ``RULE_AROMMA`` rescale the weights at
+  every update: they (and scikit-learn's penalties) take the scaled walk,
+  which keeps every row as a scale and a direction;
 * how big the update is, ``step[i] = eta0 * sample_weight[i] *
-  class_weight[y_i]``, is computed once per call in Python;
+  class_weight[y_i]``, is computed once per call in Python (the rules
+  above scale it by their own step);
 * averaging keeps the running sums of Daume's trick, so the average over every
   visit costs nothing unless an update happens.
 
@@ -37,7 +45,7 @@ The walk holds no Python objects and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport INFINITY, fabs, fmax, fmin, isfinite, isnan, sqrt
+from libc.math cimport INFINITY, copysign, fabs, fmax, fmin, isfinite, isnan, pow, sqrt
 
 from cpython.buffer cimport PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer
 from cpython.dict cimport PyDict_GetItem
@@ -53,12 +61,21 @@ try:  # the CSR classes whose rows the stream reads in place
 except ImportError:  # pragma: no cover - scipy is a dependency
     _CSR_TYPES = ()
 
-# Update rules, mirrored as ints in ``_rows.py``.
+# Update rules, mirrored as ints in ``rows.py``.  Rules 2-5 couple the rows
+# of a sample (Crammer-Singer), 6-7 treat each row alone, 8-10 rescale the
+# weights (the scaled walk).
 cdef enum:
     RULE_THRESHOLD = 0
     RULE_MARGIN = 1
     RULE_CS_MAX = 2
     RULE_CS_UNIFORM = 3
+    RULE_CS_PA1 = 4
+    RULE_CS_PA2 = 5
+    RULE_PA1 = 6
+    RULE_PA2 = 7
+    RULE_ALMA = 8
+    RULE_ROMMA = 9
+    RULE_AROMMA = 10
     # Rows of a sample scored before the rule is applied to them.
     SCORE_BLOCK = 32
     # Entries of the row table whose row pointers a pass keeps (see
@@ -189,6 +206,62 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
     return (s0 + s1) + (s2 + s3)
 
 
+cdef inline floating _dense_dot_sq(
+    const floating* w, const floating* x, Py_ssize_t n, double* sq,
+) noexcept nogil:
+    """``w . x`` of a dense row summed exactly as :func:`_row_dot` sums it,
+    and ``||x||^2`` (to ``sq``) exactly as :func:`_row_sq_norm`, in one read
+    of the row: the rules that need both at every visit (ALMA_2, PA-I with
+    averaging) save a pass."""
+    cdef Py_ssize_t j = 0, k
+    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+    cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
+    while j + 8 <= n:
+        s0 += w[j] * x[j]
+        s1 += w[j + 1] * x[j + 1]
+        s2 += w[j + 2] * x[j + 2]
+        s3 += w[j + 3] * x[j + 3]
+        s4 += w[j + 4] * x[j + 4]
+        s5 += w[j + 5] * x[j + 5]
+        s6 += w[j + 6] * x[j + 6]
+        s7 += w[j + 7] * x[j + 7]
+        # Two steps of _row_sq_norm's four sums.
+        q0 += <double>x[j] * x[j]
+        q1 += <double>x[j + 1] * x[j + 1]
+        q2 += <double>x[j + 2] * x[j + 2]
+        q3 += <double>x[j + 3] * x[j + 3]
+        q0 += <double>x[j + 4] * x[j + 4]
+        q1 += <double>x[j + 5] * x[j + 5]
+        q2 += <double>x[j + 6] * x[j + 6]
+        q3 += <double>x[j + 7] * x[j + 7]
+        j += 8
+    k = j
+    while k + 4 <= n:
+        q0 += <double>x[k] * x[k]
+        q1 += <double>x[k + 1] * x[k + 1]
+        q2 += <double>x[k + 2] * x[k + 2]
+        q3 += <double>x[k + 3] * x[k + 3]
+        k += 4
+    while k < n:
+        q0 += <double>x[k] * x[k]
+        k += 1
+    while j < n:
+        s0 += w[j] * x[j]
+        j += 1
+    sq[0] = (q0 + q1) + (q2 + q3)
+    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
+
+
+cdef inline double _pa_step(int rule, double loss, double sq_norm,
+                            double C) noexcept nogil:
+    """The passive-aggressive step ``tau`` of a visit of hinge loss ``loss``
+    and squared norm ``sq_norm`` (Crammer et al. 2006): ``min(C, loss /
+    sq_norm)`` (PA-I) or ``loss / (sq_norm + 1 / (2 C))`` (PA-II)."""
+    if rule == RULE_PA1 or rule == RULE_CS_PA1:
+        return fmin(C, loss / sq_norm)
+    return loss / (sq_norm + 0.5 / C)
+
+
 cdef inline int _multiclass_visit(
     const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
     Py_ssize_t n_features, Py_ssize_t i, int c,
@@ -197,19 +270,30 @@ cdef inline int _multiclass_visit(
     const signed char* class_signs,
     floating* coef, floating* intercept, bint fit_intercept,
     const unsigned char* active, int rule, const double* threshold,
+    const double* kappa, double intercept_rate,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* scores,
+    long long* updates, double* losses, double* scores,
 ) noexcept nogil:
-    """The Crammer-Singer rule on one sample of class ``c``: a mistake when
-    some row ``r`` of sign -1 scores ``s_own - s_r <= threshold[own]``; then
-    the row of sign +1 moves by ``+step`` and the highest violating row (ties:
-    the first in the table) by ``-step`` (``RULE_CS_MAX``), or every violating
-    row by ``-step / (their number)`` (``RULE_CS_UNIFORM``).  The mistake is
-    counted once, on the own row.  Returns 1 on a score that is not a number,
-    else 0.  The rows move together, so only the own row's ``active`` flag is
-    read."""
+    """The Crammer-Singer rules on one sample of class ``c``.
+
+    ``RULE_CS_MAX``, ``RULE_CS_UNIFORM``: a mistake when some row ``r`` of
+    sign -1 scores ``s_own - s_r <= threshold[own]``; then the row of sign
+    +1 moves by ``+step`` and the highest violating row (ties: the first in
+    the table) by ``-step`` (max), or every violating row by ``-step /
+    (their number)`` (uniform).  ``RULE_CS_PA1``, ``RULE_CS_PA2``: the
+    multiclass passive-aggressive rule, against the highest-scoring other
+    row ``r``: the loss ``l = max(0, 1 - (s_own - s_r))`` (added to
+    ``losses[own]``), and when ``l > 0`` the own row moves by ``+tau step``
+    and row ``r`` by ``-tau step``, ``tau`` the step of :func:`_pa_step`
+    for the squared norm ``2 ||x||^2`` of the Kesler vector and ``C =
+    kappa[own]``; PA-I skips a zero ``x`` altogether (no visit), as
+    scikit-learn does.  Intercepts move by ``intercept_rate`` times their
+    row's step.  The mistake is counted once, on the own row.  Returns 1 on
+    a score that is not a number, else 0.  The rows move together, so only
+    the own row's ``active`` flag is read."""
     cdef Py_ssize_t p, k, own = -1, best = -1, n_viol = 0
-    cdef double raw, own_score = 0.0, best_score = 0.0, scale
+    cdef double raw, own_score = 0.0, best_score = 0.0, scale = 0.0, loss, q
+    cdef bint passive_aggressive = rule == RULE_CS_PA1 or rule == RULE_CS_PA2
     cdef Py_ssize_t start = class_rows_ptr[c], stop = class_rows_ptr[c + 1]
     for p in range(start, stop):
         if class_signs[p] > 0:
@@ -233,34 +317,56 @@ cdef inline int _multiclass_visit(
         raw = scores[p - start]
         if isnan(own_score - raw):
             return 1
-        if own_score - raw <= threshold[own]:
+        if passive_aggressive:
+            if best < 0 or raw > best_score:
+                best, best_score = k, raw
+        elif own_score - raw <= threshold[own]:
             n_viol += 1
             if best < 0 or raw > best_score:
                 best, best_score = k, raw
+    if passive_aggressive:
+        loss = fmax(0.0, 1.0 - (own_score - best_score)) if best >= 0 else 0.0
+        losses[own] += loss
+        n_viol = loss > 0.0
+        scale = 0.0
+        if (n_viol and step[i] != 0.0) or (average and rule == RULE_CS_PA1):
+            q = 2.0 * _row_sq_norm(x_values, nnz)
+            if rule == RULE_CS_PA1 and q == 0.0:
+                return 0
+            if n_viol:
+                scale = _pa_step(rule, loss, q, kappa[own]) * step[i]
     # A sample of weight zero never updates, so it is no mistake either.
     if n_viol and step[i] != 0.0:
         updates[own] += 1
         for p in range(start, stop):
             k = class_rows[p]
-            if k == own:
-                scale = step[i]
+            if passive_aggressive:
+                if k == own:
+                    raw = scale
+                elif k == best:
+                    raw = -scale
+                else:
+                    continue
+            elif k == own:
+                raw = step[i]
             elif rule == RULE_CS_MAX:
                 if k != best:
                     continue
-                scale = -step[i]
+                raw = -step[i]
             elif own_score - scores[p - start] <= threshold[own]:
-                scale = -step[i] / n_viol
+                raw = -step[i] / n_viol
             else:
                 continue
             _row_add(
                 coef + k * n_features, coef_sum + k * n_features,
-                scale, scale * visits[k], average,
+                raw, raw * visits[k], average,
                 x_values, x_indices, nnz, sparse,
             )
             if fit_intercept:
-                intercept[k] += <floating>scale
+                raw = raw * intercept_rate
+                intercept[k] += <floating>raw
                 if average:
-                    intercept_sum[k] += scale * visits[k]
+                    intercept_sum[k] += raw * visits[k]
     for p in range(start, stop):
         visits[class_rows[p]] += 1.0
     return 0
@@ -321,22 +427,26 @@ cdef inline bint _rule_says_update(
     const double* kappa, const double* norm,
 ) noexcept nogil:
     """Whether row ``k`` updates on a sample of signed margin ``m`` (no
-    branch on the margin, so that it can sit between dot products)."""
+    branch on the margin, so that it can sit between dot products): the
+    passive-aggressive rules update on a positive hinge loss, ``m < 1``."""
     if rule == RULE_THRESHOLD:
         return m <= threshold[k]
-    return (norm[k] == 0.0) | (m < kappa[k] * norm[k])
+    if rule == RULE_MARGIN:
+        return (norm[k] == 0.0) | (m < kappa[k] * norm[k])
+    return m < 1.0
 
 
 cdef inline bint _update_row(
     Py_ssize_t k, double scale, double before, double raw,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz,
     bint sparse, Py_ssize_t n_features, floating* coef, floating* intercept,
-    bint fit_intercept, int rule, double* norm, bint average,
-    double* coef_sum, double* intercept_sum, long long* updates,
+    bint fit_intercept, double intercept_rate, int rule, double* norm,
+    bint average, double* coef_sum, double* intercept_sum, long long* updates,
 ) noexcept nogil:
-    """Move row ``k`` by ``scale * x`` after ``before`` visits (its score
-    on x was ``raw``); returns True when the margin rule's norm overflows."""
-    cdef double sq_norm_x, new_sq_norm
+    """Move row ``k`` by ``scale * x`` and its intercept by ``intercept_rate
+    * scale`` after ``before`` visits (its score on x was ``raw``); returns
+    True when the margin rule's norm overflows."""
+    cdef double sq_norm_x, new_sq_norm, intercept_scale
     updates[k] += 1
     # Daume's trick: the sum of the iterates over all visits is
     # T * w_T - sum over updates of (visits before it) * delta.
@@ -345,9 +455,10 @@ cdef inline bint _update_row(
         scale, scale * before, average, x_values, x_indices, nnz, sparse,
     )
     if fit_intercept:
-        intercept[k] += <floating>scale
+        intercept_scale = scale * intercept_rate
+        intercept[k] += <floating>intercept_scale
         if average:
-            intercept_sum[k] += scale * before
+            intercept_sum[k] += intercept_scale * before
     if rule == RULE_MARGIN:
         # ||w~ + a x~||^2 = ||w~||^2 + 2 a (w~.x~) + a^2 ||x~||^2
         sq_norm_x = _row_sq_norm(x_values, nnz) + fit_intercept
@@ -369,22 +480,34 @@ cdef bint _epoch_rows(
     floating* coef, floating* intercept, bint fit_intercept,
     const unsigned char* active,
     int rule, const double* threshold, const double* kappa, double* norm,
+    double intercept_rate,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates,
+    long long* updates, double* losses,
 ) noexcept nogil:
     """The pass of the rules that treat each row alone (``RULE_THRESHOLD``,
-    ``RULE_MARGIN``); returns True on a margin that is not a number.
+    ``RULE_MARGIN``, ``RULE_PA1``, ``RULE_PA2``); returns True on a margin
+    that is not a number.
 
     A sample with several rows first scores a block of them and decides
     which update, with no branch on a score, then applies the updates: the
     rows of a class are distinct, so each row sees the arithmetic of a
     row-by-row visit, and a mispredicted update no longer discards the dot
-    products computed after it."""
+    products computed after it.
+
+    The passive-aggressive rules add the hinge loss ``max(0, 1 - m)`` of
+    every visit to ``losses[k]`` and scale an update by the step ``tau`` of
+    :func:`_pa_step` (``C = kappa[k]``), for the squared norm of ``x``
+    (computed once per sample, when first needed); PA-I skips a zero ``x``
+    altogether, as scikit-learn does (with averaging, where it matters, the
+    norm is computed at every visit to know it)."""
     cdef Py_ssize_t t, i, p, k, nnz, first, last, stop, h, n_hits
     cdef const floating* x_values
     cdef const int* x_indices = NULL
     cdef int c
-    cdef double raw, m, step_i
+    cdef double raw, m, step_i, scale, q
+    cdef bint passive_aggressive = rule == RULE_PA1 or rule == RULE_PA2
+    # Only PA-I with averaging needs the norm of every sample.
+    cdef bint norm_first = average and rule == RULE_PA1
     cdef double block[SCORE_BLOCK]
     cdef double seen[SCORE_BLOCK]
     cdef Py_ssize_t hits[SCORE_BLOCK]
@@ -422,23 +545,51 @@ cdef bint _epoch_rows(
         # A sample of weight zero never updates, so it is no mistake either.
         step_i = step[i]
         first, stop = class_rows_ptr[c], class_rows_ptr[c + 1]
+        q = -1.0
+        # (A dense binary row gets its norm with its score, below.)
+        if norm_first and (sparse or stop - first > 1):
+            q = _row_sq_norm(x_values, nnz)
+            if q == 0.0:
+                # Not a visit: only the losses of the rows (scores b_k).
+                for p in range(first, stop):
+                    k = class_rows[p]
+                    if active[k]:
+                        raw = intercept[k] if fit_intercept else 0.0
+                        losses[k] += fmax(0.0, 1.0 - class_signs[p] * raw)
+                continue
         if stop - first == 1:
             # One row (binary problems): nothing to overlap, no block.
             k = class_rows[first]
             if active[k]:
-                raw = _row_dot(coef + k * n_features, x_values, x_indices,
-                               nnz, sparse)
+                if norm_first and not sparse:
+                    # PA-I with averaging needs ||x||^2 at every visit.
+                    raw = _dense_dot_sq(coef + k * n_features, x_values, nnz, &q)
+                else:
+                    raw = _row_dot(coef + k * n_features, x_values, x_indices,
+                                   nnz, sparse)
                 if fit_intercept:
                     raw += intercept[k]
                 m = class_signs[first] * raw
                 not_a_number |= m != m
+                if passive_aggressive:
+                    losses[k] += fmax(0.0, 1.0 - m)
+                    if norm_first and q == 0.0:
+                        # Not a visit (PA-I skips a zero x).
+                        continue
                 if (_rule_says_update(rule, m, k, threshold, kappa, norm)
                         and step_i != 0.0):
+                    scale = step_i * class_signs[first]
+                    if passive_aggressive:
+                        if q < 0.0:
+                            q = _row_sq_norm(x_values, nnz)
+                        if rule == RULE_PA1 and q == 0.0:
+                            continue
+                        scale *= _pa_step(rule, 1.0 - m, q, kappa[k])
                     if _update_row(
-                        k, step_i * class_signs[first], visits[k], raw,
+                        k, scale, visits[k], raw,
                         x_values, x_indices, nnz, sparse, n_features, coef,
-                        intercept, fit_intercept, rule, norm, average,
-                        coef_sum, intercept_sum, updates,
+                        intercept, fit_intercept, intercept_rate, rule, norm,
+                        average, coef_sum, intercept_sum, updates,
                     ):
                         return True
                 visits[k] += 1.0
@@ -484,6 +635,8 @@ cdef bint _epoch_rows(
                     raw += intercept[k]
                 m = class_signs[p] * raw
                 update = _rule_says_update(rule, m, k, threshold, kappa, norm)
+                if passive_aggressive:
+                    losses[k] += fmax(0.0, 1.0 - m)
                 block[p - first] = raw
                 hits[n_hits] = p
                 n_hits += update
@@ -499,11 +652,19 @@ cdef bint _epoch_rows(
                 n_hits = 0
             for h in range(n_hits):
                 p = hits[h]
+                scale = step_i * class_signs[p]
+                if passive_aggressive:
+                    if q < 0.0:
+                        q = _row_sq_norm(x_values, nnz)
+                    if rule == RULE_PA1 and q == 0.0:
+                        break
+                    scale *= _pa_step(rule, 1.0 - class_signs[p] * block[p - first],
+                                      q, kappa[class_rows[p]])
                 if _update_row(
-                    class_rows[p], step_i * class_signs[p], seen[p - first],
+                    class_rows[p], scale, seen[p - first],
                     block[p - first], x_values, x_indices, nnz, sparse,
-                    n_features, coef, intercept, fit_intercept, rule, norm,
-                    average, coef_sum, intercept_sum, updates,
+                    n_features, coef, intercept, fit_intercept, intercept_rate,
+                    rule, norm, average, coef_sum, intercept_sum, updates,
                 ):
                     return True
             first = last
@@ -519,8 +680,9 @@ cdef bint _epoch_multiclass(
     const signed char* class_signs,
     floating* coef, floating* intercept, bint fit_intercept,
     const unsigned char* active, int rule, const double* threshold,
+    const double* kappa, double intercept_rate,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* scores,
+    long long* updates, double* losses, double* scores,
 ) noexcept nogil:
     """The pass of the Crammer-Singer rules (see ``_multiclass_visit``);
     returns True, at once, on a score that is not a number."""
@@ -539,11 +701,16 @@ cdef bint _epoch_multiclass(
         if _multiclass_visit(
             x_values, x_indices, nnz, sparse, n_features, i, y_class[i], step,
             class_rows_ptr, class_rows, class_signs, coef, intercept,
-            fit_intercept, active, rule, threshold, average, coef_sum,
-            intercept_sum, visits, updates, scores,
+            fit_intercept, active, rule, threshold, kappa, intercept_rate,
+            average, coef_sum, intercept_sum, visits, updates, losses, scores,
         ):
             return True
     return False
+
+
+cdef inline bint _coupled_rule(int rule) noexcept nogil:
+    """Whether the rule couples the rows of a sample (Crammer-Singer)."""
+    return RULE_CS_MAX <= rule <= RULE_CS_PA2
 
 
 cdef bint _epoch(
@@ -556,24 +723,27 @@ cdef bint _epoch(
     floating* coef, floating* intercept, bint fit_intercept,
     const unsigned char* active,
     int rule, const double* threshold, const double* kappa, double* norm,
+    double intercept_rate,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* scores,
+    long long* updates, double* losses, double* scores,
 ) noexcept nogil:
     """The pass; returns True on a margin that is not a number (``w . x``
     overflowed: inf - inf), which no rule can compare.  The rule is
     dispatched once per pass, so that no visit pays for the others."""
-    if rule >= RULE_CS_MAX:
+    if _coupled_rule(rule):
         return _epoch_multiclass(
             X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
             y_class, step, class_rows_ptr, class_rows, class_signs, coef,
-            intercept, fit_intercept, active, rule, threshold, average,
-            coef_sum, intercept_sum, visits, updates, scores,
+            intercept, fit_intercept, active, rule, threshold, kappa,
+            intercept_rate, average, coef_sum, intercept_sum, visits, updates,
+            losses, scores,
         )
     return _epoch_rows(
         X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
         y_class, step, class_rows_ptr, class_rows, class_signs, coef,
         intercept, fit_intercept, active, rule, threshold, kappa, norm,
-        average, coef_sum, intercept_sum, visits, updates,
+        intercept_rate, average, coef_sum, intercept_sum, visits, updates,
+        losses,
     )
 
 
@@ -603,7 +773,156 @@ cdef inline void _l1_truncate(
             w_sum[j] += weight * (<double>w[j] - z)
 
 
-cdef bint _epoch_penalized(
+cdef inline double _fold_scale(
+    floating* w, double* w_sum, Py_ssize_t n_features, double s,
+    double* scaled_visits, bint average,
+) noexcept nogil:
+    """Fold the scale ``s`` of a row into its weights ``w`` (O(n_features))
+    and return the new scale, 1; the averaging sums keep the same total
+    (``P * coef - coef_sum`` with ``P = scaled_visits``, reset to 0)."""
+    cdef Py_ssize_t j
+    cdef double before
+    if average:
+        before = scaled_visits[0]
+        for j in range(n_features):
+            w_sum[j] -= before * w[j]
+        scaled_visits[0] = 0.0
+    for j in range(n_features):
+        w[j] = <floating>(s * w[j])
+    return 1.0
+
+
+cdef inline double _p_norm(const floating* x_values, Py_ssize_t nnz,
+                           bint fit_intercept, double p) noexcept nogil:
+    """``||x~||_p`` of a row padded with a 1 when ``fit_intercept``."""
+    cdef Py_ssize_t j
+    cdef double total = 1.0 if fit_intercept else 0.0
+    for j in range(nnz):
+        total += pow(fabs(<double>x_values[j]), p)
+    return pow(total, 1.0 / p)
+
+
+cdef inline double _signed_power(double t, double e) noexcept nogil:
+    """``sign(t) |t|^e``."""
+    return copysign(pow(fabs(t), e), t)
+
+
+cdef void _alma_p_start(
+    floating* w, floating* b, bint fit_intercept, Py_ssize_t n_features,
+    double p, double* dual, double* dual_row, double* wscale,
+    double* scaled_visits, double visits,
+) noexcept nogil:
+    """ALMA_p (p != 2) at the start of a pass, for one row of plain weights
+    ``w~ = [w; b]``: the dual vector ``theta = f(w~) = sign(w~) |w~|^(q - 1)
+    / ||w~||_q^(q - 2)`` (``1 / p + 1 / q = 1``) goes to ``dual`` (its
+    intercept coordinate to ``dual_row[2]``), with ``dual_row[0] = 1`` its
+    scale and ``dual_row[1] = S = ||theta||_p^p``; the weights become the
+    direction ``u = sign(theta) |theta|^(p - 1)`` with the scale
+    ``wscale = S^(-(p - 2) / p)``, so that ``w~ = wscale u`` (the averaging
+    sums keep their total: ``scaled_visits = visits * wscale``)."""
+    cdef Py_ssize_t j
+    cdef double q = p / (p - 1.0), size = 0.0, scale, t, total = 0.0
+    for j in range(n_features):
+        size += pow(fabs(<double>w[j]), q)
+    if fit_intercept:
+        size += pow(fabs(<double>b[0]), q)
+    dual_row[0] = 1.0
+    dual_row[2] = 0.0
+    if size == 0.0:
+        for j in range(n_features):
+            dual[j] = 0.0
+        dual_row[1] = 0.0
+        wscale[0] = 1.0
+        scaled_visits[0] = visits
+        return
+    size = pow(size, 1.0 / q)
+    scale = pow(size, q - 2.0)
+    for j in range(n_features):
+        t = _signed_power(w[j], q - 1.0) / scale
+        dual[j] = t
+        total += pow(fabs(t), p)
+    if fit_intercept:
+        t = _signed_power(b[0], q - 1.0) / scale
+        dual_row[2] = t
+        total += pow(fabs(t), p)
+    dual_row[1] = total
+    scale = pow(total, -(p - 2.0) / p)
+    for j in range(n_features):
+        w[j] = <floating>(w[j] / scale)
+    wscale[0] = scale
+    scaled_visits[0] = visits * scale
+
+
+cdef double _alma_p_update(
+    floating* w, double* w_sum, floating* b, double* b_sum, bint fit_intercept,
+    bint average, double P, double visits, double p, double step,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    bint sparse, double* dual, double* dual_row,
+) noexcept nogil:
+    """An ALMA_p correction (p != 2) of one row: ``theta += step x~`` in the
+    scaled dual coordinates (``step`` already divides by the dual scale),
+    ``S`` and the direction ``u`` of the touched coordinates follow, the
+    projection divides the dual scale by ``max(1, ||theta||_p)``; returns
+    the new scale of ``w~``, ``sigma / S^((p - 2) / p)``.  The intercept is
+    kept as it is (``b = scale * u_b``)."""
+    cdef Py_ssize_t j, col
+    cdef double sigma = dual_row[0], total = dual_row[1], t, t_new, size, scale
+    cdef double b_old
+    cdef floating stored
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        t = dual[col]
+        t_new = t + step * x_values[j]
+        total += pow(fabs(t_new), p) - pow(fabs(t), p)
+        dual[col] = t_new
+        stored = <floating>_signed_power(t_new, p - 1.0)
+        if average:
+            w_sum[col] += P * (<double>stored - w[col])
+        w[col] = stored
+    t = dual_row[2]
+    if fit_intercept:
+        t_new = t + step
+        total += pow(fabs(t_new), p) - pow(fabs(t), p)
+        t = t_new
+    total = fmax(total, 0.0)
+    size = sigma * pow(total, 1.0 / p)
+    if size > 1.0:
+        # The projection onto the unit ball of the q-norm.
+        sigma /= size
+    scale = sigma / pow(total, (p - 2.0) / p) if total > 0.0 else 1.0
+    if fit_intercept:
+        b_old = b[0]
+        b[0] = <floating>(scale * _signed_power(t, p - 1.0))
+        if average:
+            b_sum[0] += visits * (<double>b[0] - b_old)
+    dual_row[0], dual_row[1], dual_row[2] = sigma, total, t
+    return scale
+
+
+cdef inline double _alma_p_fold(
+    floating* w, double* w_sum, Py_ssize_t n_features, double s,
+    double* scaled_visits, bint average, double p, double* dual,
+    double* dual_row,
+) noexcept nogil:
+    """:func:`_fold_scale` for ALMA_p (p != 2): the dual direction is scaled
+    by ``s^(1 / (p - 1))`` so that ``u`` stays its power."""
+    cdef Py_ssize_t j
+    cdef double lam = pow(s, 1.0 / (p - 1.0))
+    for j in range(n_features):
+        dual[j] *= lam
+    dual_row[0] /= lam
+    dual_row[1] *= pow(lam, p)
+    dual_row[2] *= lam
+    return _fold_scale(w, w_sum, n_features, s, scaled_visits, average)
+
+
+# ROMMA's two constraints count as parallel when ||x~||^2 ||w~||^2 - (w~ .
+# x~)^2 is below this fraction of ||x~||^2 ||w~||^2 (the NumPy reference of
+# the tests uses the same).
+cdef double ROMMA_PARALLEL = 1e-12
+
+
+cdef bint _epoch_scaled(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -611,24 +930,56 @@ cdef bint _epoch_penalized(
     const int* class_rows_ptr, const int* class_rows,
     const signed char* class_signs,
     floating* coef, floating* intercept, bint fit_intercept,
-    Py_ssize_t n_rows, const unsigned char* active, const double* threshold,
+    Py_ssize_t n_rows, const unsigned char* active, int rule,
+    const double* threshold, const double* kappa, double* norm,
+    const double* counts, double power, double* dual, double* dual_row,
     double decay, double l1_step, double* l1_total, double* l1_applied,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
     long long* updates, double* wscale, double* scaled_visits,
 ) noexcept nogil:
-    """The threshold rule with scikit-learn's SGD penalties: every visit of
-    row k first scales ``w_k`` by ``decay`` (l2), then applies the update,
-    then the cumulative l1 penalty, ``l1_total[k] += l1_step``.
+    """The pass of the rules that rescale the weights: each row is kept as
+    a scale and a direction, ``w_k = wscale[k] * coef[k]``, so that a
+    rescaling costs O(1) and a visit O(nnz) on CSR rows.  The intercepts
+    are kept as they are.
 
-    The decay is kept as a scale per row, ``w_k = wscale[k] * coef[k]``,
-    so a visit costs O(nnz) on CSR rows; the scale is folded into ``coef``
-    when it falls below 1e-9 (1e-3 with averaging) and at the end of the
-    pass.  Averaging keeps
-    Daume's sums in the scaled coordinates: with ``P`` the sum of the scales
-    of the visits so far (``scaled_visits``), the sum of the iterates is
-    ``P * coef - coef_sum``; the end of the pass restores the plain form
-    ``visits * w - coef_sum``.  Returns True on a margin that is not a
-    number.
+    * ``RULE_THRESHOLD`` with scikit-learn's SGD penalties: every visit of
+      row k first scales ``w_k`` by ``decay`` (l2), then applies the
+      threshold rule's update, then the cumulative l1 penalty,
+      ``l1_total[k] += l1_step``.
+    * ``RULE_ALMA``: ALMA_2 (Gentile 2001) on the padded vectors normalized,
+      ``x^ = x~ / ||x~||``.  The ``j``-th correction of row k (``j =
+      counts[k] + updates[k] + 1``: ``counts`` holds the corrections of
+      earlier passes) happens when ``m <= threshold[k] ||x~|| / sqrt(j)``
+      (``threshold = (1 - alpha) B``) and adds ``eta s x^``, ``eta =
+      kappa[k] min(step, 1) / sqrt(j)`` (``kappa = C``); then ``w~`` is
+      divided by ``max(1, ||w~||)``.  (A step along the unit vector ``x^``
+      larger than ``eta`` would only turn ``w~`` toward ``x^`` once
+      projected: a weight above 1 counts as 1.)  ALMA_p for ``power = p !=
+      2`` normalizes in the p-norm and moves the dual vector ``theta =
+      f(w~)`` of the p-norm link instead, ``w~ = f^-1(theta)``
+      (``_alma_p_update``): ``dual`` (n_rows x n_features) and ``dual_row``
+      (n_rows x 3) are its scratch, rebuilt from ``w~`` at the start of the
+      pass; ``threshold = (1 - alpha) B sqrt(p - 1)``, ``kappa = C / sqrt(p
+      - 1)``.
+    * ``RULE_ROMMA``, ``RULE_AROMMA``: ROMMA (Li & Long 2002) on a mistake
+      (``m <= 0``), aggressive ROMMA when ``m < 1``: ``w~`` becomes the
+      smallest ``v`` with ``v . w~ >= ||w~||^2`` and ``s v . x~ >= t``,
+      ``v = a w~ + d x~``, or ``t s x~ / ||x~||^2`` when that one is the
+      smallest (the first update) or the constraints are parallel.  ROMMA
+      asks for ``t = 1``; a sample of weight ``c = step`` for ``t = m +
+      min(c, 1) (1 - m)``, the fraction ``c`` of the margin it lacks (a
+      second visit right after an update changes nothing, its margin is
+      then 1: a weight above 1 counts as 1).
+
+    ALMA and ROMMA keep ``norm[k] = ||w~_k||`` up to date (exact at the
+    start of the pass, from the caller).  The scale is folded into ``coef``
+    when it leaves [1e-9, 1e9] ([1e-3, 1e3] with averaging) and at the end
+    of the pass.  Averaging keeps Daume's sums in the scaled coordinates:
+    with ``P`` the sum of the scales of the visits so far
+    (``scaled_visits``), the sum of the iterates is ``P * coef -
+    coef_sum``; the end of the pass restores the plain form ``visits * w -
+    coef_sum``.  Returns True on a margin that is not a number (or a norm
+    that overflowed).
     """
     cdef Py_ssize_t t, i, p, k, j, nnz
     cdef const floating* x_values
@@ -636,8 +987,10 @@ cdef bint _epoch_penalized(
     cdef floating* w
     cdef double* w_sum
     cdef int c
-    cdef double raw, m, scale, s, before
+    cdef double raw, m, scale, s, before, sq_x, size, index, delta, new_sq
+    cdef double sign, ww, den, a, f, b_old, x_norm
     cdef bint update, prefetch_sequential
+    cdef bint p_norm = rule == RULE_ALMA and power != 2.0
     cdef bint not_a_number = False
     # The averaging sums are differences of terms of size 1 / wscale: they
     # fold the scale in early, so that they keep all but ~3 digits.
@@ -645,6 +998,13 @@ cdef bint _epoch_penalized(
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse,
                                                n_features, n_visits,
                                                &prefetch_sequential)
+    if p_norm:
+        for k in range(n_rows):
+            if active[k]:
+                _alma_p_start(coef + k * n_features, intercept + k,
+                              fit_intercept, n_features, power,
+                              dual + k * n_features, dual_row + 3 * k,
+                              wscale + k, scaled_visits + k, visits[k])
     for t in range(n_visits):
         nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
                           order, n_visits, y_class, step, t, ahead,
@@ -652,6 +1012,9 @@ cdef bint _epoch_penalized(
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]
+        # ||x~||^2 (and ||x~||_p) of the sample, computed once when needed.
+        sq_x = -1.0
+        x_norm = -1.0
         for p in range(class_rows_ptr[c], class_rows_ptr[c + 1]):
             k = class_rows[p]
             if not active[k]:
@@ -659,39 +1022,133 @@ cdef bint _epoch_penalized(
             w = coef + k * n_features
             w_sum = coef_sum + k * n_features
             s = wscale[k]
-            raw = s * _row_dot(w, x_values, x_indices, nnz, sparse)
+            if sq_x < 0.0 and not sparse and rule == RULE_ALMA and not p_norm:
+                # ALMA_2 needs ||x~||^2 at every visit: one read of the row
+                # for both.
+                raw = s * _dense_dot_sq(w, x_values, nnz, &sq_x)
+                sq_x += fit_intercept
+                if not isfinite(sq_x):
+                    return True
+            else:
+                raw = s * _row_dot(w, x_values, x_indices, nnz, sparse)
             if fit_intercept:
                 raw += intercept[k]
-            m = class_signs[p] * raw
+            sign = class_signs[p]
+            m = sign * raw
             not_a_number |= m != m
-            update = m <= threshold[k]
-            # The weight decay of the visit comes before its update.
-            s *= decay
-            if s < fold_below:
-                # Fold the scale in before it underflows (and after a decay
-                # to 0); the averaging sums keep the same total.
-                if average:
-                    before = scaled_visits[k]
-                    for j in range(n_features):
-                        w_sum[j] -= before * w[j]
-                    scaled_visits[k] = 0.0
-                for j in range(n_features):
-                    w[j] = <floating>(s * w[j])
-                s = 1.0
-            scale = step[i] * class_signs[p]
-            if update and scale != 0.0:
-                updates[k] += 1
-                _row_add(w, w_sum, scale / s, scale / s * scaled_visits[k],
-                         average, x_values, x_indices, nnz, sparse)
-                if fit_intercept:
-                    intercept[k] += <floating>scale
-                    if average:
-                        intercept_sum[k] += scale * visits[k]
-            if l1_step != 0.0:
-                l1_total[k] += l1_step
-                _l1_truncate(w, l1_applied + k * n_features, s, l1_total[k],
-                             scaled_visits[k], average, w_sum, x_indices, nnz,
-                             sparse)
+            if rule == RULE_THRESHOLD:
+                update = m <= threshold[k]
+                # The weight decay of the visit comes before its update.
+                s *= decay
+                if s < fold_below:
+                    # Fold the scale in before it underflows (and after a
+                    # decay to 0).
+                    s = _fold_scale(w, w_sum, n_features, s,
+                                    scaled_visits + k, average)
+                scale = step[i] * sign
+                if update and scale != 0.0:
+                    updates[k] += 1
+                    _row_add(w, w_sum, scale / s, scale / s * scaled_visits[k],
+                             average, x_values, x_indices, nnz, sparse)
+                    if fit_intercept:
+                        intercept[k] += <floating>scale
+                        if average:
+                            intercept_sum[k] += scale * visits[k]
+                if l1_step != 0.0:
+                    l1_total[k] += l1_step
+                    _l1_truncate(w, l1_applied + k * n_features, s, l1_total[k],
+                                 scaled_visits[k], average, w_sum, x_indices, nnz,
+                                 sparse)
+            elif p_norm and step[i] != 0.0 and m == m:
+                if x_norm < 0.0:
+                    x_norm = _p_norm(x_values, nnz, fit_intercept, power)
+                    if not isfinite(x_norm):
+                        return True
+                index = counts[k] + updates[k] + 1.0
+                if x_norm > 0.0 and m <= threshold[k] * x_norm / sqrt(index):
+                    updates[k] += 1
+                    s = _alma_p_update(
+                        w, w_sum, intercept + k, intercept_sum + k,
+                        fit_intercept, average, scaled_visits[k], visits[k],
+                        power,
+                        kappa[k] * fmin(step[i], 1.0) / sqrt(index) * sign
+                        / (x_norm * dual_row[3 * k]),
+                        x_values, x_indices, nnz, sparse,
+                        dual + k * n_features, dual_row + 3 * k)
+                    if fabs(s) < fold_below or fabs(s) * fold_below > 1.0:
+                        s = _alma_p_fold(w, w_sum, n_features, s,
+                                         scaled_visits + k, average, power,
+                                         dual + k * n_features, dual_row + 3 * k)
+            elif step[i] != 0.0 and m == m:
+                if sq_x < 0.0:
+                    sq_x = _row_sq_norm(x_values, nnz) + fit_intercept
+                    if not isfinite(sq_x):
+                        return True
+                delta = 0.0
+                if rule == RULE_ALMA:
+                    index = counts[k] + updates[k] + 1.0
+                    # m <= threshold ||x~|| / sqrt(index), without a root
+                    # on the visits that do not update (both sides >= 0 when
+                    # m > 0).
+                    if sq_x > 0.0 and (m <= 0.0 or m * m * index
+                                       <= threshold[k] * threshold[k] * sq_x):
+                        size = sqrt(sq_x)
+                        # A weight above 1 counts as 1 (see the docstring).
+                        delta = (kappa[k] * fmin(step[i], 1.0) / sqrt(index)
+                                 * sign / size)
+                        f = 1.0
+                elif (m <= 0.0 or (rule == RULE_AROMMA and m < 1.0)) and sq_x > 0.0:
+                    ww = norm[k] * norm[k]
+                    den = sq_x * ww - raw * raw
+                    # The margin the new constraint asks for: 1, or the
+                    # fraction min(c, 1) of what the sample lacks.
+                    index = m + fmin(step[i], 1.0) * (1.0 - m)
+                    if index * m >= sq_x * ww or den <= ROMMA_PARALLEL * sq_x * ww:
+                        f, delta = 0.0, index * sign / sq_x
+                    else:
+                        f = 1.0 - (index - m) * m / den
+                        delta = sign * (index - m) * ww / den
+                if delta != 0.0:
+                    updates[k] += 1
+                    if rule == RULE_ALMA:
+                        new_sq = (norm[k] * norm[k] + 2.0 * delta * raw
+                                  + delta * delta * sq_x)
+                    else:
+                        new_sq = (f * f * norm[k] * norm[k] + 2.0 * f * delta * raw
+                                  + delta * delta * sq_x)
+                        if f == 0.0:
+                            # w~ starts anew: the direction is cleared.
+                            for j in range(n_features):
+                                if average:
+                                    w_sum[j] -= scaled_visits[k] * w[j]
+                                w[j] = 0.0
+                            s = 1.0
+                        else:
+                            s *= f
+                    if not isfinite(new_sq):
+                        return True
+                    new_sq = fmax(new_sq, 0.0)
+                    _row_add(w, w_sum, delta / s, delta / s * scaled_visits[k],
+                             average, x_values, x_indices, nnz, sparse)
+                    b_old = intercept[k]
+                    if rule == RULE_ALMA:
+                        raw = b_old + delta
+                        if new_sq > 1.0:
+                            # The projection onto the unit ball.
+                            f = 1.0 / sqrt(new_sq)
+                            s *= f
+                            raw *= f
+                            new_sq = 1.0
+                    else:
+                        raw = f * b_old + delta
+                    norm[k] = sqrt(new_sq)
+                    if fit_intercept:
+                        intercept[k] = <floating>raw
+                        if average:
+                            intercept_sum[k] += visits[k] * (<double>intercept[k] - b_old)
+                    if fabs(s) < fold_below or fabs(s) * fold_below > 1.0:
+                        s = _fold_scale(w, w_sum, n_features, s,
+                                        scaled_visits + k, average)
             scaled_visits[k] += s
             wscale[k] = s
             visits[k] += 1.0
@@ -776,11 +1233,13 @@ def epoch_dense(
     const double[::1] threshold,
     const double[::1] kappa,
     double[::1] norm,
+    double intercept_rate,
     bint average,
     double[:, ::1] coef_sum,
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    double[::1] losses,
     double[::1] scores,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of dense X.
@@ -812,11 +1271,16 @@ def epoch_dense(
         0: update when ``m <= threshold[k]``; 1: update when ``norm[k] == 0``
         or ``m < kappa[k] * norm[k]`` (margin perceptron); 2, 3: the
         Crammer-Singer rules "max" and "uniform" (one row per class, the row
-        of sign +1 is the sample's own; see ``_multiclass_visit``).
+        of sign +1 is the sample's own; see ``_multiclass_visit``); 4, 5:
+        the multiclass passive-aggressive rules PA-I and PA-II; 6, 7: the
+        passive-aggressive rules PA-I and PA-II (``C = kappa[k]``).
     threshold, kappa : ndarrays of float64 of shape (n_rows,)
         Parameters of the rule of every row.
     norm : ndarray of float64 of shape (n_rows,)
         ``||[w_k; b_k]||``, kept up to date by the margin rule.
+    intercept_rate : float
+        The fraction of an update an intercept takes (scikit-learn's
+        passive-aggressive rules take 0.01 on sparse data; 1 otherwise).
     average : bool
         Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
     coef_sum, intercept_sum : ndarrays of float64
@@ -826,6 +1290,9 @@ def epoch_dense(
     updates : ndarray of int64 of shape (n_rows,)
         Number of updates of every row; incremented in place (a
         Crammer-Singer mistake counts once, on the sample's own row).
+    losses : ndarray of float64 of shape (n_rows,)
+        The passive-aggressive rules add the hinge loss of every visit
+        (unused otherwise).
     scores : ndarray of float64
         Scratch space of the Crammer-Singer rules, at least as long as the
         longest span of ``class_rows`` (length 1 is enough otherwise).
@@ -844,9 +1311,9 @@ def epoch_dense(
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
-            rule, &threshold[0], &kappa[0], &norm[0],
+            rule, &threshold[0], &kappa[0], &norm[0], intercept_rate,
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            &scores[0],
+            &losses[0], &scores[0],
         )
     return overflow
 
@@ -869,11 +1336,13 @@ def epoch_csr(
     const double[::1] threshold,
     const double[::1] kappa,
     double[::1] norm,
+    double intercept_rate,
     bint average,
     double[:, ::1] coef_sum,
     double[::1] intercept_sum,
     double[::1] visits,
     long long[::1] updates,
+    double[::1] losses,
     double[::1] scores,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of a CSR X.
@@ -891,73 +1360,87 @@ def epoch_csr(
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, &active[0],
-            rule, &threshold[0], &kappa[0], &norm[0],
+            rule, &threshold[0], &kappa[0], &norm[0], intercept_rate,
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            &scores[0],
+            &losses[0], &scores[0],
         )
     return overflow
 
 
-def penalized_dense(
+def scaled_dense(
     const floating[:, ::1] X, const int[::1] order, const int[::1] y_class,
     const double[::1] step, const int[::1] class_rows_ptr,
     const int[::1] class_rows, const signed char[::1] class_signs,
     floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
-    const unsigned char[::1] active, const double[::1] threshold,
+    const unsigned char[::1] active, int rule, const double[::1] threshold,
+    const double[::1] kappa, double[::1] norm, const double[::1] counts,
+    double power, double[:, ::1] dual, double[:, ::1] dual_row,
     double decay, double l1_step, double[::1] l1_total,
     double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
     double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
     double[::1] wscale, double[::1] scaled_visits,
 ):
-    """One pass of the threshold rule with scikit-learn's SGD penalties over
-    the rows ``order`` of dense X (see ``_epoch_penalized``).
+    """One pass of a rule that rescales the weights over the rows ``order``
+    of dense X (see ``_epoch_scaled``): the threshold rule (0) with
+    scikit-learn's SGD penalties, ALMA (8), ROMMA (9) or aggressive ROMMA
+    (10).
 
     ``decay`` is the l2 factor of a visit, ``max(0, 1 - eta0 * alpha * (1 -
-    l1_ratio))``; ``l1_step`` the l1 penalty a visit adds,
-    ``eta0 * alpha * l1_ratio``; ``l1_total`` (per row) and ``l1_applied``
-    (per weight; unused when ``l1_step`` is 0) the cumulative penalty and
-    what each weight took of it, carried from pass to pass; ``wscale`` (ones)
-    and ``scaled_visits`` (a copy of ``visits``) scratch of the pass.  The
-    other parameters are those of :func:`epoch_dense`.  Returns True on a
-    margin that overflowed.
+    l1_ratio))`` (1 for the other rules); ``l1_step`` the l1 penalty a visit
+    adds, ``eta0 * alpha * l1_ratio``; ``l1_total`` (per row) and
+    ``l1_applied`` (per weight; unused when ``l1_step`` is 0) the cumulative
+    penalty and what each weight took of it, carried from pass to pass.
+    ALMA reads ``threshold = (1 - alpha) B sqrt(p - 1)``, ``kappa = C /
+    sqrt(p - 1)``, ``counts`` (the corrections of every row before this
+    pass) and ``power = p``; for ``p != 2``, ``dual`` (n_rows x n_features)
+    and ``dual_row`` (n_rows x 3) are its scratch (shape (1, 1) and (1, 3)
+    otherwise); ALMA_2 and ROMMA keep ``norm`` (``||[w_k; b_k]||``, exact
+    on entry) up to date.  ``wscale``
+    (ones) and ``scaled_visits`` (a copy of ``visits``) are scratch of the
+    pass.  The other parameters are those of :func:`epoch_dense`.  Returns
+    True on a margin (or a norm) that overflowed.
     """
     cdef bint overflow
     with nogil:
-        overflow = _epoch_penalized(
+        overflow = _epoch_scaled(
             &X[0, 0], NULL, NULL, False, X.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
-            &active[0], &threshold[0], decay, l1_step, &l1_total[0],
+            &active[0], rule, &threshold[0], &kappa[0], &norm[0], &counts[0],
+            power, &dual[0, 0], &dual_row[0, 0], decay, l1_step, &l1_total[0],
             &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
             &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
         )
     return overflow
 
 
-def penalized_csr(
+def scaled_csr(
     const floating[::1] X_data, const int[::1] X_indices,
     const int[::1] X_indptr, const int[::1] order, const int[::1] y_class,
     const double[::1] step, const int[::1] class_rows_ptr,
     const int[::1] class_rows, const signed char[::1] class_signs,
     floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
-    const unsigned char[::1] active, const double[::1] threshold,
+    const unsigned char[::1] active, int rule, const double[::1] threshold,
+    const double[::1] kappa, double[::1] norm, const double[::1] counts,
+    double power, double[:, ::1] dual, double[:, ::1] dual_row,
     double decay, double l1_step, double[::1] l1_total,
     double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
     double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
     double[::1] wscale, double[::1] scaled_visits,
 ):
-    """:func:`penalized_dense` for a CSR X (int32 indices)."""
+    """:func:`scaled_dense` for a CSR X (int32 indices)."""
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
     cdef bint overflow
     with nogil:
-        overflow = _epoch_penalized(
+        overflow = _epoch_scaled(
             values, indices, &X_indptr[0], True, coef.shape[1],
             &order[0], order.shape[0], &y_class[0], &step[0],
             &class_rows_ptr[0], &class_rows[0], &class_signs[0],
             &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
-            &active[0], &threshold[0], decay, l1_step, &l1_total[0],
+            &active[0], rule, &threshold[0], &kappa[0], &norm[0], &counts[0],
+            power, &dual[0, 0], &dual_row[0, 0], decay, l1_step, &l1_total[0],
             &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
             &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
         )
@@ -1013,6 +1496,12 @@ cdef class DenseStream:
     cdef const double* threshold
     cdef const double* kappa
     cdef double* norm
+    cdef double* losses
+    cdef double* counts
+    cdef double* wscale
+    cdef double* scaled_visits
+    cdef double* l1_total
+    cdef double* l1_applied
     cdef double* coef_sum
     cdef double* intercept_sum
     cdef double* visits
@@ -1020,8 +1509,9 @@ cdef class DenseStream:
     cdef double* scores
     cdef int* order
     cdef Py_ssize_t n_rows, n_features, n_order
-    cdef bint fit_intercept, average
+    cdef bint fit_intercept, average, normalized
     cdef int rule
+    cdef double sparse_intercept_rate, reach
     cdef public double bound
     cdef public double limit
     cdef public double eta
@@ -1032,7 +1522,9 @@ cdef class DenseStream:
 
     def __init__(self, coef, intercept, class_rows_ptr, class_rows, class_signs,
                  bint fit_intercept, int rule, threshold, kappa, bint average,
-                 coef_sum, intercept_sum, visits, double bound, double limit):
+                 coef_sum, intercept_sum, visits, double bound, double limit,
+                 double sparse_intercept_rate=1.0, double reach=1.0,
+                 bint normalized=False, counts=None):
         cdef double[:, ::1] c64
         cdef float[:, ::1] c32
         cdef double[::1] i64
@@ -1048,12 +1540,27 @@ cdef class DenseStream:
         self.n_rows, self.n_features = coef.shape[0], coef.shape[1]
         active = np.ones(self.n_rows, dtype=np.uint8)
         norm = np.zeros(self.n_rows)
+        losses = np.zeros(self.n_rows)
+        # Scratch of the scaled walk (ALMA): scales, their sums over the
+        # visits, and unused penalty sums.
+        wscale = np.ones(self.n_rows)
+        scaled_visits = np.zeros(self.n_rows)
+        l1_total = np.zeros(self.n_rows)
+        l1_applied = np.zeros((1, 1))
+        if counts is None:
+            counts = np.zeros(self.n_rows)
         updates = np.zeros(self.n_rows, dtype=np.int64)
         # Scratch of the Crammer-Singer rules (one score per row).
         scores = np.zeros(max(self.n_rows, 2))
         order = np.arange(256, dtype=np.int32)
         cdef const unsigned char[::1] ac = active
         cdef double[::1] no = norm
+        cdef double[::1] lo = losses
+        cdef double[::1] co = counts
+        cdef double[::1] ws = wscale
+        cdef double[::1] sv = scaled_visits
+        cdef double[::1] lt = l1_total
+        cdef double[:, ::1] la = l1_applied
         cdef long long[::1] up = updates
         cdef double[::1] sc = scores
         cdef int[::1] od = order
@@ -1069,15 +1576,21 @@ cdef class DenseStream:
         self.rows_ptr, self.rows, self.signs = &rp[0], &r[0], &s[0]
         self.active, self.threshold, self.kappa = &ac[0], &th[0], &ka[0]
         self.norm, self.updates, self.order = &no[0], &up[0], &od[0]
+        self.losses, self.counts = &lo[0], &co[0]
+        self.wscale, self.scaled_visits = &ws[0], &sv[0]
+        self.l1_total, self.l1_applied = &lt[0], &la[0, 0]
         self.scores = &sc[0]
         self.coef_sum, self.intercept_sum, self.visits = &cs[0, 0], &isum[0], &vi[0]
         self.n_order = od.shape[0]
         self.fit_intercept, self.rule, self.average = fit_intercept, rule, average
         self.bound, self.limit = bound, limit
+        self.sparse_intercept_rate, self.reach = sparse_intercept_rate, reach
+        self.normalized = normalized
         # Keep every array alive as long as the pointers are.
         self._arrays = (coef, intercept, class_rows_ptr, class_rows, class_signs,
                         threshold, kappa, coef_sum, intercept_sum, visits,
-                        active, norm, updates, scores)
+                        active, norm, updates, scores, losses, counts, wscale,
+                        scaled_visits, l1_total, l1_applied)
         self._order_array = order
 
     cdef long long _pass(self, const void* X, Py_ssize_t n, Py_ssize_t d,
@@ -1130,14 +1643,21 @@ cdef class DenseStream:
             total_step = total_step + step[t]
         # Weights bounded by ``after`` keep every margin and the margin
         # rule's norm finite (see _rows.safe_bound): the pass cannot stop.
-        after = self.bound + largest * total_step
+        # An update moves a weight by at most ``reach * step`` times an
+        # entry of the row (of the normalized row, at most 1, for ALMA).
+        if self.normalized:
+            after = self.bound + self.reach * total_step
+            if not (d + 1.0) * largest * largest < self.limit:
+                return -1
+        else:
+            after = self.bound + self.reach * largest * total_step
         if not (after * (d * fmax(largest, 1.0) + 1.0) < self.limit
                 and 4.0 * (d + 1) * after * after < self.limit):
             return -1
         with nogil:
             for k in range(self.n_rows):
                 self.updates[k] = 0
-            if self.rule != 0:
+            if self.rule == RULE_MARGIN or self.rule >= RULE_ALMA:
                 for k in range(self.n_rows):
                     s = 0.0
                     if self.single:
@@ -1151,14 +1671,46 @@ cdef class DenseStream:
                         if self.fit_intercept:
                             s += self.intercept64[k] * self.intercept64[k]
                     self.norm[k] = sqrt(s)
-            if self.single:
+            if self.rule >= RULE_ALMA:
+                for k in range(self.n_rows):
+                    self.wscale[k] = 1.0
+                    self.scaled_visits[k] = self.visits[k]
+                if self.single:
+                    _epoch_scaled(
+                        p32, indices, indptr, sparse, d, self.order, n,
+                        y_class, step, self.rows_ptr, self.rows, self.signs,
+                        self.coef32, self.intercept32, self.fit_intercept,
+                        self.n_rows, self.active, self.rule, self.threshold,
+                        self.kappa, self.norm, self.counts, 2.0,
+                        self.l1_applied, self.l1_applied, 1.0, 0.0,
+                        self.l1_total, self.l1_applied, self.average,
+                        self.coef_sum, self.intercept_sum, self.visits,
+                        self.updates, self.wscale, self.scaled_visits,
+                    )
+                else:
+                    _epoch_scaled(
+                        p64, indices, indptr, sparse, d, self.order, n,
+                        y_class, step, self.rows_ptr, self.rows, self.signs,
+                        self.coef64, self.intercept64, self.fit_intercept,
+                        self.n_rows, self.active, self.rule, self.threshold,
+                        self.kappa, self.norm, self.counts, 2.0,
+                        self.l1_applied, self.l1_applied, 1.0, 0.0,
+                        self.l1_total, self.l1_applied, self.average,
+                        self.coef_sum, self.intercept_sum, self.visits,
+                        self.updates, self.wscale, self.scaled_visits,
+                    )
+                for k in range(self.n_rows):
+                    self.counts[k] += self.updates[k]
+            elif self.single:
                 _epoch(
                     p32, indices, indptr, sparse, d, self.order, n,
                     y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef32, self.intercept32, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
-                    self.norm, self.average, self.coef_sum, self.intercept_sum,
-                    self.visits, self.updates, self.scores,
+                    self.norm,
+                    self.sparse_intercept_rate if sparse else 1.0,
+                    self.average, self.coef_sum, self.intercept_sum,
+                    self.visits, self.updates, self.losses, self.scores,
                 )
             else:
                 _epoch(
@@ -1166,8 +1718,10 @@ cdef class DenseStream:
                     y_class, step, self.rows_ptr, self.rows, self.signs,
                     self.coef64, self.intercept64, self.fit_intercept,
                     self.active, self.rule, self.threshold, self.kappa,
-                    self.norm, self.average, self.coef_sum, self.intercept_sum,
-                    self.visits, self.updates, self.scores,
+                    self.norm,
+                    self.sparse_intercept_rate if sparse else 1.0,
+                    self.average, self.coef_sum, self.intercept_sum,
+                    self.visits, self.updates, self.losses, self.scores,
                 )
             for k in range(self.n_rows):
                 total += self.updates[k]

@@ -26,6 +26,15 @@ diagonal of ``A`` itself and ``v`` (``diagonal=True``).  A visit computes
   ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` (exactly, no drift), O(nnz);
   ``A_jj`` and ``v_j`` are stored side by side.
 
+``rule`` says which samples update: ``SO_MISTAKE`` (the second-order
+perceptron) on a mistake, ``s (w~ . x~) <= 0``; ``SO_AROW`` (AROW, Crammer,
+Kulesza & Dredze 2009) on a positive hinge loss, ``s (w~ . x~) < 1``.  With
+``a = r``, AROW's mean is exactly ``A^-1 v`` over its updates and the full
+update above is AROW's (its covariance is ``r M``).  AROW's diagonal form
+keeps the diagonal of ``A`` only and moves the mean along it:
+``z_j = x_j / A_jj``, ``w~ += c (s - w~ . x~) / (1 + c x~ . z) z``, then
+``A_jj += c x_j^2`` (its ``v_j`` slot holds ``1 / A_jj``), O(nnz).
+
 Dense and CSR rows go through the same source: a row is a pointer to its
 values, a pointer to its column indices (unused for dense rows) and a length.
 The float32 and float64 specialisations of X come from the fused type
@@ -35,7 +44,12 @@ allocates nothing and runs without the GIL.
 """
 
 from cython cimport floating
-from libc.math cimport isfinite, isnan, sqrt
+from libc.math cimport fabs, isfinite, isnan, sqrt
+
+# The update rules, mirrored in ``second_order.py``.
+cdef enum:
+    SO_MISTAKE = 0
+    SO_AROW = 1
 
 
 cdef extern from "_second_order_fast.h":
@@ -134,6 +148,16 @@ cdef inline double _dot(
         return skp_sparse_dot_df(w, x_values, x_indices, nnz)
 
 
+cdef inline double _abs_dot(const double* x, const double* z,
+                           Py_ssize_t n) noexcept nogil:
+    """``sum_j |x_j z_j|``: the scale of the rounding of ``x . z``."""
+    cdef Py_ssize_t j
+    cdef double total = 0.0
+    for j in range(n):
+        total += fabs(x[j] * z[j])
+    return total
+
+
 cdef inline void _axpy(double* y, double alpha, const double* x,
                        Py_ssize_t n) noexcept nogil:
     """``y += alpha * x`` (a plain loop the compiler vectorizes)."""
@@ -142,7 +166,18 @@ cdef inline void _axpy(double* y, double alpha, const double* x,
         y[j] += alpha * x[j]
 
 
-cdef bint _full_update(
+# The statuses of a pass.
+cdef enum:
+    SO_OK = 0
+    SO_OVERFLOW = 1
+    SO_NOT_POSITIVE = 2
+# x~^T A^-1 x~ = sum_j x_j z_j rounds by about p eps sum_j |x_j z_j|: a
+# negative value a thousand times larger is no rounding of a positive
+# number, the stored inverse has lost its positive definiteness.
+cdef double SO_LOST = 1e3 * 2.220446049250313e-16
+
+
+cdef int _full_update(
     double* w, double* b, double* M, double* u, int* pending,
     double* work, Py_ssize_t n_features,
     bint fit_intercept, double c, double s, double raw,
@@ -154,8 +189,12 @@ cdef bint _full_update(
     The row's inverse is ``M - u u^T``: ``u`` (``pp`` entries) is the
     downdate of its previous mistake when ``pending[0]``, zeros otherwise;
     one pass over ``M`` applies it and computes ``z = M x~``, and this
-    mistake's downdate is left in ``u``.  Returns True when
-    ``x~^T A^-1 x~`` overflowed, with ``u`` applied and ``w~`` unchanged.
+    mistake's downdate is left in ``u``.  Returns ``SO_OVERFLOW`` when
+    ``x~^T A^-1 x~`` overflowed, ``SO_NOT_POSITIVE`` when it came out
+    clearly negative (the Sherman-Morrison downdates of an ill-conditioned
+    ``A`` lost the positive definiteness of its inverse in floating point,
+    after which every further update would be wrong), both with ``u``
+    applied and ``w~`` unchanged; ``SO_OK`` otherwise.
     """
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
@@ -178,11 +217,11 @@ cdef bint _full_update(
         x[n_features] = 1.0
     skp_so_downdate_product(M, pp, u, x, z)
     q = _dense_dot(x, z, p)
-    if not isfinite(q):
+    if not isfinite(q) or (q < 0.0 and -q > SO_LOST * p * _abs_dot(x, z, p)):
         for j in range(pp):
             u[j] = 0.0
         pending[0] = 0
-        return True
+        return SO_OVERFLOW if not isfinite(q) else SO_NOT_POSITIVE
     # M is positive definite, so q >= 0; rounding may not keep it so.
     if q < 0.0:
         q = 0.0
@@ -201,7 +240,7 @@ cdef bint _full_update(
     for j in range(pp):
         u[j] = r * z[j]
     pending[0] = 1
-    return False
+    return SO_OK
 
 
 cdef bint _diagonal_update(
@@ -245,7 +284,52 @@ cdef bint _diagonal_update(
     return False
 
 
-cdef bint _epoch(
+cdef bint _arow_diagonal_update(
+    double* w, double* b, double* Dv, Py_ssize_t n_features,
+    bint fit_intercept, double c, double s, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
+    bint average, double* w_sum, double* b_sum, double visits,
+) noexcept nogil:
+    """AROW's diagonal step of one row: with ``z_j = x_j / A_jj`` and ``q =
+    x~ . z``, ``w~ += c (s - raw) / (1 + c q) z`` (the mean moves along the
+    old diagonal), then ``A_jj += c x_j^2``.  ``Dv`` holds the pairs
+    ``(A_jj, 1 / A_jj)``: one division per coordinate, where it changes.
+    Returns True when ``q`` or an ``A_jj`` overflowed."""
+    cdef Py_ssize_t j, col
+    cdef double x, q = 0.0, g, d, step
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        x = x_values[j]
+        q += x * x * Dv[2 * col + 1]
+    if fit_intercept:
+        q += Dv[2 * n_features + 1]
+    if not isfinite(q):
+        return True
+    g = c * (s - raw) / (1.0 + c * q)
+    for j in range(nnz):
+        col = x_indices[j] if sparse else j
+        x = x_values[j]
+        step = g * x * Dv[2 * col + 1]
+        if average:
+            w_sum[col] += visits * step
+        w[col] += step
+        d = Dv[2 * col] + c * x * x
+        if not isfinite(d):
+            return True
+        Dv[2 * col] = d
+        Dv[2 * col + 1] = 1.0 / d
+    if fit_intercept:
+        step = g * Dv[2 * n_features + 1]
+        if average:
+            b_sum[0] += visits * step
+        b[0] += step
+        d = Dv[2 * n_features] + c
+        Dv[2 * n_features] = d
+        Dv[2 * n_features + 1] = 1.0 / d
+    return False
+
+
+cdef int _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
     const int* order, Py_ssize_t n_visits,
@@ -257,21 +341,25 @@ cdef bint _epoch(
     bint diagonal, double* inverse, double* precision, double* work,
     double* pending, int* n_pending,
     bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, Py_ssize_t n_rows, bint hold,
+    long long* updates, Py_ssize_t n_rows, bint hold, int rule,
 ) noexcept nogil:
-    """The pass; returns True, at once, on a score that is not a number
-    (``w . x`` overflowed: inf - inf), which cannot be compared with 0, or
-    on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or ``v_j``); the
-    held-back downdates are applied either way, unless ``hold`` leaves them
-    in ``pending`` for :func:`apply_downdates`."""
+    """The pass; returns ``SO_OVERFLOW``, at once, on a score that is not a
+    number (``w . x`` overflowed: inf - inf), which cannot be compared with
+    0, or on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or
+    ``v_j``), and ``SO_NOT_POSITIVE`` when the inverse lost its positive
+    definiteness (see :func:`_full_update`); the held-back downdates are
+    applied either way, unless ``hold`` leaves them in ``pending`` for
+    :func:`apply_downdates`."""
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
     cdef Py_ssize_t packed = skp_so_packed_size(pp)
-    cdef bint overflow = False
+    cdef int overflow = SO_OK
     cdef Py_ssize_t t, i, q, k, nnz, later
     cdef const floating* x_values
     cdef const int* x_indices = NULL
     cdef double raw, s, c
+    # The margin below which a sample updates: 0 (<=) or AROW's 1 (<).
+    cdef bint arow = rule == SO_AROW
     # Rows visited out of order (shuffle) are prefetched in two stages, which
     # keep more random reads in flight than one: the row ``ahead`` visits
     # later into the first-level cache, and for the row ``4 * ahead`` later
@@ -320,9 +408,20 @@ cdef bint _epoch(
                 overflow = True
                 break
             # A sample of weight zero never updates, so it is no mistake either.
-            if s * raw <= 0.0 and c != 0.0:
+            if (s * raw < 1.0 if arow else s * raw <= 0.0) and c != 0.0:
                 updates[k] += 1
-                if diagonal:
+                if diagonal and arow:
+                    overflow = _arow_diagonal_update(
+                        coef + k * n_features, intercept + k,
+                        precision + 2 * k * p,
+                        n_features, fit_intercept, c, s, raw,
+                        x_values, x_indices, nnz, sparse,
+                        average, coef_sum + k * n_features, intercept_sum + k,
+                        visits[k],
+                    )
+                    if overflow:
+                        break
+                elif diagonal:
                     overflow = _diagonal_update(
                         coef + k * n_features, intercept + k,
                         precision + 2 * k * p,
@@ -333,15 +432,16 @@ cdef bint _epoch(
                     )
                     if overflow:
                         break
-                elif _full_update(
+                else:
+                    overflow = _full_update(
                         coef + k * n_features, intercept + k, inverse + k * packed,
                         pending + k * pp, n_pending + k,
                         work, n_features, fit_intercept, c, s, raw,
                         x_values, x_indices, nnz, sparse,
                         average, coef_sum + k * n_features, intercept_sum + k,
-                        visits[k]):
-                    overflow = True
-                    break
+                        visits[k])
+                    if overflow:
+                        break
             visits[k] += 1.0
         if overflow:
             break
@@ -380,6 +480,7 @@ def epoch(
     double[::1] visits,
     long long[::1] updates,
     bint hold=False,
+    int rule=SO_MISTAKE,
 ):
     """Run one pass of the second-order rule over the rows ``order`` of X.
 
@@ -439,20 +540,25 @@ def epoch(
         and ``n_pending`` instead of applying them: a pass that visits every
         row at most once then leaves ``inverse`` as it was, so that a caller
         can check the outcome before :func:`apply_downdates` commits it.
+    rule : int, default=0
+        0: update on a mistake (the second-order perceptron); 1: on a
+        positive hinge loss, AROW (with its diagonal form when
+        ``diagonal``).
 
     Returns
     -------
-    overflow : bool
-        True when the pass stopped early on a score ``w . x`` or an update
-        that overflowed the floating-point range (the state is then left
-        mid-pass).
+    status : int
+        0; or, when the pass stopped early (the state is then left
+        mid-pass), 1 on a score ``w . x`` or an update that overflowed the
+        floating-point range, 2 when the inverse of ``A`` lost its positive
+        definiteness (an ill-conditioned ``A``).
     """
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
     cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef bint overflow
+    cdef int overflow
     if order.shape[0] == 0:
-        return False
+        return SO_OK
     with nogil:
         overflow = _epoch(
             values, indices, &X_indptr[0], sparse, coef.shape[1],
@@ -462,7 +568,7 @@ def epoch(
             diagonal, &inverse[0], &precision[0], &work[0],
             &pending[0], &n_pending[0],
             average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            coef.shape[0], hold,
+            coef.shape[0], hold, rule,
         )
     return overflow
 

@@ -78,6 +78,8 @@ class BaseLinearPerceptron(BasePerceptron):
     """
 
     _state_types = {"_state": LinearState}
+    # The class of the state of a fit (a subclass's rule may keep more).
+    _state_class = LinearState
 
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
@@ -423,7 +425,7 @@ class BaseLinearPerceptron(BasePerceptron):
             intercept[:] = intercept_init
         if not (np.isfinite(coef).all() and np.isfinite(intercept).all()):
             raise ValueError("coef_init and intercept_init must be finite.")
-        return LinearState(coef, intercept, self.average)
+        return self._state_class(coef, intercept, self.average)
 
     def _fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         X, classes, y_class, sample_weight = self._validate_fit_data(
@@ -501,25 +503,27 @@ class BaseLinearPerceptron(BasePerceptron):
         # updates (its decay is folded in at the end): it is always checked.
         # (Read from the parameter: the rule of a margin search reads X.)
         penalized = getattr(self, "penalty", None) is not None
+        rule = self._stream_rule(X, n_rows)
+        # So is a rule whose updates have no bound (rule.reach is None).
+        checked = penalized or rule.reach is None
         if (hasattr(self, "_state") and self._stream_plain
-                and not self._crammer_singer() and not penalized):
+                and not self._crammer_singer() and not checked):
             # One compiled call for a few dense rows (see stream_pass).
             state = self._state
             updates = stream_pass(
                 cache, self, state, X, y_class, step, table,
-                fit_intercept=self.fit_intercept,
-                rule=self._stream_rule(X, n_rows),
+                fit_intercept=self.fit_intercept, rule=rule,
             )
             if updates is not None:
                 self._after_stream(X, state, y_class, table)
         if updates is None:
-            if hasattr(self, "_state") and penalized:
+            if hasattr(self, "_state") and checked:
                 state, bound = self._state.copy(), None
             elif hasattr(self, "_state"):
                 # In place when provably safe, so a call copies nothing.
                 state, bound = writable_state(
                     cache, self, self._state,
-                    *pass_bound(X, step, self.fit_intercept),
+                    *pass_bound(X, step, self.fit_intercept, rule),
                 )
             else:
                 state, bound = self._initial_state(X, n_rows, None, None), None

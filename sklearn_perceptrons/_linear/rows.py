@@ -12,9 +12,9 @@ estimators (and the reductions' fast path and the distributed trainer) share:
 * **The compiled linear epoch** (:func:`run_epoch`, :func:`row_scores`), and
   the trainer that plugs it into :mod:`sklearn_perceptrons._core.training`
   (:class:`LinearTrainer`).  The update rule is a :class:`Rule`: its code
-  (``RULE_THRESHOLD``, ``RULE_MARGIN``, mirrored by the enum of
-  ``_linear_epoch.pxi``), its per-row parameters and its optional
-  :class:`Penalty`.
+  (``RULE_THRESHOLD``, ``RULE_MARGIN``, the Crammer-Singer, passive-aggressive,
+  ALMA and ROMMA codes, mirrored by the enum of ``_linear_epoch.pxi``), its
+  per-row parameters and its optional :class:`Penalty`.
 * **Streaming**: the in-place passes of ``partial_fit`` on a fitted model.
 """
 
@@ -37,6 +37,31 @@ RULE_THRESHOLD = 0
 RULE_MARGIN = 1
 RULE_CS_MAX = 2
 RULE_CS_UNIFORM = 3
+RULE_CS_PA1 = 4
+RULE_CS_PA2 = 5
+RULE_PA1 = 6
+RULE_PA2 = 7
+RULE_ALMA = 8
+RULE_ROMMA = 9
+RULE_AROMMA = 10
+
+
+def coupled_rule(code):
+    """Whether a rule moves several rows of a sample together
+    (Crammer-Singer): its rows train in one thread and stop together."""
+    return RULE_CS_MAX <= code <= RULE_CS_PA2
+
+
+def scaled_rule(code):
+    """Whether a rule rescales the weights (the scaled walk of the compiled
+    epoch, which the penalties also take)."""
+    return code >= RULE_ALMA
+
+
+def loss_rule(code):
+    """Whether a rule sums the hinge losses of its visits (the
+    passive-aggressive rules, whose stopping rule reads them)."""
+    return code in (RULE_PA1, RULE_PA2, RULE_CS_PA1, RULE_CS_PA2)
 
 # Typed specialisations, picked once: indexing a fused function at every call
 # would redo the dtype dispatch.
@@ -53,8 +78,7 @@ def _specialisations(dense, csr):
 
 _EPOCH = _specialisations(linear_fast.epoch_dense, linear_fast.epoch_csr)
 _SCORES = _specialisations(linear_fast.scores_dense, linear_fast.scores_csr)
-_PENALIZED = _specialisations(linear_fast.penalized_dense,
-                              linear_fast.penalized_csr)
+_SCALED = _specialisations(linear_fast.scaled_dense, linear_fast.scaled_csr)
 _MARGIN_NORMS = {
     np.dtype(np.float64): linear_fast.margin_norms["double"],
     np.dtype(np.float32): linear_fast.margin_norms["float"],
@@ -77,6 +101,8 @@ class LinearState:
     """
 
     _FIELDS = ("coef", "intercept", "coef_sum", "intercept_sum", "visits")
+    _SUMS = ("coef_sum", "intercept_sum")
+    # The fields that change sign with the labels (the others are counts).
     _SIGNED = ("coef", "intercept", "coef_sum", "intercept_sum")
 
     def __init__(self, coef, intercept, average):
@@ -95,22 +121,27 @@ class LinearState:
                    np.zeros(n_rows, dtype=dtype), average)
 
     def copy(self):
-        new = LinearState.__new__(LinearState)
+        new = type(self).__new__(type(self))
         for name in self._FIELDS:
             setattr(new, name, getattr(self, name).copy())
         new.average = self.average
         return new
 
+    def _row_fields(self):
+        """The fields that hold one entry per row (the sums only with
+        averaging)."""
+        if self.average:
+            return self._FIELDS
+        return tuple(name for name in self._FIELDS if name not in self._SUMS)
+
     def copy_rows(self, source, rows):
         """Set ``rows`` (an index or mask) to their values in ``source``."""
-        names = self._FIELDS if self.average else self._FIELDS[:2] + ("visits",)
-        for name in names:
+        for name in self._row_fields():
             getattr(self, name)[rows] = getattr(source, name)[rows]
 
     def reset_rows(self, rows):
         """Start ``rows`` anew from ``w = 0`` with no averaging history."""
-        names = self._FIELDS if self.average else self._FIELDS[:2] + ("visits",)
-        for name in names:
+        for name in self._row_fields():
             getattr(self, name)[rows] = 0
 
     def grown(self, source, sign):
@@ -133,10 +164,10 @@ class LinearState:
 
     def row(self, k):
         """Row ``k`` alone, as the state of a binary estimator (a copy)."""
-        new = LinearState.__new__(LinearState)
+        new = type(self).__new__(type(self))
         for name in self._FIELDS:
             value = getattr(self, name)
-            if name in ("coef_sum", "intercept_sum") and not self.average:
+            if name in self._SUMS and not self.average:
                 setattr(new, name, value.copy())
             else:
                 setattr(new, name, value[k : k + 1].copy())
@@ -150,9 +181,9 @@ class LinearState:
         for k, state in enumerate(states):
             if state is None:
                 continue
-            stacked.coef[k] = state.coef[0]
-            stacked.intercept[k] = state.intercept[0]
-            stacked.visits[k] = state.visits[0]
+            for name in cls._FIELDS:
+                if name not in cls._SUMS:
+                    getattr(stacked, name)[k] = getattr(state, name)[0]
             if average and state.average:
                 stacked.coef_sum[k] = state.coef_sum[0]
                 stacked.intercept_sum[k] = state.intercept_sum[0]
@@ -172,6 +203,18 @@ class LinearState:
         coef = self.coef - self.coef_sum / visits[:, None]
         intercept = self.intercept - self.intercept_sum / visits
         return coef.astype(self.coef.dtype), intercept.astype(self.coef.dtype)
+
+
+class CountedState(LinearState):
+    """A :class:`LinearState` that also counts the updates of every row over
+    its whole life (``counts``, float64): ALMA's schedule of margins and
+    steps reads it, and every pass adds its updates to it."""
+
+    _FIELDS = LinearState._FIELDS + ("counts",)
+
+    def __init__(self, coef, intercept, average):
+        super().__init__(coef, intercept, average)
+        self.counts = np.zeros(coef.shape[0])
 
 
 def weight_norms(coef, intercept, fit_intercept):
@@ -246,14 +289,17 @@ def weight_bound(state):
                          np.abs(state.intercept).max(initial=0.0)))
 
 
-def pass_bound(X, step, fit_intercept):
+def pass_bound(X, step, fit_intercept, rule=None):
     """How far one pass over X can move any weight or intercept when each
     sample updates each row at most once (the linear rules):
-    ``max(max |X|, 1 if fit_intercept) * sum(step)`` (inf for a non-finite
-    X, whose pass the caller then checks); and ``max |X|``."""
+    ``rule.reach * max(max |X|, 1 if fit_intercept) * sum(step)`` (without
+    the ``max |X|`` for a rule on normalized rows; inf for a non-finite X,
+    whose pass the caller then checks); and ``max |X|``."""
     values = X.data if sp.issparse(X) else X
     largest = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
     reach = 1.0 if fit_intercept and largest < 1.0 else largest
+    if rule is not None:
+        reach = rule.reach * (1.0 if rule.normalized else reach)
     return reach * float(np.add.reduce(step)), largest
 
 
@@ -319,6 +365,9 @@ def dense_stream(cache, owner, state, table, *, fit_intercept, rule):
     bound = _owned_bound(cache, owner, state)
     if bound is None:
         return None
+    if rule.reach is None or rule.power != 2.0 or (
+            scaled_rule(rule.code) and rule.code != RULE_ALMA):
+        return None
     entry = cache.get("dense")
     if entry is None or entry[0] is not state or entry[1] is not rule \
             or entry[2] is not table:
@@ -326,7 +375,8 @@ def dense_stream(cache, owner, state, table, *, fit_intercept, rule):
             state.coef, state.intercept, *table, fit_intercept, rule.code,
             rule.threshold, rule.kappa, state.average, state.coef_sum,
             state.intercept_sum, state.visits, bound,
-            _SAFE_BOUND[state.coef.dtype],
+            _SAFE_BOUND[state.coef.dtype], rule.sparse_intercept_rate,
+            rule.reach, rule.normalized, getattr(state, "counts", None),
         )
         entry = cache["dense"] = (state, rule, table, stream)
     return entry[3]
@@ -414,13 +464,31 @@ class Rule(NamedTuple):
     ``k`` when ``m <= threshold[k]`` (``RULE_THRESHOLD``) or when ``w~ = 0``
     or ``m < kappa[k] * ||w~||`` (``RULE_MARGIN``); ``RULE_CS_MAX`` and
     ``RULE_CS_UNIFORM`` are the Crammer-Singer rules (one row per class, a
-    mistake when another row scores within ``threshold`` of the own row).
-    ``penalty``: a :class:`Penalty`, or None for none."""
+    mistake when another row scores within ``threshold`` of the own row);
+    ``RULE_PA1``, ``RULE_PA2`` (and ``RULE_CS_PA1``, ``RULE_CS_PA2``, their
+    multiclass form) the passive-aggressive rules with ``C = kappa``;
+    ``RULE_ALMA`` reads ``threshold = (1 - alpha) B`` and ``kappa = C``;
+    ``RULE_ROMMA`` and ``RULE_AROMMA`` no parameter (see
+    ``_linear_epoch.pxi``).
+
+    ``penalty``: a :class:`Penalty`, or None for none.
+    ``sparse_intercept_rate``: the fraction of an update an intercept takes
+    on CSR rows (scikit-learn's passive-aggressive rule damps it to 0.01
+    there; 1 on dense rows, always).  ``reach``: the largest factor by which
+    an update moves a weight per unit of ``step * |x_j|`` (1 for the
+    perceptron's rules, ``C`` for PA-I), or None when no such bound exists
+    (PA-II, ROMMA): the passes of ``partial_fit`` are then checked on a
+    copy.  ``normalized``: whether the rule sees normalized rows (ALMA),
+    so that ``|x_j| <= 1`` in that bound.  ``power``: ALMA's ``p``."""
 
     code: int
     threshold: np.ndarray
     kappa: np.ndarray
     penalty: object = None
+    sparse_intercept_rate: float = 1.0
+    reach: object = 1.0
+    normalized: bool = False
+    power: float = 2.0
 
 
 class PenaltySums:
@@ -441,7 +509,7 @@ def _data(X):
 
 class _Rows(NamedTuple):
     """The arrays of some weight rows that one compiled pass reads and
-    writes (the last two only read)."""
+    writes (the last three only read)."""
 
     coef: np.ndarray
     intercept: np.ndarray
@@ -452,21 +520,29 @@ class _Rows(NamedTuple):
     norm: np.ndarray
     l1_total: np.ndarray
     l1_applied: np.ndarray
+    losses: np.ndarray
+    dual: np.ndarray
+    dual_row: np.ndarray
     threshold: np.ndarray
     kappa: np.ndarray
+    counts: np.ndarray
 
     def take(self, rows, average, l1):
         """A compact copy of ``rows`` (the sums only when in use), every
         array on cache lines of its own (see :func:`_own_lines`)."""
-        used = dict(coef_sum=average, intercept_sum=average, l1_applied=l1)
+        # ALMA_p's dual scratch, when it has a row per weight row.
+        dual = self.dual.shape[0] == self.coef.shape[0]
+        used = dict(coef_sum=average, intercept_sum=average, l1_applied=l1,
+                    dual=dual, dual_row=dual)
         return _Rows(*(_own_lines(array[rows] if used.get(name, True) else array)
                        for name, array in zip(self._fields, self)))
 
     def put(self, rows, part, average, l1):
         """Write the compact copy ``part`` back to ``rows``."""
-        for name in self._fields[:-2]:
+        for name in self._fields[:-3]:
             if (name in ("coef_sum", "intercept_sum") and not average
-                    or name == "l1_applied" and not l1):
+                    or name == "l1_applied" and not l1
+                    or name in ("dual", "dual_row")):
                 continue
             getattr(self, name)[rows] = getattr(part, name)
 
@@ -545,7 +621,8 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
 
 
 def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
-              rule, penalty_sums=None, n_threads=1, thread_cache=None, norm=None):
+              rule, penalty_sums=None, n_threads=1, thread_cache=None,
+              losses=None, norm=None):
     """One compiled pass over the rows ``order`` of X; returns updates per row.
 
     ``step[i]`` is the size of an update on sample ``i`` (learning rate times
@@ -556,6 +633,9 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     results identical to one thread (not for the Crammer-Singer rules,
     whose rows are coupled); ``thread_cache``, a dict kept by the caller
     from pass to pass over the same ``table``, saves re-making the groups.
+    ``losses`` (float64, one per row, or None) receives the sums of the
+    hinge losses of the visits of a passive-aggressive rule.  A
+    :class:`CountedState` gets the pass's updates added to its ``counts``.
     With the margin rule, ``norm`` may give ``||[w_k; b_k]||`` of every row
     as :func:`weight_norms` computes it for the weights at the start of the
     pass (a caller that has them saves the O(n_features) pass that computes
@@ -566,14 +646,19 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
     """
     n_rows = state.coef.shape[0]
     sparse = sp.issparse(X)
-    if rule.code >= RULE_CS_MAX:
+    if coupled_rule(rule.code):
         n_threads = 1
     if norm is None or rule.code != RULE_MARGIN:
         norm = np.zeros(n_rows)
-        if rule.code == RULE_MARGIN:
+        if rule.code == RULE_MARGIN or scaled_rule(rule.code):
             _MARGIN_NORMS[state.coef.dtype](
                 state.coef, state.intercept, fit_intercept, norm
             )
+    counts = getattr(state, "counts", None)
+    if counts is None:
+        counts = np.zeros(n_rows)
+    if losses is None:
+        losses = np.zeros(n_rows)
     penalty = rule.penalty
     if penalty is not None:
         if rule.code != RULE_THRESHOLD:
@@ -583,32 +668,43 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         l1_total, l1_applied = penalty_sums.total, penalty_sums.applied
     else:
         l1_total, l1_applied = np.zeros(n_rows), np.zeros((1, 1))
+    if rule.code == RULE_ALMA and rule.power != 2.0:
+        # Scratch of ALMA_p: the dual vector of every row, and its scale,
+        # norm and intercept coordinate.
+        dual, dual_row = np.zeros((n_rows, X.shape[1])), np.zeros((n_rows, 3))
+    else:
+        dual, dual_row = np.zeros((1, 1)), np.zeros((1, 3))
     arrays = _Rows(state.coef, state.intercept, state.coef_sum,
                    state.intercept_sum, state.visits,
                    np.zeros(n_rows, dtype=np.int64), norm, l1_total, l1_applied,
+                   losses, dual, dual_row,
                    np.asarray(rule.threshold, dtype=np.float64),
-                   np.asarray(rule.kappa, dtype=np.float64))
+                   np.asarray(rule.kappa, dtype=np.float64), counts)
 
     def call(rows, mask, row_table):
-        if penalty is not None:
-            return _PENALIZED[X.dtype, sparse](
+        if penalty is not None or scaled_rule(rule.code):
+            decay, l1_step = (1.0, 0.0) if penalty is None else penalty
+            return _SCALED[X.dtype, sparse](
                 *_data(X), order, y_class, step, *row_table, rows.coef,
-                rows.intercept, fit_intercept, mask, rows.threshold,
-                penalty.decay, penalty.l1_step, rows.l1_total,
-                rows.l1_applied, state.average, rows.coef_sum,
+                rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
+                rows.kappa, rows.norm, rows.counts, float(rule.power),
+                rows.dual, rows.dual_row, decay, l1_step,
+                rows.l1_total, rows.l1_applied, state.average, rows.coef_sum,
                 rows.intercept_sum, rows.visits, rows.updates,
                 # Scratch of the pass: the scale of every row, and the sum
                 # of its scales over the visits (written at every visit).
                 _own_lines(np.ones(mask.shape[0])), _own_lines(rows.visits),
             )
         # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
-        scores = np.empty(max(mask.shape[0], 2) if rule.code >= RULE_CS_MAX
+        scores = np.empty(max(mask.shape[0], 2) if coupled_rule(rule.code)
                           else 1)
         return _EPOCH[X.dtype, sparse](
             *_data(X), order, y_class, step, *row_table, rows.coef,
             rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
-            rows.kappa, rows.norm, state.average, rows.coef_sum,
-            rows.intercept_sum, rows.visits, rows.updates, scores,
+            rows.kappa, rows.norm,
+            rule.sparse_intercept_rate if sparse else 1.0, state.average,
+            rows.coef_sum, rows.intercept_sum, rows.visits, rows.updates,
+            rows.losses, scores,
         )
 
     overflow = _run_in_threads(
@@ -616,6 +712,8 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         l1=penalty is not None and penalty.l1_step != 0, cache=thread_cache,
     )
     updates = arrays.updates
+    if hasattr(state, "counts"):
+        state.counts += updates
     if overflow:
         raise overflow_error("A margin w . x", X, step)
     return updates
@@ -700,6 +798,8 @@ class LinearTrainer(StateTrainer):
         # The cumulative l1 penalty runs over all the epochs of the fit.
         self.penalty_sums = None
         self.thread_cache = {}
+        # The hinge losses of the last epoch (passive-aggressive rules).
+        self.losses = None
 
     reports_progress = True
 
@@ -707,17 +807,21 @@ class LinearTrainer(StateTrainer):
         if self.rule.penalty is not None and self.penalty_sums is None:
             self.penalty_sums = PenaltySums(self.n_rows, self.X.shape[1],
                                             self.rule.penalty)
-        if self.rule.penalty is not None:
-            # A penalized pass folds its weight decay in at its end: in
-            # chunks it would round otherwise.  It walks whole.
+        if self.rule.penalty is not None or scaled_rule(self.rule.code):
+            # A penalized pass folds its weight decay in at its end, and so
+            # do the rules that rescale the weights (ALMA, ROMMA): in chunks
+            # they would round otherwise.  They walk whole.
             progress = None
+        losses = None
+        if loss_rule(self.rule.code):
+            losses = self.losses = np.zeros(self.n_rows)
 
         def walk(part):
             return run_epoch(
                 self.X, self.state, part, self.y_class, self.step, self.table,
                 fit_intercept=self.fit_intercept, active=active, rule=self.rule,
                 penalty_sums=self.penalty_sums, n_threads=self.n_threads,
-                thread_cache=self.thread_cache,
+                thread_cache=self.thread_cache, losses=losses,
             )
 
         # With ``progress``, in chunks: a pass resumes anywhere with the same
@@ -725,6 +829,12 @@ class LinearTrainer(StateTrainer):
         updates = in_chunks(walk, order, progress)
         check_finite_weights(self.state, self.X, self.step)
         return updates
+
+    def stopping_statistic(self):
+        """What the ``tol`` rule compares from epoch to epoch: the sums of
+        the hinge losses of the last epoch for the passive-aggressive rules
+        (scikit-learn's stopping rule), None (the updates) otherwise."""
+        return self.losses
 
 
 class CoupledTrainer:
@@ -751,6 +861,11 @@ class CoupledTrainer:
             return self.trainer.run_epoch(order, inner).sum(keepdims=True)
         return self.trainer.run_epoch(order, inner, progress=progress).sum(
             keepdims=True)
+
+    def stopping_statistic(self):
+        statistic = getattr(self.trainer, "stopping_statistic", None)
+        value = statistic() if statistic is not None else None
+        return None if value is None else value.sum(keepdims=True)
 
     def weight_norm(self):
         return self.trainer.weight_norm()

@@ -43,6 +43,12 @@ _EPOCH = {
     np.dtype(np.float32): _second_order_fast.epoch["float"],
 }
 _NO_INDEX = np.zeros(1, dtype=np.int32)
+# The update rules of the compiled pass, and the status of a pass that lost
+# the positive definiteness of A^-1; mirrored by the enums of
+# _second_order_core.pxi.
+SO_MISTAKE = 0
+SO_AROW = 1
+_NOT_POSITIVE = 2
 _UNUSED = np.zeros(1)
 def _aligned_zeros(n):
     """``n`` float64 zeros starting at a multiple of 64 bytes."""
@@ -90,16 +96,22 @@ class SecondOrderState:
     zero-padded from ``p = n_features + fit_intercept`` to ``pp``, a multiple
     of 4, of which the 4 x 4 blocks on and below the diagonal are stored
     packed, shape ``(n_rows, packed_size(pp))`` (:meth:`inverse_matrix` gives
-    the full ``p x p`` matrices).  Diagonal
-    mode: ``precision`` holds the pairs ``(A_jj, v_j)``, shape ``(n_rows, p, 2)``.
+    the full ``p x p`` matrices).  Diagonal mode: ``precision`` holds the
+    pairs ``(A_jj, v_j)`` (AROW: ``(A_jj, 1 / A_jj)``), shape
+    ``(n_rows, p, 2)``.
     With averaging, ``coef_sum``/``intercept_sum`` and ``visits`` give the
     mean of the iterates over all visits as ``coef - coef_sum / visits``
     (Daume's trick).
     ``dtype`` is the name of the reported model's dtype (that of X).
     """
 
+    # The update rule (SO_MISTAKE or SO_AROW) and the regularization a:
+    # class defaults, so that states saved before they were kept load.
+    rule = 0
+    a = None
+
     def __init__(self, n_rows, n_features, *, a, diagonal, fit_intercept,
-                 average, dtype):
+                 average, dtype, rule=0):
         p = n_features + bool(fit_intercept)
         self.coef = np.zeros((n_rows, n_features))
         self.intercept = np.zeros(n_rows)
@@ -110,6 +122,9 @@ class SecondOrderState:
             # The pairs (A_jj, v_j): one cache line serves both.
             self.precision = np.zeros((n_rows, p, 2))
             self.precision[:, :, 0] = float(a)
+            if rule == SO_AROW:
+                # AROW's diagonal keeps 1 / A_jj where v_j would be.
+                self.precision[:, :, 1] = 1.0 / float(a)
         else:
             pp = _second_order_fast.padded_size(p)
             rows, cols = _packed_positions(pp)
@@ -122,6 +137,8 @@ class SecondOrderState:
         self.visits = np.zeros(n_rows)
         # A name, not a np.dtype: skops would list np.dtype as untrusted.
         self.dtype = np.dtype(dtype).name
+        self.rule = int(rule)
+        self.a = float(a)
 
     def copy(self):
         new = SecondOrderState.__new__(SecondOrderState)
@@ -153,7 +170,7 @@ class SecondOrderState:
         new = SecondOrderState(
             source.shape[0], self.coef.shape[1], a=a, diagonal=self.diagonal,
             fit_intercept=self.fit_intercept, average=self.average,
-            dtype=self.dtype)
+            dtype=self.dtype, rule=self.rule)
         old = source >= 0
         odd = ["coef", "intercept"] + (["coef_sum", "intercept_sum"]
                                        if self.average else [])
@@ -162,9 +179,11 @@ class SecondOrderState:
                                                 sign)[old]
         new.visits[old] = self.visits[source[old]]
         if self.diagonal:
-            # The pairs (A_jj, v_j): A as it is, v times the sign.
+            # The pairs (A_jj, v_j): A as it is, v times the sign (AROW's
+            # pairs (A_jj, 1 / A_jj) hold no sign).
             pairs = self.precision[source[old]].copy()
-            pairs[:, :, 1] *= sign[old][:, None]
+            if self.rule != SO_AROW:
+                pairs[:, :, 1] *= sign[old][:, None]
             new.precision[old] = pairs
         else:
             new.inverse[old] = self.inverse[source[old]]
@@ -220,13 +239,46 @@ class SecondOrderState:
             _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
             _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
             np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
-            self.intercept_sum, self.visits, updates,
+            self.intercept_sum, self.visits, updates, False, self.rule,
         )
         overflow = _EPOCH[X.dtype](*args)
+        if overflow == _NOT_POSITIVE:
+            raise self._not_positive_error(X, step)
         if overflow:
-            raise overflow_error("A score w . x or an update", X, step,
-                                 other_advice=", or raise a")
+            raise overflow_error(
+                "A score w . x or an update", X, step,
+                other_advice=", or raise r" if self.rule == SO_AROW
+                else ", or raise a")
         return updates
+
+    def _not_positive_error(self, X, step):
+        """The ValueError of a pass whose ``A^-1`` lost its positive
+        definiteness: the regularization, the largest squared norm of a
+        sample and the largest weight, and the remedies, led by whichever
+        of the weights or the features is extreme."""
+        name = "r" if self.rule == SO_AROW else "a"
+        values = X.data if sp.issparse(X) else X
+        with np.errstate(over="ignore", invalid="ignore"):
+            top_x = float(np.abs(values).max(initial=0.0)) if values.size else 0.0
+            top_c = float(np.max(step, initial=0.0)) if len(step) else 0.0
+        regularization = f"raise {name} (the scale of ||x||^2 is a sensible start)"
+        features = "scale the features (e.g. with StandardScaler)"
+        weights = "lower sample_weight or class_weight"
+        remedies = [regularization, features, weights]
+        if top_x > 0 and top_c > 0 and (abs(math.log(top_c))
+                                        > 2 * abs(math.log(top_x))):
+            remedies = [weights, regularization, features]
+        value = "" if self.a is None else f"={self.a:g}"
+        return ValueError(
+            "The inverse of A = a I + sum c x~ x~^T lost its positive "
+            "definiteness in floating point (x~^T A^-1 x~ came out clearly "
+            "negative): its Sherman-Morrison updates no longer hold, A being "
+            f"too ill-conditioned, {name}{value} tiny beside c ||x~||^2 (the "
+            f"samples reach {top_x:.3g} in magnitude, the weights c = "
+            f"sample_weight * class_weight {top_c:.3g}) or the features "
+            f"nearly collinear. {remedies[0][0].upper()}{remedies[0][1:]}, "
+            f"{remedies[1]}, {remedies[2]}, or use diagonal=True."
+        )
 
 
 class SecondOrderTrainer(StateTrainer):
@@ -302,7 +354,7 @@ class _SecondOrderStream:
         return (*self.table, state.coef, state.intercept, state.fit_intercept,
                 self.active, self.diagonal, inverse, precision, work, pending,
                 n_pending, state.average, state.coef_sum, state.intercept_sum,
-                state.visits, np.zeros(n_rows, dtype=np.int64), True)
+                state.visits, np.zeros(n_rows, dtype=np.int64), True, state.rule)
 
     def learn(self, d, X, y):
         try:
@@ -371,7 +423,7 @@ class _SecondOrderStream:
         if not self.diagonal:
             state.inverse = _aligned(state.inverse)
         self.epoch_args = self._epoch_args(state, state.coef.shape[0])
-        self.updates = self.epoch_args[-2]
+        self.updates = self.epoch_args[-3]
         # The undo record: buffers of the arrays the pass writes in place.
         written = [state.coef, state.intercept, state.visits]
         if state.average:
@@ -405,7 +457,11 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         The regularization ``a > 0`` of ``A = a I + S S^T``.  Large ``a`` makes
         the algorithm the first-order perceptron (``A^-1 ~ I / a``); small
         ``a`` trusts the second-order information of few mistakes more.  A
-        sensible scale is that of ``||x||²``.
+        sensible scale is that of ``||x||²``: an ``a`` many orders of
+        magnitude below it, on nearly collinear features, makes ``A`` so
+        ill-conditioned that the Sherman-Morrison updates of ``A^-1`` lose
+        its positive definiteness in floating point, and ``fit`` raises a
+        ValueError that says so (rather than return a wrong model).
 
     diagonal : bool, default=False
         If True, replace ``A`` by its diagonal: ``w_j = v_j / A_jj`` with
@@ -574,6 +630,13 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     # -- state ---------------------------------------------------------------
 
+    # The compiled pass's rule: update on mistakes.
+    _update_rule_code = SO_MISTAKE
+
+    def _regularization(self):
+        """The ``a`` of ``A = a I + ...``."""
+        return float(self.a)
+
     def _new_state(self, X, n_rows):
         n_features = X.shape[1]
         if not self.diagonal:
@@ -583,13 +646,14 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             memory = _physical_memory()
             if memory is not None and size > memory // 2:
                 raise ValueError(
-                    f"SecondOrderPerceptron(diagonal=False) needs {n_rows} "
+                    f"{type(self).__name__}(diagonal=False) needs {n_rows} "
                     f"matrices of {p} x {p} float64 ({size / 2**30:.1f} GiB), "
                     "more than half of this machine's memory. Use "
                     "diagonal=True for wide data."
                 )
         return SecondOrderState(
-            n_rows, n_features, a=float(self.a), diagonal=self.diagonal,
+            n_rows, n_features, a=self._regularization(),
+            rule=self._update_rule_code, diagonal=self.diagonal,
             fit_intercept=self.fit_intercept, average=self.average, dtype=X.dtype,
         )
 
@@ -617,7 +681,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     def _grow_rows(self, source, sign):
         # A new class's row starts as a row of a new model: A = a I, w = 0.
-        self._state = self._state.grown(source, sign, float(self.a))
+        self._state = self._state.grown(source, sign, self._regularization())
 
     def _trainer(self, X, y_class, step, table, state, train_idx):
         # The driver's hook: fit trains through SecondOrderTrainer.

@@ -125,21 +125,22 @@ fragment("grow_classes_param", """
         ValueError.  True: a new label joins ``classes_`` (kept sorted) at
         the start of the call that first names it, in ``y`` or in
         ``classes``; what the model learned of every old class is
-        re-indexed, unchanged, and the new class's row (its weight row, or its column
-        of dual coefficients) starts as a row of a new model does: zero,
-        having seen nothing of the past, and averaged (``average=True``)
-        over the visits since the class joined.  One-vs-all, it then learns
-        exactly what a binary model of its own would learn from the samples
-        since the class joined (the class positive, every other sample
-        negative; with a budget, the support vectors kept are shared by
-        all the rows).  Crammer-Singer, the rows compete: the model goes on
-        as a Crammer-Singer model of all the classes started from the old
-        rows and a zero row.  A binary model that meets a third class
-        becomes one-vs-all, and ``decision_function`` one column per class:
-        its one row stays that of ``classes_[1]`` and its negation becomes
-        that of ``classes_[0]``, which is what a one-vs-all row of two
-        classes learns.  ``class_weight`` may name classes that have not
-        joined yet.  See :ref:`growing_classes`.
+        re-indexed, unchanged, and the new class's row (a weight row, a
+        column of dual coefficients, a list of voted perceptrons) starts as
+        a row of a new model does: zero, having seen nothing of the past,
+        and averaged (``average=True``) over the visits since the class
+        joined.  One-vs-all, it then learns exactly what a binary model of
+        its own would learn from the samples since the class joined (the
+        class positive, every other sample negative; with a budget, the
+        support vectors kept are shared by all the rows).  Crammer-Singer,
+        the rows compete: the model goes on as a Crammer-Singer model of
+        all the classes started from the old rows and a zero row.  A binary
+        model that meets a third class becomes one-vs-all, and
+        ``decision_function`` one column per class: its one row stays that
+        of ``classes_[1]`` and its negation becomes that of
+        ``classes_[0]``, which is what a one-vs-all row of two classes
+        learns.  ``class_weight`` may name classes that have not joined
+        yet.  See :ref:`growing_classes`.
 """)
 
 

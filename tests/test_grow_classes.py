@@ -64,6 +64,8 @@ KERNEL = [
 ]
 EVERY = LINEAR + SECOND_ORDER + KERNEL + [
     Perceptron(multi_class="crammer_singer"),
+    Perceptron(multi_class="crammer_singer", update="uniform", average=True),
+    PassiveAggressiveClassifier(multi_class="crammer_singer"),
     KernelPerceptron(kernel="linear", multi_class="crammer_singer"),
     OneVsAllPerceptron(),
     OneVsAllPerceptron(KernelPerceptron(kernel="linear", average=False)),
@@ -252,18 +254,22 @@ def test_kernel_budget_grows_and_keeps_its_budget(strategy):
 # ---------------------------------------------------------------------------
 
 
-def _crammer_singer_stream(X, y, calls, first, eta=1.0):
-    """Collins' multiclass perceptron (update "max", threshold 0) over the
-    calls, a zero row inserted (in sorted order) when a class joins."""
+def _crammer_singer_stream(X, y, calls, first, update="max", average=False):
+    """The multiclass perceptron (threshold 0; update "max": the highest
+    violating row, Collins'; "uniform": every violating row by an equal
+    share) over the calls, a zero row inserted (in sorted order) when a
+    class joins.  With ``average``, each row's mean over the iterates after
+    each of its visits since it joined."""
     classes = list(first)
     W = np.zeros((len(classes), X.shape[1]))
     b = np.zeros(len(classes))
+    W_sum, b_sum, visits = np.zeros_like(W), np.zeros_like(b), np.zeros_like(b)
     for part in calls:
         for label in sorted(set(y[part].tolist()) - set(classes)):
             k = int(np.searchsorted(classes, label))
             classes.insert(k, label)
-            W = np.insert(W, k, 0.0, axis=0)
-            b = np.insert(b, k, 0.0)
+            W, W_sum = (np.insert(A, k, 0.0, axis=0) for A in (W, W_sum))
+            b, b_sum, visits = (np.insert(a, k, 0.0) for a in (b, b_sum, visits))
         for x, label in zip(X[part], y[part]):
             c = classes.index(label)
             scores = W @ x + b
@@ -271,31 +277,46 @@ def _crammer_singer_stream(X, y, calls, first, eta=1.0):
             gaps[c] = np.inf
             if (gaps <= 0).any():
                 violating = np.flatnonzero(gaps <= 0)
-                r = violating[np.argmax(scores[violating])]
-                W[c] += eta * x
-                b[c] += eta
-                W[r] -= eta * x
-                b[r] -= eta
+                if update == "max":
+                    losers = [violating[np.argmax(scores[violating])]]
+                else:
+                    losers = violating
+                W[c] += x
+                b[c] += 1.0
+                for r in losers:
+                    W[r] -= x / len(losers)
+                    b[r] -= 1.0 / len(losers)
+            W_sum += W
+            b_sum += b
+            visits += 1
+    if average:
+        return np.array(classes), W_sum / visits[:, None], b_sum / visits
     return np.array(classes), W, b
 
 
 @pytest.mark.parametrize("kernel", [False, True])
-@settings(max_examples=25, deadline=None)
+@pytest.mark.parametrize("update, average", [("max", False), ("uniform", False),
+                                             ("max", True)])
+@settings(max_examples=20, deadline=None)
 @given(stream=streams())
-def test_crammer_singer_against_numpy(kernel, stream):
+def test_crammer_singer_against_numpy(kernel, update, average, stream):
     X, y, first, labels, calls = stream
-    estimator = (KernelPerceptron(kernel="linear", multi_class="crammer_singer",
-                                  average=False)
-                 if kernel else Perceptron(multi_class="crammer_singer"))
+    params = dict(multi_class="crammer_singer", update=update, average=average)
+    estimator = (KernelPerceptron(kernel="linear", **params) if kernel
+                 else Perceptron(**params))
     grown = _feed(_grow(estimator), X, y, calls, first)
-    classes, W, b = _crammer_singer_stream(X, y, calls, first)
+    classes, W, b = _crammer_singer_stream(X, y, calls, first, update, average)
     np.testing.assert_array_equal(grown.classes_, classes)
+    # Integer data and unit steps: Collins' rule is exact in floats.
+    check = (np.testing.assert_array_equal if (update, average) == ("max", False)
+             else lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-9,
+                                                          atol=1e-9))
     if kernel:
         P = np.random.RandomState(0).randint(-3, 4, size=(7, 3)).astype(float)
-        np.testing.assert_array_equal(grown.decision_function(P), P @ W.T + b)
+        check(grown.decision_function(P), P @ W.T + b)
     else:
-        np.testing.assert_array_equal(grown.coef_, W)
-        np.testing.assert_array_equal(grown.intercept_, b)
+        check(grown.coef_, W)
+        check(grown.intercept_, b)
 
 
 # ---------------------------------------------------------------------------

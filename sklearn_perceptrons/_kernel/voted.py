@@ -313,6 +313,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         The mistakes of one-vs-all row r are ``mistake_ptr_[r]`` to
         ``mistake_ptr_[r + 1]``; one row (the ``classes_[1]`` vs.
         ``classes_[0]`` problem) for binary problems, else one per class.
+        (When ``grow_classes`` makes a binary model one-vs-all, the row of
+        ``classes_[0]`` holds the binary row's mistakes, negated, which
+        ``n_mistakes_`` does not count again.)
 
     gamma_ : float
         The kernel coefficient used.

@@ -595,6 +595,14 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         )
         X = prepare_rows(X)
         first_call = "mistake_ptr_" not in self.__dict__
+        if not first_call and not hasattr(self, "_n_seen"):
+            raise ValueError(
+                "This VotedPerceptron was fitted by a release without "
+                "VotedPerceptron.partial_fit (0.1.0): it does not record how "
+                "many rows it has seen, which support_ counts from. Fit it "
+                "again (fit, or partial_fit from a new estimator) to continue "
+                "training."
+            )
         n, n_classes = X.shape[0], classes.shape[0]
         n_rows = 1 if n_classes == 2 else n_classes
         table = one_vs_all_table(n_classes)

@@ -740,7 +740,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
             Target labels of the batch; classes may be absent from it.
 
         classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
+            Every label of the stream; required on the first call (at least
+            two).  With ``grow_classes=True`` a later call may name more
+            classes, and labels outside ``classes_`` join it.
 
         sample_weight : array-like of shape (n_samples,), default=None
             Weights passed, restricted to the samples of its sub-problem, to

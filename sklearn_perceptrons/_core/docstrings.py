@@ -99,7 +99,51 @@ fragment("reduction_parameters", """
         means 1 unless in a :obj:`joblib.parallel_backend` context; ``-1``
         means all processors; ``0`` is refused.  No more workers start than
         there are binary problems.
+
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` accepts labels outside the ``classes`` of
+        its first call (False: a ValueError, scikit-learn's rule).  True: a
+        new label joins ``classes_`` (kept sorted) at the start of the call
+        that first names it, in ``y`` or in ``classes``; the binary
+        estimators of the old classes (of the old pairs) are kept as they
+        are, and a new class gets new unfitted copies of ``estimator`` for
+        its binary problems (one-vs-all: its own; one-vs-one: its pairs
+        with every other class), which learn from the samples since it
+        joined.  A binary one-vs-all model (one estimator, ``classes_[1]``
+        positive) that meets a third class gets for ``classes_[0]`` the
+        copy of its estimator with the labels swapped (the negated weights,
+        what training on the swapped labels learns); only this package's
+        estimators can be swapped, so another binary ``estimator`` needs
+        every class known at the start (at least 3).  See
+        :ref:`growing_classes`.
 """)
+
+fragment("grow_classes_param", """
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` accepts labels outside the ``classes`` of
+        its first call.  False keeps scikit-learn's rule: such a label is a
+        ValueError.  True: a new label joins ``classes_`` (kept sorted) at
+        the start of the call that first names it, in ``y`` or in
+        ``classes``; what the model learned of every old class is
+        re-indexed, unchanged, and the new class's row (a weight row, a
+        column of dual coefficients, a list of voted perceptrons) starts as
+        a row of a new model does: zero, having seen nothing of the past,
+        and averaged (``average=True``) over the visits since the class
+        joined.  One-vs-all, it then learns exactly what a binary model of
+        its own would learn from the samples since the class joined (the
+        class positive, every other sample negative; with a budget, the
+        support vectors kept are shared by all the rows).  Crammer-Singer,
+        the rows compete: the model goes on as a Crammer-Singer model of
+        all the classes started from the old rows and a zero row.  A binary
+        model that meets a third class becomes one-vs-all, and
+        ``decision_function`` one column per class: its one row stays that
+        of ``classes_[1]`` and its negation becomes that of
+        ``classes_[0]``, which is what a one-vs-all row of two classes
+        learns.  ``class_weight`` may name classes that have not joined
+        yet.  See :ref:`growing_classes`.
+""")
+
+
 
 fragment("reduction_classes", """
     classes_ : ndarray of shape (n_classes,)
@@ -249,7 +293,9 @@ fragment("partial_fit_params", """
         Target labels of the batch.
 
     classes : array-like of shape (n_classes,), default=None
-        Every label of the stream; required on the first call.
+        Every label of the stream; required on the first call (at least
+        two).  With ``grow_classes=True`` a later call may name more
+        classes, and labels outside ``classes_`` join it.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights of the samples, as in ``fit``.

@@ -18,12 +18,14 @@ from . import _voted_fast
 from .._core.base import (
     BasePerceptron,
     fit_method,
+    fork,
     keep_state_on_error,
     partial_fit_context,
     predict_from_decision,
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.growth import register_flip, reindex_rows
 from .._core.callbacks import fit_tasks, model_attributes
 from .._core.progress import chunks
 from .kernels import (
@@ -280,6 +282,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         intercepts left out) with the linear kernel, else ``||f||`` (in the
         kernel space, the intercept a constant feature).
 
+    {{grow_classes_param}}
+
     Attributes
     ----------
     support_ : ndarray of shape (n_SV,)
@@ -308,6 +312,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         The mistakes of one-vs-all row r are ``mistake_ptr_[r]`` to
         ``mistake_ptr_[r + 1]``; one row (the ``classes_[1]`` vs.
         ``classes_[0]`` problem) for binary problems, else one per class.
+        (When ``grow_classes`` makes a binary model one-vs-all, the row of
+        ``classes_[0]`` holds the binary row's mistakes, negated, which
+        ``n_mistakes_`` does not count again.)
 
     gamma_ : float
         The kernel coefficient used.
@@ -409,6 +416,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
             if name not in ("tol", "n_iter_no_change", "average", "warm_start")
         },
         **KernelMixin.kernel_parameter_constraints,
+        "grow_classes": ["boolean"],
     }
 
     def __init__(
@@ -426,6 +434,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         cache_size=200,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -641,6 +650,32 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         record_partial_pass(self, int(updates.sum()))
         return self
 
+    def _grow_classes(self, growth):
+        """Re-index the logged perceptrons of every one-vs-all row for the
+        classes of ``growth`` (a :class:`~sklearn_perceptrons._core.growth.
+        Growth`): a new class's row has no mistake yet (its current
+        perceptron is 0, which survives nothing); a binary model's row
+        becomes ``classes_[1]``'s and its negation ``classes_[0]``'s."""
+        source, sign = growth.one_vs_all_rows()
+        ptr = self.mistake_ptr_
+        pieces = [np.arange(ptr[s], ptr[s + 1]) if s >= 0
+                  else np.zeros(0, dtype=np.int64) for s in source.tolist()]
+        order = np.concatenate(pieces).astype(np.intp)
+        signs = np.concatenate([np.full(len(p), g) for p, g in zip(pieces, sign)])
+        self.mistake_support_ = self.mistake_support_[order]
+        self.mistake_coef_ = self.mistake_coef_[order] * signs
+        self.survival_counts_ = self.survival_counts_[order]
+        self.mistake_ptr_ = np.concatenate(
+            [[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
+        # (A model saved before partial_fit existed has no current
+        # perceptrons; partial_fit says so after the validation.)
+        current = self.__dict__.get("_current")
+        if current is not None:
+            coef, intercept = current
+            self._current = (reindex_rows(coef, source, sign),
+                             reindex_rows(intercept, source, sign))
+        self.classes_ = growth.classes
+
     def _empty_model(self, X, n_rows):
         """The model before the first ``partial_fit`` call: no mistake."""
         self.support_ = np.zeros(0, dtype=np.intp)
@@ -792,3 +827,19 @@ or (n_samples, n_train)
             (ties go to the lowest class index).
         """
         return predict_from_decision(self.decision_function(X), self.classes_)
+
+
+def _flipped(estimator):
+    """The copy of a fitted binary voted perceptron trained with the labels
+    swapped: the same mistakes and survival counts, every perceptron
+    negated (see :func:`~sklearn_perceptrons._core.growth.register_flip`)."""
+    flipped = fork(estimator)
+    flipped.__dict__.pop("_stream", None)
+    flipped.mistake_coef_ = -flipped.mistake_coef_
+    current = flipped.__dict__.get("_current")
+    if current is not None:
+        flipped._current = tuple(-part for part in current)
+    return flipped
+
+
+register_flip(VotedPerceptron, _flipped)

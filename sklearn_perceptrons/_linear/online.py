@@ -147,6 +147,8 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
         as above with ``q = 2 ||x||²`` (the norm of the move).  Rows stop
         together.
 
+    {{grow_classes_param}}
+
     {{linear_coef_attrs}}
 
     {{classes_attrs}}
@@ -239,6 +241,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
         class_weight=None,
         average=False,
         multi_class="ovr",
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -349,6 +352,8 @@ class ALMAClassifier(BaseLinearPerceptron):
 
     {{seed_verbose_params}}
 
+    {{grow_classes_param}}
+
     {{linear_coef_attrs}}
 
     {{classes_attrs}}
@@ -428,6 +433,7 @@ class ALMAClassifier(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -508,6 +514,8 @@ class ROMMAClassifier(BaseLinearPerceptron):
     {{warm_start_iterate_param}}
 
     {{seed_verbose_params}}
+
+    {{grow_classes_param}}
 
     {{linear_coef_attrs}}
 
@@ -595,6 +603,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -685,6 +694,8 @@ class AROWClassifier(SecondOrderPerceptron):
 
     {{seed_verbose_params}}
 
+    {{grow_classes_param}}
+
     {{linear_coef_attrs}}
 
     {{classes_attrs}}
@@ -758,6 +769,7 @@ class AROWClassifier(SecondOrderPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 

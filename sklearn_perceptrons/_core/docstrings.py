@@ -20,10 +20,11 @@ FRAGMENTS = {}
 
 
 def fragment(name, text):
-    """Register ``text`` (dedented, stripped of blank edge lines) as ``name``."""
+    """Register ``text`` (dedented, stripped of blank edge lines) as ``name``;
+    the fragments it names, defined before it, are filled in."""
     if name in FRAGMENTS:
         raise ValueError(f"docstring fragment {name!r} is defined twice")
-    FRAGMENTS[name] = textwrap.dedent(text).strip("\n")
+    FRAGMENTS[name] = fill(textwrap.dedent(text).strip("\n"))
 
 
 def fill(doc):
@@ -450,4 +451,13 @@ fragment("arow_reference", """
     .. [1] K. Crammer, A. Kulesza and M. Dredze, "Adaptive regularization of
        weight vectors", Advances in Neural Information Processing Systems
        22, 2009.
+""")
+
+# The attributes every linear one-vs-all learner starts with.
+fragment("linear_ovr_attrs", """
+    {{linear_coef_attrs}}
+
+    {{classes_attrs}}
+
+    {{ovr_n_iter_attr}}
 """)

@@ -149,11 +149,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
 
     {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    {{ovr_n_iter_attr}}
+    {{linear_ovr_attrs}}
 
     t_ : float
         scikit-learn's count of sample visits: ``n_iter_ * n_samples + 1``
@@ -354,11 +350,7 @@ class ALMAClassifier(BaseLinearPerceptron):
 
     {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    {{ovr_n_iter_attr}}
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Corrections (margin mistakes included) of the last ``fit`` over all
@@ -517,11 +509,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
 
     {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    {{ovr_n_iter_attr}}
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Updates of the last ``fit`` over all rows (margin updates included
@@ -696,11 +684,7 @@ class AROWClassifier(SecondOrderPerceptron):
 
     {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    {{ovr_n_iter_attr}}
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Updates (margin errors included) of the last ``fit`` over all rows;

@@ -503,11 +503,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
 
     {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    {{ovr_n_iter_attr}}
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Mistakes (updates) of the last ``fit`` over all rows; ``partial_fit``

@@ -21,7 +21,7 @@ from .data import (
 )
 from .margins import max_margin
 from .perceptron import min_hinge_objective, mistake_bound
-from .second_order import log_det_term
+from .second_order import log_det_term, run_bound
 
 
 def _min_scaled_loss(scores, a, squared):
@@ -73,6 +73,7 @@ def _multiclass_gaps(X, y_class, coef):
     },
     prefer_skip_nested_validation=True,
 )
+@shared_doc
 def passive_aggressive_mistake_bound(X, y, coef, *, C=1.0, loss="hinge",
                                      multi_class="ovr"):
     """Mistake bound of the passive-aggressive algorithms (PA-I and PA-II).
@@ -151,11 +152,7 @@ def passive_aggressive_mistake_bound(X, y, coef, *, C=1.0, loss="hinge",
     mistake (``l_t >= 1``); PA-II's step makes it at least
     ``l_t**2 / (R**2 + 1 / (2 C)) - 2 C l*_t**2``.
 
-    References
-    ----------
-    .. [1] K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer,
-       "Online passive-aggressive algorithms", Journal of Machine Learning
-       Research 7, 551-585, 2006.
+    {{passive_aggressive_reference}}
 
     Examples
     --------
@@ -315,10 +312,7 @@ def alma_mistake_bound(X, y, *, p=2.0, alpha=0.9, B=None, C=2**0.5,
     L_k`` by induction, and ``u~ . theta_{m+1} <= ||u~||_q ||theta_{m+1}||_p
     <= 1``.  Unit sample weights are assumed.
 
-    References
-    ----------
-    .. [1] C. Gentile, "A new approximate maximal margin classification
-       algorithm", Journal of Machine Learning Research 2, 213-242, 2001.
+    {{alma_reference}}
 
     Examples
     --------
@@ -420,10 +414,7 @@ def romma_mistake_bound(X, y, *, fit_intercept=True):
     ROMMA's margin updates only make ``||w||`` grow faster.  Unit sample
     weights are assumed.
 
-    References
-    ----------
-    .. [1] Y. Li and P. M. Long, "The relaxed online maximum margin
-       algorithm", Machine Learning 46, 361-387, 2002.
+    {{romma_reference}}
 
     Examples
     --------
@@ -436,19 +427,11 @@ def romma_mistake_bound(X, y, *, fit_intercept=True):
     return mistake_bound(X, y, fit_intercept=fit_intercept)
 
 
-@validate_params(
-    {
-        "X_updates": ["array-like", "sparse matrix"],
-        "y": ["array-like"],
-        "u": ["array-like"],
-        "r": [Interval(numbers.Real, 0, None, closed="neither")],
-        "n_margin_errors": [Interval(numbers.Integral, 0, None, closed="left")],
-        "intercept": ["array-like", numbers.Real],
-        "fit_intercept": ["boolean"],
-        "classes": ["array-like", None],
-    },
-    prefer_skip_nested_validation=True,
-)
+@run_bound({
+    "X_updates": ["array-like", "sparse matrix"],
+    "r": [Interval(numbers.Real, 0, None, closed="neither")],
+    "n_margin_errors": [Interval(numbers.Integral, 0, None, closed="left")],
+})
 def arow_mistake_bound(X_updates, y, u, r=1.0, *, n_margin_errors=0,
                        intercept=0.0, fit_intercept=True, classes=None):
     """Mistake bound of AROW (Theorem 2 of [1]_), from the updates of a run.
@@ -516,11 +499,7 @@ def arow_mistake_bound(X_updates, y, u, r=1.0, *, n_margin_errors=0,
     full covariance (``diagonal=False``) with unit weights, on any sequence:
     several epochs are one long sequence.
 
-    References
-    ----------
-    .. [1] K. Crammer, A. Kulesza and M. Dredze, "Adaptive regularization of
-       weight vectors", Advances in Neural Information Processing Systems
-       22, 2009.
+    {{arow_reference}}
 
     Examples
     --------

@@ -13,20 +13,33 @@ from .._core.docstrings import shared_doc
 from .data import check_run_rows
 
 
-@validate_params(
-    {
-        "X_mistakes": ["array-like", "sparse matrix"],
-        "y": ["array-like"],
-        "u": ["array-like"],
-        "a": [Interval(numbers.Real, 0, None, closed="neither")],
-        "gamma": [Interval(numbers.Real, 0, None, closed="neither")],
-        "intercept": ["array-like", numbers.Real],
-        "fit_intercept": ["boolean"],
-        "classes": ["array-like", None],
-    },
-    prefer_skip_nested_validation=True,
-)
-@shared_doc
+def run_bound(constraints):
+    """Decorator of a bound computed from the updates of a run and a
+    comparison vector ``u~ = [u; intercept]`` (this one and AROW's): fills
+    its docstring and validates ``constraints`` (the updates and the
+    algorithm's own parameters) with the parameters all such bounds take."""
+
+    def decorate(func):
+        return validate_params(
+            {
+                **constraints,
+                "y": ["array-like"],
+                "u": ["array-like"],
+                "intercept": ["array-like", numbers.Real],
+                "fit_intercept": ["boolean"],
+                "classes": ["array-like", None],
+            },
+            prefer_skip_nested_validation=True,
+        )(shared_doc(func))
+
+    return decorate
+
+
+@run_bound({
+    "X_mistakes": ["array-like", "sparse matrix"],
+    "a": [Interval(numbers.Real, 0, None, closed="neither")],
+    "gamma": [Interval(numbers.Real, 0, None, closed="neither")],
+})
 def second_order_mistake_bound(X_mistakes, y, u, a=1.0, gamma=1.0, *,
                                intercept=0.0, fit_intercept=True, classes=None):
     """Mistake bound of the second-order perceptron (Theorem 1 of [1]_).

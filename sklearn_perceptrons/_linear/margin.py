@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core.base import class_indices, label_index, set_init_params
 from .._core.docstrings import shared_doc
+from .._core.growth import reindex_rows
 from .._core.progress import in_chunks
 from .perceptron import BaseLinearPerceptron, set_binary_state
 from .rows import (
@@ -715,6 +716,8 @@ class MarginPerceptron(BaseLinearPerceptron):
         ``verbose > 1``, a line per row with the bound on the maximum margin
         that lowered it.
 
+    {{grow_classes_param}}
+
     {{linear_coef_attrs}}
 
     margin_ : float or ndarray of shape (n_classes,)
@@ -898,6 +901,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -1068,6 +1072,21 @@ class MarginPerceptron(BaseLinearPerceptron):
             state, search, table, fit_intercept=self.fit_intercept,
             epsilon=self.epsilon, eta=self._learning_rate(), labels=labels,
             key=self._lean_key(), name=type(self).__name__)
+
+    def _grow_rows(self, source, sign):
+        # The online search of a new class's row starts as a new search
+        # does: no radius, no step seen, gamma to be found.
+        super()._grow_rows(source, sign)
+        search = self.__dict__.get("_search_state")
+        if search is not None:
+            self._search_state = _MarginSearch(
+                reindex_rows(search.sq_radius, source),
+                reindex_rows(search.halvings, source),
+                reindex_rows(search.run_updates, source),
+                reindex_rows(search.start_norm, source),
+                reindex_rows(search.step_min, source, fresh=np.inf),
+                reindex_rows(search.step_max, source),
+            )
 
     def _partial_pass(self, X, state, y_class, step, table):
         n_rows = state.coef.shape[0]

@@ -34,6 +34,14 @@ measure); every accuracy is the mean over 3 (quick) or 5 (full) random
 75/25 splits, the targets read on the means, and each row's note gives
 the spread (std over the splits) and split 0's value alone.
 
+Information (no target): the cost of the model checks of a budgeted
+``fit`` with ``tol`` set (the best model among the quarters and the end of
+every epoch, scored on at most 2,000 training rows): the time of two epochs
+with the checks over two epochs without (``tol=None``), B = 100, on
+make_moons of 1,000 and 100,000 rows (full mode: also 1,000,000).  The
+checks cost a fixed number of kernel values per epoch, so the ratio falls
+towards 1 as the data grow.
+
 Run ``python benchmarks/bench_kernel_budget.py [--full]``.
 """
 
@@ -227,9 +235,25 @@ def p12(quick):
     return rows
 
 
+def check_cost(quick):
+    """What the model checks of ``fit`` (with ``tol``) add to its epochs."""
+    rows = []
+    for n in [1_000, 100_000] + ([] if quick else [1_000_000]):
+        X, y = make_moons(n, noise=0.2, random_state=0)
+        params = dict(budget=100, max_iter=2, n_iter_no_change=10)
+        checked, plain = interleaved_times(
+            [lambda: _quiet_fit(KernelPerceptron(**params), X, y),
+             lambda: _quiet_fit(KernelPerceptron(tol=None, **params), X, y)],
+            repeats=5, warmup=1)
+        rows.append(row(f"model checks, moons {n:,}, B=100",
+                        "fit with checks / without", checked / plain,
+                        note=f"{checked:.3f} s vs {plain:.3f} s, 2 epochs"))
+    return rows
+
+
 def run(quick=True):
     with single_threaded():
-        return p11(quick) + p12(quick)
+        return p11(quick) + p12(quick) + check_cost(quick)
 
 
 if __name__ == "__main__":

@@ -70,6 +70,7 @@ SUITES = [
     "margin",
     "kernel",
     "kernel_budget",
+    "kernel_text",
     "multiclass",
     "second_order",
     "voted",

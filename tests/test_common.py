@@ -227,15 +227,6 @@ PUBLIC_UNDERSCORE_NAMES = {"_replace", "_fields", "_asdict", "_make"}
 # module); the test fails on any access not listed, and on a listed one
 # that is gone, so the list only shrinks.
 KNOWN_PRIVATE_ACCESS = {
-    ("_kernel/budget.py", "_k._DualState"),
-    ("_kernel/budget.py", "_k._parts"),
-    ("_kernel/budget.py", "_k._prepare_rows"),
-    ("_kernel/budget.py", "_k._stack_rows"),
-    ("_kernel/budget.py", "_k._take_rows"),
-    ("_kernel/budget.py", "estimator._budget_inverse"),
-    ("_kernel/budget.py", "estimator._max_support_seen"),
-    ("_kernel/budget.py", "estimator._random_seed"),
-    ("_kernel/budget.py", "estimator._set_model"),
     ("_linear/margin.py", "from numpy._core.multiarray import c_einsum"),
     ("_linear/margin.py", "owner._learning_rate"),
     ("_linear/second_order.py", "owner._learning_rate"),

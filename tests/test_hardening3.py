@@ -361,7 +361,7 @@ def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
     before the signal (a fast machine) is retried on four times the rows."""
     import signal
 
-    from sklearn_perceptrons._kernel import kernel as _kernel
+    from sklearn_perceptrons._kernel import kernels as _kernels
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 10))
@@ -369,7 +369,7 @@ def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
     model = KernelPerceptron(max_iter=2).fit(X, y)
     assert model.support_vectors_.shape[0] > 150
     calls = []
-    compiled = _kernel._kernel_fast
+    compiled = _kernels.kernel_fast
 
     class Counting:
         def __getattr__(self, name):
@@ -380,10 +380,10 @@ def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
                 # The timer starts with the first block (validation before
                 # it may take longer than the timer on a busy machine).
                 signal.setitimer(signal.ITIMER_REAL, 0.02)
-            calls.append(args[4])  # the rows of the block
+            calls.append(args[5].shape[0])  # the rows of the block (out)
             return compiled.decision(*args, **kwargs)
 
-    monkeypatch.setattr(_kernel, "_kernel_fast", Counting())
+    monkeypatch.setattr(_kernels, "kernel_fast", Counting())
     armed = [False]
 
     def handler(signum, frame):
@@ -413,7 +413,7 @@ def test_kernel_decision_function_stops_on_a_signal(monkeypatch):
     assert 0 < scored < n_rows
     # Each block is bounded: a few hundredths of a second of work.
     per_row = model.support_vectors_.shape[0] * (10 + 1)
-    assert max(calls) * per_row <= 2 * _kernel.BLOCK_WORK
+    assert max(calls) * per_row <= 2 * _kernels.BLOCK_WORK
 
 
 # ----------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron
-from sklearn_perceptrons._kernel.kernel import _Kernel
+from sklearn_perceptrons._kernel.kernels import Kernel
 from sklearn_perceptrons._kernel.budget import AVERAGE_NEIGHBOURS, RIDGE
 
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "laplacian", "cosine"]
@@ -317,7 +317,7 @@ def test_kernels_equal_pairwise_kernels(kernel, sparse, dtype, n_features):
     X_, Y_ = X.astype(dtype), Y.astype(dtype)
     if sparse:
         X_, Y_ = sp.csr_matrix(X_), sp.csr_matrix(Y_)
-    got = _Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
+    got = Kernel(kernel, params["gamma"], params["degree"], params["coef0"],
                   None).matrix(Y_, X_)
     rtol = 1e-12 if dtype == np.float64 else 1e-5
     assert_allclose(got, expected, rtol=rtol, atol=rtol)
@@ -332,7 +332,7 @@ def test_rbf_gram_is_exactly_symmetric_with_unit_diagonal(dtype, n_features):
     rng = np.random.RandomState(n_features)
     X = (rng.normal(size=(25, n_features)) * 10.0).astype(dtype)
     X[7] = X[3]  # two equal rows
-    gram = _Kernel("rbf", 0.01, 3, 0.0, None).matrix(X, X)
+    gram = Kernel("rbf", 0.01, 3, 0.0, None).matrix(X, X)
     assert_array_equal(np.diag(gram), 1.0)
     assert gram[7, 3] == 1.0
     assert_array_equal(gram, gram.T)
@@ -349,7 +349,7 @@ def test_exponential_is_accurate_to_a_few_ulp():
     rng = np.random.RandomState(0)
     t = np.concatenate([rng.uniform(0.0, 708.39, 100_000),
                         rng.uniform(0.0, 2.0, 50_000)])
-    got = _Kernel("laplacian", 1.0, 3, 0.0, None).matrix(t[:, None],
+    got = Kernel("laplacian", 1.0, 3, 0.0, None).matrix(t[:, None],
                                                         np.zeros((1, 1)))[:, 0]
     reference = np.exp(-t.astype(np.longdouble))
     ulp = np.spacing(reference.astype(np.float64)).astype(np.longdouble)
@@ -366,7 +366,7 @@ def test_exponential_kernels_over_their_whole_range(kernel):
     X = rng.normal(size=(50, 3))
     for gamma in [1e-4, 1e-2, 1.0, 10.0, 100.0, 1e4]:
         expected = pairwise_kernels(X, metric=kernel, gamma=gamma)
-        got = _Kernel(kernel, gamma, 3, 1.0, None).matrix(X, X)
+        got = Kernel(kernel, gamma, 3, 1.0, None).matrix(X, X)
         tiny = np.finfo(np.float64).tiny
         normal = expected > 2 * tiny
         assert_allclose(got[normal], expected[normal], rtol=1e-11)
@@ -1001,10 +1001,9 @@ def test_single_precision_lines_are_refused_where_they_do_not_apply(
         monkeypatch):
     # The walk takes float32 lines for the exponential kernels only (the
     # others keep double columns).
-    from sklearn_perceptrons._kernel import kernel as _kernel
+    from sklearn_perceptrons._kernel import dual, kernels
 
-    monkeypatch.setattr(_kernel, "_SINGLE_PRECISION",
-                        (_kernel._KERNEL_CODES["poly"],))
+    monkeypatch.setattr(dual, "SINGLE_PRECISION", (kernels.KERNEL_CODES["poly"],))
     X, y = binary_data(30)
     with pytest.raises(ValueError, match="rbf and laplacian kernels only"):
         KernelPerceptron(kernel="poly").fit(X, y)
@@ -1095,7 +1094,7 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
     # same training scores, coefficients and decisions, bit for bit.
     import importlib
 
-    from sklearn_perceptrons._kernel import kernel as _kernel
+    from sklearn_perceptrons._kernel import kernels
     from sklearn_perceptrons._core.cpu import cpu_has_avx2
 
     if not cpu_has_avx2():
@@ -1112,7 +1111,7 @@ def test_avx2_build_equals_baseline_build(kernel, sparse, monkeypatch):
         X, X_test = sp.csr_matrix(X), sp.csr_matrix(X_test)
     results = []
     for module in (avx2, baseline):
-        monkeypatch.setattr(_kernel, "_kernel_fast", module)
+        monkeypatch.setattr(kernels, "kernel_fast", module)
         clf = KernelPerceptron(kernel=kernel, gamma=0.05, degree=2,
                                max_iter=4, average=True).fit(X, y)
         results.append((clf.dual_coef_, clf._state["sv_scores"],
@@ -1196,3 +1195,42 @@ def test_default_is_the_average_which_keeps_above_the_majority_class():
         default_margin.append(default.score(X[test], y[test]) - majority)
     assert min(last_margin) < -0.1  # the failure the default avoids
     assert min(default_margin) > 0.0
+
+
+# -- the compiled row view ---------------------------------------------------------
+
+
+def test_row_view_reads_dense_and_csr_in_place_and_refuses_copies():
+    # ``Matrix`` is how every compiled entry point of the dual walk reads
+    # X: dense C-ordered or CSR (int32 indices), float32 or float64, never
+    # copied; what it cannot read in place is refused, not converted.
+    from sklearn_perceptrons._kernel.kernels import Kernel, kernel_fast, view
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(7, 5))
+    X[X < 0.3] = 0.0
+    Z = rng.normal(size=(4, 5))
+    kernel = Kernel("rbf", 0.3, 3, 0.0, None)
+    expected = rbf_kernel(X, Z, gamma=0.3)
+    for A in (X, sp.csr_matrix(X), X.astype(np.float32),
+              sp.csr_matrix(X.astype(np.float32))):
+        B = Z.astype(A.dtype)
+        out = np.empty((7, 4))
+        assert kernel_fast.kernel_rows(view(A), view(B), kernel.norms(B),
+                                       kernel.spec, out) == 0
+        assert_allclose(out, expected, rtol=1e-5 if A.dtype == np.float32
+                        else 1e-12)
+        # A block of rows scores as the same rows of the whole.
+        block = np.empty((3, 4))
+        kernel_fast.kernel_rows(view(A).rows(2, 5), view(B), kernel.norms(B),
+                                kernel.spec, block)
+        assert_array_equal(block, out[2:5])
+    with pytest.raises(ValueError, match="C-ordered"):
+        view(np.asfortranarray(X))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        view(X.astype(np.int64))
+    with pytest.raises(ValueError, match="rows 3:9"):
+        view(X).rows(3, 9)
+    with pytest.raises(TypeError, match="same dtype"):
+        kernel_fast.kernel_rows(view(X), view(Z.astype(np.float32)),
+                                kernel.norms(Z), kernel.spec, np.empty((7, 4)))

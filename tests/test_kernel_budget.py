@@ -1,6 +1,6 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""The budgeted walk of KernelPerceptron (``_kernel_budget``).
+"""The budgeted walk of KernelPerceptron (``_kernel/budget.py``).
 
 The oracle is a NumPy transcription of the definitions: every score
 recomputed from the Gram matrix, the removed vector's coefficients carried
@@ -478,6 +478,29 @@ def test_fit_extra_memory_is_at_most_X_and_the_budget(class_weight):
     assert peak <= X.nbytes + 200_000
 
 
+def test_fit_forgets_the_inverse_a_partial_fit_left():
+    # Regression: a fit whose budget cannot bind (the unbudgeted walk) kept
+    # the inverse Gram matrix that an earlier partial_fit of "projection"
+    # left; a later partial_fit on a support set of the same size then
+    # projected with that stale inverse.  It must continue as it would from
+    # a fresh estimator fitted the same way.
+    rs = np.random.RandomState(0)
+    X = rs.normal(size=(80, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    params = dict(budget=10, budget_strategy="projection", gamma=0.5,
+                  max_iter=20)
+    clf = KernelPerceptron(**params)
+    for i in range(40):
+        clf.partial_fit(X[i : i + 1], y[i : i + 1], classes=[0, 1])
+    X_small, y_small = rs.normal(size=(10, 3)), np.array([0, 1] * 5)
+    clf.fit(X_small, y_small)
+    assert clf.support_vectors_.shape[0] == 10  # the size of the old inverse
+    fresh = KernelPerceptron(**params).fit(X_small, y_small)
+    clf.partial_fit(X[40:], y[40:])
+    fresh.partial_fit(X[40:], y[40:])
+    assert_array_equal(clf.dual_coef_, fresh.dual_coef_)
+
+
 def test_balanced_class_weight_is_scikit_learns():
     # "balanced" from the class counts equals scikit-learn's weights.
     from sklearn.utils import compute_class_weight
@@ -582,13 +605,13 @@ def test_long_rows_read_the_training_gram_matrix(monkeypatch):
     # "precomputed"), to the same model.  Short rows, a Gram matrix larger
     # than cache_size or a small budget keep the walk on the features.
     kinds = []
-    walk = _kernel_budget._kernel_budget_fast.walk
+    walk = _kernel_budget._BudgetState._walk
 
-    def recorded(*args):
-        kinds.append(int(args[14][0]))  # iparams[0]: the kernel's code
-        return walk(*args)
+    def recorded(self, *args):
+        kinds.append(self.params["kind"])  # the kernel's code
+        return walk(self, *args)
 
-    monkeypatch.setattr(_kernel_budget._kernel_budget_fast, "walk", recorded)
+    monkeypatch.setattr(_kernel_budget._BudgetState, "_walk", recorded)
     rng = np.random.RandomState(0)
     X = rng.normal(size=(120, 200))
     y = (X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=120) > 0).astype(int)

@@ -379,10 +379,91 @@ def test_diagnostics_no_warning_and_verbose(capsys):
     assert lines[4].startswith("-- Stopped after 4 epochs (max_iter=4 reached")
 
 
-def test_no_partial_fit_nor_proba():
+def test_no_proba():
     clf = VotedPerceptron()
-    for name in ("partial_fit", "predict_proba", "predict_log_proba"):
+    for name in ("predict_proba", "predict_log_proba"):
         assert not hasattr(clf, name)
+
+
+_MODEL = ("support_", "mistake_support_", "mistake_coef_", "survival_counts_",
+          "mistake_ptr_")
+
+
+def _assert_same_vote(a, b, X):
+    for name in _MODEL:
+        assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    A, B = a.support_vectors_, b.support_vectors_
+    assert sp.issparse(A) == sp.issparse(B) and A.dtype == B.dtype
+    assert_array_equal(A.toarray() if sp.issparse(A) else A,
+                       B.toarray() if sp.issparse(B) else B)
+    assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("container", [np.asarray, sp.csr_matrix])
+def test_partial_fit_one_row_stream_equals_one_call(kernel, n_classes,
+                                                    container):
+    # The current perceptron of every row and its survival count carry
+    # from call to call: a stream of one-row calls is one call on the batch,
+    # mistake for mistake (weights too: a count grows by one step a visit
+    # either way).
+    X, y = _noisy(n=80, n_classes=n_classes, seed=3)
+    X = container(X)
+    weight = np.random.RandomState(0).uniform(0.5, 2.0, size=80)
+    weight[5] = 0.0
+    classes = np.unique(y)
+    params = dict(kernel=kernel, gamma=0.2)  # "scale" reads the first batch
+    batch = VotedPerceptron(**params).partial_fit(X, y, classes=classes,
+                                                  sample_weight=weight)
+    stream = VotedPerceptron(**params)
+    for i in range(80):
+        stream.partial_fit(X[i:i + 1], y[i:i + 1], sample_weight=weight[i:i + 1],
+                           classes=classes if i == 0 else None)
+    assert batch.n_mistakes_ > 10 and stream.n_mistakes_ == batch.n_mistakes_
+    assert stream.n_iter_ == 80 and batch.n_iter_ == 1
+    _assert_same_vote(stream, batch, X)
+    # One pass over the batch in its order is fit's first epoch without
+    # shuffling: the same vote.
+    fitted = VotedPerceptron(max_iter=1, shuffle=False, **params).fit(
+        X, y, sample_weight=weight)
+    _assert_same_vote(batch, fitted, X)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly"])
+def test_partial_fit_continues_fit(kernel):
+    # After fit, partial_fit continues its run: fit on the first rows and a
+    # call on the others is fit's one epoch over all of them, support_
+    # indexing the rows in the order seen.
+    X, y = _noisy(n=90, n_classes=3, seed=4)
+    params = dict(kernel=kernel, gamma=0.3, max_iter=1, shuffle=False)
+    split = VotedPerceptron(**params).fit(X[:50], y[:50])
+    before = {name: getattr(split, name).copy() for name in _MODEL}
+    split.partial_fit(X[50:], y[50:])
+    _assert_same_vote(split, VotedPerceptron(**params).fit(X, y), X)
+    assert split.n_iter_ == 2
+    # The arrays of the fit were not changed in place (a copy taken before
+    # the call still holds them).
+    assert before["survival_counts_"].shape[0] <= split.survival_counts_.shape[0]
+
+
+def test_partial_fit_classes_and_errors():
+    X, y = _noisy(n=30, seed=5)
+    clf = VotedPerceptron()
+    with pytest.raises(ValueError, match="classes must be passed"):
+        clf.partial_fit(X, y)
+    clf.partial_fit(X[:10], y[:10], classes=[0, 1])
+    with pytest.raises(ValueError, match="not the same"):
+        clf.partial_fit(X, y, classes=[0, 1, 2])
+    # A label outside classes: an error, and the model as it was.
+    model = {name: getattr(clf, name) for name in _MODEL}
+    with pytest.raises(ValueError):
+        clf.partial_fit(X[:3], np.array([0, 1, 7]))
+    for name, value in model.items():
+        assert getattr(clf, name) is value
+    with pytest.raises(ValueError, match="precomputed"):
+        VotedPerceptron(kernel="precomputed").partial_fit(
+            X @ X.T, y, classes=[0, 1])
 
 
 def test_errors():

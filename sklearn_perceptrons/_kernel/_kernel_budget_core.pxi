@@ -9,11 +9,25 @@ O(B * n_features) (O(B * nnz) for a CSR row), whatever the number of
 training samples.  Nothing of length n_samples is kept but the labels,
 weights and the order of the epoch.
 
-The support vectors live in a dense buffer ``sv`` of B rows in the dtype of
-X (float32 or float64, through the fused type ``floating``); their slots
-``0 .. n_sv - 1`` are the support list: a removal moves the last slot into
-the hole and a new support vector is appended, as the "random" strategy of
-the unbudgeted walk draws positions in its list.  Every support vector
+The support vectors keep their features in the dtype of X (float32 or
+float64, through the fused type ``floating``), in one of two stores: for
+dense X, a dense feature-major buffer ``sv`` of B columns; for CSR X, a
+pool of stored values and their feature indices, a run of it per support
+vector (its ``sv_start`` and ``sv_len``), so that a visit, a removal and
+the memory cost O(B * nnz) whatever the number of features.  A new vector's
+run is appended at the end of the pool; the runs of removed vectors are
+reclaimed by compacting the pool when its end is reached, and when the
+live runs fill half of it the walk stops before the visit
+(``STATUS_GROW``) for Python to give it a pool twice as large: a
+compaction (O(B log B) and the live values, at most half the pool) comes
+only after new runs filled the other half, and the pool stays within a
+small factor of the live runs.  In the CSR store every kernel value is
+summed over the features in the order the dense buffer sums them (the
+stored features of both rows, in increasing order, skipping only terms
+that add zero), so both stores fit the same model.  The slots
+``0 .. n_sv - 1`` are the support list: a new support vector is appended
+while the set is not full, and takes the slot of the one it replaces
+after.  Every support vector
 carries one coefficient per one-vs-all row (``alpha``, (B, K)), and, with
 averaging, Daume's sums (``asum``): the average is ``alpha - asum /
 visits``.  Kernel values include ``add`` (1 with an intercept: a constant
@@ -41,7 +55,7 @@ For the first three strategies the current iterate follows the published
 algorithm (the removed vector's current coefficients are dropped, which
 their mistake bounds analyse), and only the removed vector's share of the
 average is carried, by projection onto the span of its M nearest kept
-vectors in kernel space (``_carry_local``; M is ``iparams[7]``, wider for
+vectors in kernel space (``_carry_local``; M is ``Params.M``, wider for
 these strategies than for "local_projection"): a removal no longer takes its
 share of the average with it.
 
@@ -50,53 +64,92 @@ that the compiler vectorizes them; the exponential kernels use the
 package's branch-free exponential and the dot products its fixed summation
 order (``skp_exp`` and ``skp_dot_d`` of ``_kernel_fast.h``), so that both
 builds give the same bits.
+
+Python drives the walk through a :class:`BudgetWalker`, made once per
+support set from the walk's :class:`Params` and the arrays of the set; X
+is a :class:`~sklearn_perceptrons._kernel._matrix.Matrix`.
 """
 
 import numpy as np
 from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
 
 from .._core._random cimport randint
+from ._matrix cimport Matrix, MatrixView
 
 cdef extern from "_kernel_fast.h":
     double SKP_LOG_DBL_MIN
     double skp_exp(double x) noexcept nogil
     double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
 
-# Mirrors of the codes of ``_kernel.py`` (kernels) and ``_kernel_budget.py``
-# (strategies).
-cdef enum:
-    KERNEL_LINEAR = 0
-    KERNEL_POLY = 1
-    KERNEL_RBF = 2
-    KERNEL_SIGMOID = 3
-    KERNEL_LAPLACIAN = 4
-    KERNEL_COSINE = 5
-    # The rows are those of a Gram matrix (a precomputed one, or one
-    # computed by a callable): K(x_i, sv_j) is entry ``sv_row[j]`` of row i.
-    KERNEL_PRECOMPUTED = 6
-
-cdef enum:
-    STRATEGY_FORGETRON = 0
-    STRATEGY_RANDOM = 1
-    STRATEGY_OLDEST = 2
-    STRATEGY_PROJECTION = 3
-    STRATEGY_LOCAL = 4
-
-cdef enum:
-    STATUS_DONE = 0
-    STATUS_NONFINITE_SCORE = 1
+include "_kernel_codes.pxi"
 
 # Indices of the int64 counters shared with Python.
-cdef enum:
-    C_N_SV = 0
-    C_CLOCK = 1
-    C_MAX_SV = 2
+cpdef enum:
+    C_N_SV = 0          # current number of support vectors
+    C_CLOCK = 1         # number of updates so far (ages of support vectors)
+    C_MAX_SV = 2        # largest number of support vectors between visits
+    C_POOL_END = 3      # CSR store: the end of the used part of the pool
+    C_POOL_LIVE = 4     # CSR store: the values of the support vectors' runs
+    N_COUNTERS = 5
+
+
+cdef struct Params:
+    # The kernel: its code (``KERNEL_PRECOMPUTED`` for kernel values read
+    # from a Gram matrix) and parameters.
+    int kind
+    int degree
+    double gamma
+    double coef0
+    # The walk: ``add`` 1.0 pads a constant feature (the intercept), the
+    # update threshold, the ridge of the projections, the removal strategy,
+    # averaging, the one-vs-all rows K, the slots B of the support set, the
+    # neighbours M of a local projection, and whether ``step`` holds one
+    # step per class (else one per sample).
+    double add
+    double threshold
+    double ridge
+    int strategy
+    bint average
+    Py_ssize_t K
+    Py_ssize_t B
+    Py_ssize_t M
+    bint step_by_class
+
+
+cdef struct Probe:
+    # A row whose kernel values with the support vectors are computed: its
+    # values are passed beside it (typed: fused); ``idx`` the columns of a
+    # CSR row's ``nnz`` stored values (dense: NULL, ``nnz`` features), and
+    # its squared and L1 norms (when the kernel reads them).
+    const int* idx
+    Py_ssize_t nnz
+    bint sparse
+    double sq
+    double l1
 
 
 cdef struct State:
+    # The parameters (see Params) and the features of the support vectors
+    # (``d``; with a Gram matrix, the length of its rows).
     Py_ssize_t d
+    # The CSR store (see the module docstring): the feature index of every
+    # value of the pool, the run of every slot, the pool's capacity, and
+    # an int64 per slot for the compaction.
+    bint sparse_store
+    int* pool_index
+    int64_t* sv_start
+    int* sv_len
+    int64_t pool_cap
+    int64_t* pool_order
+    # A hash table of the visited CSR row (features to values, see
+    # _probe_table): ``table_size`` entries, a power of two at least four
+    # times the longest row's stored values.
+    int* table_keys
+    double* table_values
+    Py_ssize_t table_size
     int kind
     int degree
     double gamma
@@ -108,12 +161,15 @@ cdef struct State:
     Py_ssize_t B
     int strategy
     bint average
+    Py_ssize_t M
+    bint step_by_class
+    # The samples of the current walk.
     const int* y_class
     const double* step
-    bint step_by_class
     const int* rows_ptr
     const int* rows
     const signed char* signs
+    # The support set (see _kernel_budget._BudgetState).
     double* sv_norm
     double* sv_self
     int64_t* sv_row
@@ -129,6 +185,7 @@ cdef struct State:
     int64_t* counters
     uint64_t* rng
     int64_t* updates
+    # Work space.
     double* kv
     double* kr
     double* u
@@ -137,244 +194,12 @@ cdef struct State:
     double* newsum
     int* upd_rows
     double* upd_delta
-    Py_ssize_t M
     int* nb
     double* G
     double* cvec
 
 
-# -- kernels -------------------------------------------------------------------
-
-cdef inline double _int_power(double base, int n) noexcept nogil:
-    cdef double out = 1.0
-    while n > 0:
-        if n & 1:
-            out *= base
-        base *= base
-        n >>= 1
-    return out
-
-
-cdef inline double _transform(State* s, double dot) noexcept nogil:
-    """A dot-product kernel from its dot product (not cosine)."""
-    if s.kind == KERNEL_POLY:
-        return _int_power(s.gamma * dot + s.coef0, s.degree)
-    if s.kind == KERNEL_SIGMOID:
-        return tanh(s.gamma * dot + s.coef0)
-    return dot
-
-
-cdef inline double _self_kernel(State* s, double sq, double norm1) noexcept nogil:
-    """K(x, x) + add, from ||x||^2 (and ||x||_1, unused)."""
-    if s.kind == KERNEL_RBF or s.kind == KERNEL_LAPLACIAN:
-        return 1.0 + s.add
-    if s.kind == KERNEL_COSINE:
-        return (1.0 if sq > 0.0 else 0.0) + s.add
-    return _transform(s, sq) + s.add
-
-
-cdef inline double _norm_stat(State* s, double sq, double norm1) noexcept nogil:
-    """What the kernels keep about a support vector: ||v||^2 (rbf), ||v||_1
-    (laplacian) or ||v|| (cosine)."""
-    if s.kind == KERNEL_LAPLACIAN:
-        return norm1
-    if s.kind == KERNEL_COSINE:
-        return sqrt(sq)
-    return sq
-
-
-cdef inline double _clamp_log(double t) noexcept nogil:
-    """t clamped to the domain of skp_exp; a NaN passes through, to be
-    reported as a non-finite score."""
-    return SKP_LOG_DBL_MIN if t < SKP_LOG_DBL_MIN else t
-
-
-cdef void _exp_line(double* v, Py_ssize_t n, double scale, double add,
-                    bint clamped=False) noexcept nogil:
-    """v[j] = exp(scale * v[j]) + add, for scale * v[j] <= 0, in two loops:
-    GCC vectorizes each, not one loop doing both (``clamped``: v already
-    holds the clamped exponents)."""
-    cdef Py_ssize_t j
-    if not clamped:
-        for j in range(n):
-            v[j] = _clamp_log(scale * v[j])
-    for j in range(n):
-        v[j] = skp_exp(v[j]) + add
-
-
-cdef void _dense_reductions(
-    int mode, const floating* sv, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t d,
-    const floating* x, double* out, double scale=0.0,
-) noexcept nogil:
-    """out[j] = |sv_j - x|^2 (mode 0), |sv_j - x|_1 (mode 1) or sv_j . x
-    (mode 2) for the first n feature-major support vectors (feature f of
-    vector j at ``f * ld + j``), summed over the features in order.  With
-    a ``scale`` (modes 0 and 1, d >= 1), out[j] is the exponent of the
-    kernel, the distance times ``scale`` clamped as ``_exp_line`` clamps
-    it, computed in the loop of the last feature (one pass fewer)."""
-    cdef Py_ssize_t j, f
-    cdef const floating* col
-    cdef double v, t
-    cdef bint fold = scale != 0.0 and mode < 2
-    if d == 0:
-        for j in range(n):
-            out[j] = 0.0
-        return
-    # The first feature writes, the others add (0 + a == a).
-    col = sv
-    v = x[0]
-    if fold and d == 1:
-        if mode == 0:
-            for j in range(n):
-                t = col[j] - v
-                out[j] = _clamp_log(scale * (t * t))
-        else:
-            for j in range(n):
-                out[j] = _clamp_log(scale * fabs(col[j] - v))
-        return
-    if mode == 0:
-        for j in range(n):
-            t = col[j] - v
-            out[j] = t * t
-    elif mode == 1:
-        for j in range(n):
-            out[j] = fabs(col[j] - v)
-    else:
-        for j in range(n):
-            out[j] = col[j] * v
-    for f in range(1, d - 1 if fold else d):
-        col = sv + f * ld
-        v = x[f]
-        if mode == 0:
-            for j in range(n):
-                t = col[j] - v
-                out[j] += t * t
-        elif mode == 1:
-            for j in range(n):
-                out[j] += fabs(col[j] - v)
-        else:
-            for j in range(n):
-                out[j] += col[j] * v
-    if fold:
-        col = sv + (d - 1) * ld
-        v = x[d - 1]
-        if mode == 0:
-            for j in range(n):
-                t = col[j] - v
-                out[j] = _clamp_log(scale * (out[j] + t * t))
-        else:
-            for j in range(n):
-                out[j] = _clamp_log(scale * (out[j] + fabs(col[j] - v)))
-
-
-cdef void _sparse_reductions(
-    int mode, const floating* sv, Py_ssize_t ld, Py_ssize_t n, Py_ssize_t nnz,
-    const int* idx, const floating* x, double* out,
-) noexcept nogil:
-    """Add to out[j] the dot product of sv_j with the sparse x (``nnz``
-    values at ``idx``), or with mode 1 the L1 correction
-    ``|a - x_f| - |a|`` of each stored feature f (out starting at |sv_j|_1)."""
-    cdef Py_ssize_t j, p
-    cdef const floating* col
-    cdef double v, a
-    for p in range(nnz):
-        col = sv + <Py_ssize_t> idx[p] * ld
-        v = x[p]
-        if mode == 1:
-            for j in range(n):
-                a = col[j]
-                out[j] += fabs(a - v) - fabs(a)
-        else:
-            for j in range(n):
-                out[j] += col[j] * v
-
-
-cdef double _kernels(
-    State* s, const floating* xv, const int* xi, Py_ssize_t nnz, bint sparse,
-    double x_sq, const floating* sv, Py_ssize_t n_sv, double* out,
-    const double* alpha=NULL,
-) noexcept nogil:
-    """out[j] = K(sv_j, x) + add for the first ``n_sv`` support vectors; x is
-    a dense row ``xv`` (``sparse`` False) or ``nnz`` values at ``xi``.
-
-    ``sv`` is feature-major (feature f of vector j at ``f * B + j``): every
-    loop below runs over the support vectors with unit stride, so that it
-    is vectorized whatever the number of features.  With ``alpha`` (one
-    coefficient per vector) returns the dot product of out with it, as
-    ``skp_dot_d`` computes it; otherwise 0."""
-    cdef Py_ssize_t j, d = s.d, B = s.B
-    cdef double t, xn = 0.0
-    cdef int kind = s.kind
-    # 0: squared distances, 1: L1 distances, 2: dot products.
-    cdef int mode = 0 if kind == KERNEL_RBF else (
-        1 if kind == KERNEL_LAPLACIAN else 2)
-    cdef bint folded = not sparse and mode < 2 and d > 0 and s.gamma != 0.0
-    if kind == KERNEL_PRECOMPUTED:
-        for j in range(n_sv):
-            out[j] = xv[s.sv_row[j]] + s.add
-        return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
-    if not sparse:
-        _dense_reductions(mode, sv, B, n_sv, d, xv, out,
-                          -s.gamma if folded else 0.0)
-    else:
-        if mode == 1:
-            for j in range(n_sv):
-                out[j] = s.sv_norm[j]
-        else:
-            for j in range(n_sv):
-                out[j] = 0.0
-        _sparse_reductions(mode, sv, B, n_sv, nnz, xi, xv, out)
-        if mode == 0:
-            # |a - x|^2 from the norms (clipped at 0 against rounding).
-            for j in range(n_sv):
-                t = s.sv_norm[j] + x_sq - 2.0 * out[j]
-                out[j] = t if t > 0.0 else 0.0
-        elif mode == 1:
-            for j in range(n_sv):
-                if out[j] < 0.0:
-                    out[j] = 0.0
-    if mode < 2:
-        _exp_line(out, n_sv, -s.gamma, s.add, folded)
-        return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
-    if kind == KERNEL_COSINE:
-        xn = sqrt(x_sq)
-        for j in range(n_sv):
-            out[j] = (out[j] / (s.sv_norm[j] * xn)
-                      if s.sv_norm[j] > 0.0 and xn > 0.0 else 0.0)
-    elif kind != KERNEL_LINEAR:
-        for j in range(n_sv):
-            out[j] = _transform(s, out[j])
-    for j in range(n_sv):
-        out[j] += s.add
-    return skp_dot_d(out, alpha, n_sv) if alpha != NULL else 0.0
-
-
-cdef void _kernels_of_sv(
-    State* s, floating* sv, floating* col, Py_ssize_t r, Py_ssize_t n_sv,
-    double* out,
-) noexcept nogil:
-    """out[j] = K'(sv_r, sv_j), with support vector r gathered into ``col``."""
-    cdef Py_ssize_t f
-    cdef double sq = 0.0, a
-    for f in range(s.d):
-        a = sv[f * s.B + r]
-        col[f] = sv[f * s.B + r]
-        sq += a * a
-    _kernels(s, <const floating*> col, <const int*> NULL, s.d, False, sq,
-             <const floating*> sv, n_sv, out)
-
-
-cdef inline void _row_stats(
-    const floating* xv, Py_ssize_t n, double* sq, double* norm1,
-) noexcept nogil:
-    cdef Py_ssize_t f
-    cdef double a
-    sq[0] = 0.0
-    norm1[0] = 0.0
-    for f in range(n):
-        a = xv[f]
-        sq[0] += a * a
-        norm1[0] += fabs(a)
+include "_kernel_budget_kernels.pxi"
 
 
 # -- the support set -----------------------------------------------------------
@@ -396,7 +221,7 @@ cdef Py_ssize_t _pick_removal(State* s, Py_ssize_t n_sv) noexcept nogil:
                 best_loss = loss
                 best = j
         return best
-    if s.strategy == STRATEGY_LOCAL:
+    if s.strategy == STRATEGY_LOCAL_PROJECTION:
         best_loss = -1.0
         for j in range(n_sv):
             loss = 0.0
@@ -480,7 +305,9 @@ cdef double _pair(
     cdef double acc = 0.0, x, y
     if s.kind == KERNEL_PRECOMPUTED:
         return sv[s.sv_row[a] * s.d + s.sv_row[b]] + s.add
-    for f in range(s.d):
+    if s.sparse_store:
+        acc = _pool_pair(_mode(s.kind), s, sv, a, b)
+    for f in range(0 if s.sparse_store else s.d):
         x = sv[f * B + a]
         y = sv[f * B + b]
         if s.kind == KERNEL_RBF:
@@ -660,13 +487,13 @@ cdef void _insert_inverse(State* s, Py_ssize_t t, Py_ssize_t n_slots) noexcept n
 
 
 cdef void _update(
-    State* s, floating* sv, floating* col, const floating* xv, const int* xi,
-    Py_ssize_t nnz, bint sparse, double x_sq, double x_l1, Py_ssize_t i,
-    Py_ssize_t n_up, const floating* gram,
+    State* s, floating* sv, floating* col, const floating* xv, const Probe* x,
+    Py_ssize_t i, Py_ssize_t n_up, const floating* gram,
 ) noexcept nogil:
-    """The update of visited sample i in the ``n_up`` rows of ``upd_rows``
-    (kernel values with the support vectors in ``kv``; ``gram`` the rows of
-    a Gram matrix, read by ``KERNEL_PRECOMPUTED`` instead of ``sv``)."""
+    """The update of visited sample i (the row ``xv`` of ``x``, its norms
+    computed) in the ``n_up`` rows of ``upd_rows`` (kernel values with the
+    support vectors in ``kv``; ``gram`` the rows of a Gram matrix, read by
+    ``KERNEL_PRECOMPUTED`` instead of ``sv``)."""
     cdef Py_ssize_t j, k, u, f, p, r, t, K = s.K, d = s.d
     cdef Py_ssize_t n_sv = s.counters[C_N_SV]
     cdef double delta
@@ -702,8 +529,9 @@ cdef void _update(
         n_sv += 1
     else:
         r = _pick_removal(s, n_sv)
-        if s.strategy == STRATEGY_FORGETRON or s.strategy == STRATEGY_LOCAL or (
-                s.average and s.strategy != STRATEGY_PROJECTION):
+        if (s.strategy == STRATEGY_FORGETRON
+                or s.strategy == STRATEGY_LOCAL_PROJECTION
+                or (s.average and s.strategy != STRATEGY_PROJECTION)):
             if pairwise:
                 for j in range(n_sv):
                     s.kr[j] = _pair(s, gram, r, j)
@@ -713,7 +541,7 @@ cdef void _update(
             _forgetron_shrink(s, r, n_sv, s.kv[r])
         if s.strategy == STRATEGY_PROJECTION:
             _project_out(s, r, n_sv)
-        elif s.strategy == STRATEGY_LOCAL:
+        elif s.strategy == STRATEGY_LOCAL_PROJECTION:
             _carry_local(s, pairs_of, r, n_sv, True)
         elif s.average:
             _carry_local(s, pairs_of, r, n_sv, False)
@@ -723,17 +551,27 @@ cdef void _update(
         # The diagonal of the Gram matrix; no features to keep.
         s.sv_norm[t] = 0.0
         s.sv_self[t] = xv[i] + s.add
-    elif sparse:
+    elif s.sparse_store:
+        # A new run at the end of the pool (room checked before the visit).
+        p = s.counters[C_POOL_END]
+        for f in range(x.nnz):
+            sv[p + f] = xv[f]
+            s.pool_index[p + f] = x.idx[f]
+        s.counters[C_POOL_LIVE] += x.nnz - s.sv_len[t]
+        s.counters[C_POOL_END] = p + x.nnz
+        s.sv_start[t] = p
+        s.sv_len[t] = <int> x.nnz
+    elif x.sparse:
         for f in range(d):
             sv[f * s.B + t] = 0
-        for p in range(nnz):
-            sv[xi[p] * s.B + t] = xv[p]
+        for p in range(x.nnz):
+            sv[x.idx[p] * s.B + t] = xv[p]
     else:
         for f in range(d):
             sv[f * s.B + t] = xv[f]
     if not pairwise:
-        s.sv_norm[t] = _norm_stat(s, x_sq, x_l1)
-        s.sv_self[t] = _self_kernel(s, x_sq, x_l1)
+        s.sv_norm[t] = _norm_stat(s, x.sq, x.l1)
+        s.sv_self[t] = _self_kernel(s, x.sq, x.l1)
     s.sv_row[t] = i
     s.sv_class[t] = s.y_class[i]
     s.sv_time[t] = s.counters[C_CLOCK]
@@ -747,33 +585,47 @@ cdef void _update(
 
 
 cdef int _walk(
-    State* s, const floating* values, const int* indices, const int* indptr,
-    bint sparse, floating* sv, floating* col, const int* order,
-    Py_ssize_t t_start, Py_ssize_t t_end, Py_ssize_t* t_out,
+    State* s, const floating* values, const MatrixView* X, floating* sv,
+    floating* col, const int* order, Py_ssize_t t_start, Py_ssize_t t_end,
+    Py_ssize_t* t_out,
 ) noexcept nogil:
-    cdef Py_ssize_t t, i, j, k, p, n_sv, nnz, n_up, K = s.K, d = s.d
+    cdef Py_ssize_t t, i, j, k, p, n_sv, n_up, K = s.K, d = X.n_features
     cdef const floating* xv
-    cdef const int* xi = NULL
-    cdef double x_sq = 0.0, x_l1 = 0.0, kj, value, step_i
+    cdef double kj, value, step_i
     cdef int c
-    cdef bint need_stats = sparse or s.kind == KERNEL_COSINE
+    cdef Probe x
+    cdef bint need_stats = X.sparse or s.kind == KERNEL_COSINE
+    x.idx = NULL
+    x.nnz = d
+    x.sparse = X.sparse
+    x.sq = 0.0
+    x.l1 = 0.0
     for t in range(t_start, t_end):
         i = order[t]
-        if sparse:
-            xv = values + indptr[i]
-            xi = indices + indptr[i]
-            nnz = indptr[i + 1] - indptr[i]
+        if X.sparse:
+            xv = values + X.indptr[i]
+            x.idx = X.indices + X.indptr[i]
+            x.nnz = X.indptr[i + 1] - X.indptr[i]
         else:
             xv = values + i * d
-            nnz = d
+        if (s.sparse_store
+                and s.counters[C_POOL_END] + x.nnz > s.pool_cap):
+            # A new run may not fit: compact the pool, or return for a
+            # larger one before anything of the visit is done, also when
+            # the live runs fill half of it (else every visit could
+            # compact and reclaim little).
+            _compact(s, sv)
+            if (s.counters[C_POOL_END] + x.nnz > s.pool_cap
+                    or 2 * s.counters[C_POOL_END] > s.pool_cap):
+                t_out[0] = t
+                return STATUS_GROW
         if need_stats:
-            _row_stats(xv, nnz, &x_sq, &x_l1)
+            _row_stats(xv, &x)
         n_sv = s.counters[C_N_SV]
         if K == 1:
-            s.score[0] = _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv,
-                                  s.alpha)
+            s.score[0] = _kernels(s, xv, &x, sv, n_sv, s.kv, s.alpha)
         else:
-            _kernels(s, xv, xi, nnz, sparse, x_sq, sv, n_sv, s.kv)
+            _kernels(s, xv, &x, sv, n_sv, s.kv)
             for k in range(K):
                 s.score[k] = 0.0
             for j in range(n_sv):
@@ -796,9 +648,8 @@ cdef int _walk(
                 n_up += 1
         if n_up > 0:
             if not need_stats and s.kind != KERNEL_PRECOMPUTED:
-                _row_stats(xv, nnz, &x_sq, &x_l1)
-            _update(s, sv, col, xv, xi, nnz, sparse, x_sq, x_l1, i, n_up,
-                    values)
+                _row_stats(xv, &x)
+            _update(s, sv, col, xv, &x, i, n_up, values)
         for p in range(s.rows_ptr[c], s.rows_ptr[c + 1]):
             s.visits[s.rows[p]] += 1.0
         if s.counters[C_N_SV] > s.counters[C_MAX_SV]:
@@ -807,158 +658,323 @@ cdef int _walk(
     return STATUS_DONE
 
 
-cdef void _init(
-    State* s, const int64_t[::1] iparams, const double[::1] dparams,
-) noexcept:
-    s.kind = <int> iparams[0]
-    s.degree = <int> iparams[1]
-    s.strategy = <int> iparams[2]
-    s.B = iparams[3]
-    s.average = iparams[4] != 0
-    s.K = iparams[5]
-    s.d = iparams[6]
-    s.gamma = dparams[0]
-    s.coef0 = dparams[1]
-    s.add = dparams[2]
-    s.threshold = dparams[3]
-    s.ridge = dparams[4]
-    s.M = iparams[7]
-    s.step_by_class = iparams[8] != 0
+cdef Py_ssize_t _longest_row(const MatrixView* X) noexcept:
+    cdef Py_ssize_t i, longest = 0
+    for i in range(X.n_rows):
+        if X.indptr[i + 1] - X.indptr[i] > longest:
+            longest = X.indptr[i + 1] - X.indptr[i]
+    return longest
 
 
-def walk(
-    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
-    bint sparse, floating[:, ::1] sv, floating[::1] col, const int[::1] order,
-    Py_ssize_t t_start, Py_ssize_t t_end, const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] rows_ptr, const int[::1] rows, const signed char[::1] signs,
-    const int64_t[::1] iparams, const double[::1] dparams,
-    double[::1] sv_norm, double[::1] sv_self, int64_t[::1] sv_row,
-    int[::1] sv_class, int64_t[::1] sv_time, int64_t[::1] sv_entry,
-    double[:, ::1] alpha, double[:, ::1] asum, double[:, ::1] P,
-    double[::1] visits, double[:, ::1] forget, int64_t[::1] counters,
-    uint64_t[::1] rng, int64_t[::1] updates, double[::1] work, int[::1] iwork,
-):
-    """Visit ``order[t_start:t_end]``; returns (status, position reached).
+cdef class BudgetWalker:
+    """The budgeted walk over the arrays of one support set (those of
+    ``_kernel_budget._BudgetState``, kept alive here and used in place:
+    they must not be reallocated while the walker lives).
 
-    The arrays are the state of :class:`_kernel_budget._BudgetState`
-    (``sv``: feature-major, (n_features, B); ``col``: n_features values;
-    ``step``: the size of each sample's updates, or with ``iparams[8]`` of
-    each class's, so that unweighted data need no array per sample;
-    ``work``: 3 B + 4 K + M^2 + M doubles, ``iwork``: K + M ints, with M
-    the neighbours of a local projection)."""
+    Parameters
+    ----------
+    params : Params
+        The walk's parameters (a dict from Python).
+    support : object
+        The support set's features: ``n_features``, and with
+        ``sparse_store`` False the dense store ``sv`` (feature-major,
+        (n_features, B), in the dtype of X; (1, B) with a Gram matrix) and
+        ``col`` (n_features values of that dtype), with ``sparse_store``
+        True the CSR store ``pool`` (values in the dtype of X),
+        ``pool_index`` (int32, as many), ``sv_start`` (int64, B),
+        ``sv_len`` (int32, B), ``pool_order`` (int64, B) and the hash
+        table of a visited row, ``table_keys`` (int32) and
+        ``table_values`` (float64), of a power of two of at least 16 and
+        four times the stored values of the longest row visited.  And its
+        arrays ``sv_norm``, ``sv_self``, ``sv_row``,
+        ``sv_class``, ``sv_time``, ``sv_entry`` (B each), ``alpha``,
+        ``asum`` (B, K), ``P`` ((B, B) for "projection"), ``visits`` (K),
+        ``forget`` (2, K), ``counters`` (int64, N_COUNTERS), ``rng``
+        (uint64, 1), ``kv_buffer`` (B), ``work`` (3 B + 4 K + M^2 + M
+        doubles) and ``iwork`` (K + M ints).
+    """
+
     cdef State s
-    cdef Py_ssize_t t_out = t_start, B, K
-    cdef int status
-    _init(&s, iparams, dparams)
-    B = s.B
-    K = s.K
-    if t_end <= t_start:
-        return STATUS_DONE, t_start
-    s.y_class = &y_class[0]
-    s.step = &step[0]
-    s.rows_ptr = &rows_ptr[0]
-    s.rows = &rows[0]
-    s.signs = &signs[0]
-    s.sv_norm = &sv_norm[0]
-    s.sv_self = &sv_self[0]
-    s.sv_row = &sv_row[0]
-    s.sv_class = &sv_class[0]
-    s.sv_time = &sv_time[0]
-    s.sv_entry = &sv_entry[0]
-    s.alpha = &alpha[0, 0]
-    s.asum = &asum[0, 0]
-    s.P = &P[0, 0]
-    s.visits = &visits[0]
-    s.forget_q = &forget[0, 0]
-    s.forget_m = &forget[1, 0]
-    s.counters = &counters[0]
-    s.rng = &rng[0]
-    s.updates = &updates[0]
-    s.kv = &work[0]
-    s.kr = &work[B]
-    s.u = &work[2 * B]
-    s.score = &work[3 * B]
-    s.newc = &work[3 * B + K]
-    s.newsum = &work[3 * B + 2 * K]
-    s.upd_delta = &work[3 * B + 3 * K]
-    s.upd_rows = &iwork[0]
-    s.nb = &iwork[K]
-    s.G = &work[3 * B + 4 * K]
-    s.cvec = &work[3 * B + 4 * K + s.M * s.M]
-    with nogil:
-        status = _walk(&s, &values[0], &indices[0], &indptr[0], sparse,
-                       &sv[0, 0], &col[0], &order[0], t_start, t_end, &t_out)
-    return status, t_out
+    cdef object support
+    cdef void* sv
+    cdef void* col
+    cdef bint float32
+    cdef double* kv
 
+    def __init__(self, Params params, support):
+        cdef double[::1] sv_norm = support.sv_norm
+        cdef double[::1] sv_self = support.sv_self
+        cdef int64_t[::1] sv_row = support.sv_row
+        cdef int[::1] sv_class = support.sv_class
+        cdef int64_t[::1] sv_time = support.sv_time
+        cdef int64_t[::1] sv_entry = support.sv_entry
+        cdef double[:, ::1] alpha = support.alpha
+        cdef double[:, ::1] asum = support.asum
+        cdef double[:, ::1] P = support.P
+        cdef double[::1] visits = support.visits
+        cdef double[:, ::1] forget = support.forget
+        cdef int64_t[::1] counters = support.counters
+        cdef uint64_t[::1] rng = support.rng
+        cdef double[::1] kv = support.kv_buffer
+        cdef double[::1] work = support.work
+        cdef int[::1] iwork = support.iwork
+        cdef Py_ssize_t B = params.B, K = params.K, M = params.M
+        if (sv_norm.shape[0] != B or alpha.shape[0] != B or alpha.shape[1] != K
+                or asum.shape[0] != B or asum.shape[1] != K
+                or counters.shape[0] != N_COUNTERS
+                or work.shape[0] != 3 * B + 4 * K + M * M + M
+                or iwork.shape[0] != K + M
+                or (params.strategy == STRATEGY_PROJECTION
+                    and (P.shape[0] != B or P.shape[1] != B))):
+            raise ValueError("BudgetWalker: the arrays do not fit B, K, M.")
+        self.support = support
+        self.s.d = support.n_features
+        self.s.sparse_store = support.sparse_store
+        if self.s.sparse_store:
+            self._bind_pool(support, B)
+        else:
+            if support.sv.shape[1] != B:
+                raise ValueError("BudgetWalker: sv must have B columns.")
+            self._bind_features(support.sv, support.col)
+        self.s.kind = params.kind
+        self.s.degree = params.degree
+        self.s.gamma = params.gamma
+        self.s.coef0 = params.coef0
+        self.s.add = params.add
+        self.s.threshold = params.threshold
+        self.s.ridge = params.ridge
+        self.s.strategy = params.strategy
+        self.s.average = params.average
+        self.s.K = K
+        self.s.B = B
+        self.s.M = M
+        self.s.step_by_class = params.step_by_class
+        self.s.sv_norm = &sv_norm[0]
+        self.s.sv_self = &sv_self[0]
+        self.s.sv_row = &sv_row[0]
+        self.s.sv_class = &sv_class[0]
+        self.s.sv_time = &sv_time[0]
+        self.s.sv_entry = &sv_entry[0]
+        self.s.alpha = &alpha[0, 0]
+        self.s.asum = &asum[0, 0]
+        self.s.P = &P[0, 0]
+        self.s.visits = &visits[0]
+        self.s.forget_q = &forget[0, 0]
+        self.s.forget_m = &forget[1, 0]
+        self.s.counters = &counters[0]
+        self.s.rng = &rng[0]
+        self.kv = &kv[0]
+        self.s.kv = &work[0]
+        self.s.kr = &work[B]
+        self.s.u = &work[2 * B]
+        self.s.score = &work[3 * B]
+        self.s.newc = &work[3 * B + K]
+        self.s.newsum = &work[3 * B + 2 * K]
+        self.s.upd_delta = &work[3 * B + 3 * K]
+        self.s.upd_rows = &iwork[0]
+        self.s.nb = &iwork[K]
+        self.s.G = &work[3 * B + 4 * K]
+        self.s.cvec = &work[3 * B + 4 * K + M * M]
 
-def scores(
-    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
-    bint sparse, Py_ssize_t n_x, floating[:, ::1] sv, Py_ssize_t n_sv,
-    const int64_t[::1] iparams, const double[::1] dparams,
-    double[::1] sv_norm, const double[:, ::1] coef, double[::1] kv,
-    double[:, ::1] out,
-):
-    """out[i, k] = sum_j coef[k, j] K'(sv_j, x_i) for the ``n_x`` rows of X
-    and the first ``n_sv`` support vectors, with the walk's kernels (the
-    scores a visit computes): ``coef`` is (K, >= n_sv), ``kv`` B doubles."""
-    cdef State s
-    cdef Py_ssize_t i, k, d, nnz
-    cdef const floating* xv
-    cdef const int* xi = NULL
-    cdef double x_sq = 0.0, x_l1 = 0.0
-    _init(&s, iparams, dparams)
-    s.sv_norm = &sv_norm[0]
-    d = s.d
-    if n_x == 0 or n_sv == 0:
-        out[:, :] = 0.0
-        return
-    with nogil:
-        for i in range(n_x):
-            if sparse:
-                xv = &values[0] + indptr[i]
-                xi = &indices[0] + indptr[i]
-                nnz = indptr[i + 1] - indptr[i]
+    cdef _bind_pool(self, support, Py_ssize_t B):
+        cdef float[::1] pool_f
+        cdef double[::1] pool_d
+        cdef int[::1] pool_index = support.pool_index
+        cdef int64_t[::1] sv_start = support.sv_start
+        cdef int[::1] sv_len = support.sv_len
+        cdef int64_t[::1] pool_order = support.pool_order
+        cdef int[::1] table_keys = support.table_keys
+        cdef double[::1] table_values = support.table_values
+        pool = support.pool
+        if (pool.shape[0] != pool_index.shape[0] or pool.shape[0] < 1
+                or sv_start.shape[0] != B or sv_len.shape[0] != B
+                or pool_order.shape[0] != B
+                or table_keys.shape[0] != table_values.shape[0]
+                or table_keys.shape[0] < 16):
+            raise ValueError("BudgetWalker: the CSR store does not fit B.")
+        self.float32 = pool.dtype == np.float32
+        if self.float32:
+            pool_f = pool
+            self.sv = &pool_f[0]
+        else:
+            pool_d = pool
+            self.sv = &pool_d[0]
+        self.col = NULL
+        self.s.pool_index = &pool_index[0]
+        self.s.sv_start = &sv_start[0]
+        self.s.sv_len = &sv_len[0]
+        self.s.pool_order = &pool_order[0]
+        self.s.pool_cap = pool.shape[0]
+        self.s.table_keys = &table_keys[0]
+        self.s.table_values = &table_values[0]
+        self.s.table_size = table_keys.shape[0]
+
+    cdef _bind_features(self, sv, col):
+        cdef float[:, ::1] sv_f
+        cdef float[::1] col_f
+        cdef double[:, ::1] sv_d
+        cdef double[::1] col_d
+        self.float32 = sv.dtype == np.float32
+        if self.float32:
+            sv_f = sv
+            col_f = col
+            self.sv = &sv_f[0, 0]
+            self.col = &col_f[0]
+        else:
+            sv_d = sv
+            col_d = col
+            self.sv = &sv_d[0, 0]
+            self.col = &col_d[0]
+
+    cdef _check_rows(self, Matrix X):
+        if X.view.float32 != self.float32:
+            raise TypeError("BudgetWalker: X must have the dtype of the "
+                            "support vectors.")
+        if self.s.kind == KERNEL_PRECOMPUTED:
+            # Kernel values are read from X, a Gram matrix: its rows are
+            # those the support vectors' entries index.
+            self.s.d = X.view.n_features
+        elif X.view.n_features != self.s.d:
+            raise ValueError("BudgetWalker: X must have the features of the "
+                             "support vectors.")
+        elif self.s.sparse_store:
+            if not X.view.sparse:
+                raise ValueError("BudgetWalker: the CSR store reads CSR rows.")
+            if 4 * _longest_row(&X.view) > self.s.table_size:
+                raise ValueError("BudgetWalker: rows longer than the hash "
+                                 "table holds.")
+
+    def walk(self, Matrix X, const int[::1] order, Py_ssize_t t_start,
+             Py_ssize_t t_end, const int[::1] y_class, const double[::1] step,
+             table, int64_t[::1] updates):
+        """Visit the rows ``order[t_start:t_end]`` of X; returns (status,
+        position reached).  ``y_class`` is the class of every row of X,
+        ``step`` the size of each row's updates (or, with
+        ``step_by_class``, of each class's), ``table`` the one-vs-all
+        table ``(rows_ptr, rows, signs)``; ``updates`` (K) counts the
+        updates of every row, in place."""
+        cdef const int[::1] rows_ptr = table[0]
+        cdef const int[::1] rows = table[1]
+        cdef const signed char[::1] signs = table[2]
+        cdef Py_ssize_t t_out = t_start
+        cdef int status
+        cdef State* s = &self.s
+        self._check_rows(X)
+        if t_end <= t_start:
+            return STATUS_DONE, t_start
+        if not 0 <= t_start <= t_end <= order.shape[0] or updates.shape[0] != s.K:
+            raise ValueError("BudgetWalker.walk: visits beyond the order, or "
+                             "updates not of K entries.")
+        s.y_class = &y_class[0]
+        s.step = &step[0]
+        s.rows_ptr = &rows_ptr[0]
+        s.rows = &rows[0]
+        s.signs = &signs[0]
+        s.updates = &updates[0]
+        with nogil:
+            if self.float32:
+                status = _walk(s, <const float*> X.view.values, &X.view,
+                               <float*> self.sv, <float*> self.col, &order[0],
+                               t_start, t_end, &t_out)
             else:
-                xv = &values[0] + i * d
-                nnz = d
-            _row_stats(xv, nnz, &x_sq, &x_l1)
-            _kernels(&s, xv, xi, nnz, sparse, x_sq, &sv[0, 0], n_sv, &kv[0])
-            for k in range(s.K):
-                out[i, k] = skp_dot_d(&kv[0], &coef[k, 0], n_sv)
+                status = _walk(s, <const double*> X.view.values, &X.view,
+                               <double*> self.sv, <double*> self.col,
+                               &order[0], t_start, t_end, &t_out)
+        return status, t_out
+
+    def scores(self, Matrix X, const double[:, ::1] coef, double[:, ::1] out):
+        """out[i, k] = sum_j coef[k, j] K'(sv_j, x_i) for the rows of X and
+        the support vectors, with the walk's kernels (the scores a visit
+        computes): ``coef`` is (any number of rows, >= n_sv)."""
+        cdef Py_ssize_t n_sv = self.s.counters[C_N_SV]
+        self._check_rows(X)
+        if n_sv == 0 or X.view.n_rows == 0:
+            out[:, :] = 0.0
+            return
+        if (coef.shape[1] < n_sv or out.shape[0] != X.view.n_rows
+                or out.shape[1] != coef.shape[0]):
+            raise ValueError("BudgetWalker.scores: coef must be (width, "
+                             ">= n_sv) and out (n, width).")
+        with nogil:
+            if self.float32:
+                _scores(&self.s, <const float*> X.view.values, &X.view,
+                        <const float*> self.sv, n_sv, coef, out, self.kv)
+            else:
+                _scores(&self.s, <const double*> X.view.values, &X.view,
+                        <const double*> self.sv, n_sv, coef, out, self.kv)
+
+    def stats(self, Py_ssize_t n):
+        """Compute what the walk keeps about the support vectors ``< n``:
+        their norm statistic and K'(v, v)."""
+        if self.float32:
+            _stats(&self.s, <const float*> self.sv, n)
+        else:
+            _stats(&self.s, <const double*> self.sv, n)
+
+    def gram(self, Py_ssize_t n, double[:, ::1] out):
+        """out[a, b] = K'(sv_a, sv_b) for a, b < n, with the walk's kernels."""
+        if out.shape[0] < n or out.shape[1] < n:
+            raise ValueError("BudgetWalker.gram: out must be at least (n, n).")
+        with nogil:
+            if self.float32:
+                _gram(&self.s, <const float*> self.sv, n, out)
+            else:
+                _gram(&self.s, <const double*> self.sv, n, out)
 
 
-def stats(floating[:, ::1] sv, Py_ssize_t n, const int64_t[::1] iparams,
-          const double[::1] dparams, double[::1] sv_norm, double[::1] sv_self):
-    """What the walk keeps about the support vectors ``< n`` of the
-    feature-major ``sv``: their norm statistic and K'(v, v)."""
-    cdef State s
+cdef void _scores(
+    State* s, const floating* values, const MatrixView* X,
+    const floating* sv, Py_ssize_t n_sv, const double[:, ::1] coef,
+    double[:, ::1] out, double* kv,
+) noexcept nogil:
+    """The loop of :meth:`BudgetWalker.scores` over the rows of X."""
+    cdef Py_ssize_t i, k, d = X.n_features
+    cdef const floating* xv
+    cdef Probe x
+    x.idx = NULL
+    x.nnz = d
+    x.sparse = X.sparse
+    for i in range(X.n_rows):
+        if X.sparse:
+            xv = values + X.indptr[i]
+            x.idx = X.indices + X.indptr[i]
+            x.nnz = X.indptr[i + 1] - X.indptr[i]
+        else:
+            xv = values + i * d
+        _row_stats(xv, &x)
+        _kernels(s, xv, &x, sv, n_sv, kv)
+        for k in range(coef.shape[0]):
+            out[i, k] = skp_dot_d(kv, &coef[k, 0], n_sv)
+
+
+cdef void _stats(State* s, const floating* sv, Py_ssize_t n) noexcept nogil:
+    """The loop of :meth:`BudgetWalker.stats`."""
     cdef Py_ssize_t j, f
     cdef double sq, l1, a
-    _init(&s, iparams, dparams)
     for j in range(n):
         sq = 0.0
         l1 = 0.0
-        for f in range(s.d):
-            a = sv[f, j]
+        if s.sparse_store:
+            for f in range(s.sv_start[j], s.sv_start[j] + s.sv_len[j]):
+                a = sv[f]
+                sq += a * a
+                l1 += fabs(a)
+        for f in range(0 if s.sparse_store else s.d):
+            a = sv[f * s.B + j]
             sq += a * a
             l1 += fabs(a)
-        sv_norm[j] = _norm_stat(&s, sq, l1)
-        sv_self[j] = _self_kernel(&s, sq, l1)
+        s.sv_norm[j] = _norm_stat(s, sq, l1)
+        s.sv_self[j] = _self_kernel(s, sq, l1)
 
 
-def gram(floating[:, ::1] sv, Py_ssize_t n, const int64_t[::1] iparams,
-         const double[::1] dparams, double[::1] sv_norm, double[:, ::1] out):
-    """out[a, b] = K'(sv_a, sv_b) for a, b < n, with the walk's kernels."""
-    cdef State s
+cdef void _gram(State* s, const floating* sv, Py_ssize_t n,
+                double[:, ::1] out) noexcept nogil:
+    """The loop of :meth:`BudgetWalker.gram`."""
     cdef Py_ssize_t a, b
-    _init(&s, iparams, dparams)
-    s.sv_norm = &sv_norm[0]
-    with nogil:
-        for a in range(n):
-            for b in range(a, n):
-                out[a, b] = _pair(&s, &sv[0, 0], a, b)
-                out[b, a] = out[a, b]
+    for a in range(n):
+        for b in range(a, n):
+            out[a, b] = _pair(s, sv, a, b)
+            out[b, a] = out[a, b]
 
 
 def ridge_inverse(double[:, ::1] G, Py_ssize_t n, double ridge,

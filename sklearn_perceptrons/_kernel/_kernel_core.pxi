@@ -1,7 +1,10 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""The compiled dual walk of the kernel perceptron, and its kernel columns,
-included by ``_kernel_fast.pyx`` and its AVX2 twin ``_kernel_fast_avx2.pyx``.
+"""The compiled dual walk of the kernel perceptron, included by
+``_kernel_fast.pyx`` and its AVX2 twin ``_kernel_fast_avx2.pyx``, with the
+codes it shares with Python (``_kernel_codes.pxi``), the typed view of the
+rows of X (``Matrix``, ``_matrix.pxd``) and the kernel columns and
+scores (``_kernel_columns.pxi``).
 
 The dual (kernelized) perceptron keeps, for every training sample ``z_j`` and
 every binary sub-problem ``k``, its current score
@@ -49,18 +52,12 @@ from libc.math cimport INFINITY, fabs, sqrt, tanh
 from libc.stdint cimport uint64_t
 
 from .._core._random cimport randint
+from ._matrix cimport Matrix, MatrixView, same_dtype
+
+include "_kernel_codes.pxi"
+include "_kernel_columns.pxi"
 
 cdef extern from "_kernel_fast.h":
-    double skp_clamp_log(double t) noexcept nogil
-    double skp_dot_d(const double* z, const double* x, Py_ssize_t d) noexcept nogil
-    void skp_dense_pass_d(int mode, const double* values, Py_ssize_t d,
-                          Py_ssize_t start, Py_ssize_t stop, const double* x,
-                          const double* zsq, double xsq, double gamma,
-                          double* out) noexcept nogil
-    void skp_dense_pass_f(int mode, const float* values, Py_ssize_t d,
-                          Py_ssize_t start, Py_ssize_t stop, const double* x,
-                          const double* zsq, double xsq, double gamma,
-                          double* out) noexcept nogil
     enum: SKP_PROBES
     void skp_dense_pass4_d(int mode, const double* values, Py_ssize_t d,
                            Py_ssize_t start, Py_ssize_t stop,
@@ -72,84 +69,33 @@ cdef extern from "_kernel_fast.h":
                            const double* const* x, const double* zsq,
                            const double* xsq, double gamma,
                            double* const* out) noexcept nogil
-    double skp_variance_d(const double* x, Py_ssize_t n) noexcept nogil
-    double skp_variance_f(const float* x, Py_ssize_t n) noexcept nogil
-    void skp_exp_line(double* buf, Py_ssize_t n) noexcept nogil
-    void skp_exp_line_single(const double* arg, Py_ssize_t n,
-                             float* out) noexcept nogil
-    int skp_any_nonfinite(const double* x, Py_ssize_t n) noexcept nogil
     void skp_axpy(double* scores, const double* column, Py_ssize_t n,
                   double delta, double add) noexcept nogil
     void skp_axpy_single(double* scores, const float* column, Py_ssize_t n,
                          double delta, double add) noexcept nogil
 
-# Kernel codes, mirrored in ``_kernel.py``.
-cdef enum:
-    KERNEL_LINEAR = 0
-    KERNEL_POLY = 1
-    KERNEL_RBF = 2
-    KERNEL_SIGMOID = 3
-    KERNEL_LAPLACIAN = 4
-    KERNEL_COSINE = 5
-    KERNEL_PRECOMPUTED = 6
-    KERNEL_CALLABLE = 7
 
-# Budget strategies, mirrored in ``_kernel.py``.
-cdef enum:
-    STRATEGY_FORGETRON = 0
-    STRATEGY_RANDOM = 1
-    STRATEGY_OLDEST = 2
-
-# Update rules, mirrored in ``_kernel.py``: the one-vs-all table, or the
-# Crammer-Singer multiclass rule (one row per class) moving the highest wrong
-# row ("max") or every violating row ("uniform").
-cdef enum:
+# Update rules: the one-vs-all table, or the Crammer-Singer multiclass rule
+# (one row per class) moving the highest wrong row ("max") or every
+# violating row ("uniform").
+cpdef enum:
     RULE_TABLE = 0
     RULE_CS_MAX = 1
     RULE_CS_UNIFORM = 2
 
-# Return codes of the walk, mirrored in ``_kernel.py``.
-cdef enum:
-    STATUS_DONE = 0
-    STATUS_NEED_COLUMN = 1
-    STATUS_NONFINITE_KERNEL = 2
-    STATUS_NONFINITE_SCORE = 3
-
-# Lines after the LRU lines of the cache, for columns not admitted to it
-# (mirrored in ``_kernel.py``): one per column of a batch (see Pending).
-cdef enum:
+# Lines after the LRU lines of the cache, for columns not admitted to it:
+# one per column of a batch (see Pending).
+cpdef enum:
     SCRATCH_LINES = 4
 
 # Indices of the int64 counters shared with Python.
-cdef enum:
+cpdef enum:
     C_N_SV = 0          # current number of support vectors
     C_CLOCK = 1         # number of updates so far (ages of support vectors)
     C_MAX_SV = 2        # largest number of support vectors between visits
     C_CACHE_CLOCK = 3   # cache use stamps (LRU)
     C_LINES_USED = 4    # cache lines filled so far
     N_COUNTERS = 5
-
-
-cdef struct Kernel:
-    int kind
-    double gamma
-    double coef0
-    double degree
-
-
-cdef struct Rows:
-    # The rows of Z (its values pointer is passed separately: fused).
-    const int* indices
-    const int* indptr
-    bint sparse
-    Py_ssize_t n_features
-    Py_ssize_t n_z
-    # Rows >= track_from have their scores kept up to date (and cached
-    # columns cover them only).
-    Py_ssize_t track_from
-    Py_ssize_t n_track
-    # Norms ("cosine") or squared norms (dense "rbf") of the rows.
-    const double* znorm
 
 
 cdef struct Samples:
@@ -233,151 +179,6 @@ cdef struct Walk:
     Cache c
     Scratch tmp
     Pending p
-
-
-# -- kernel columns ------------------------------------------------------------
-
-cdef inline void _load_probe(
-    const floating* values, const Rows* z, Py_ssize_t row, double* xd,
-    double* stats,
-) noexcept nogil:
-    """Write row ``row`` of Z to the dense buffer ``xd`` (all zeros on
-    entry for a CSR row, see :func:`_unload_probe`); ``stats`` gets its
-    squared norm, l1 norm and norm."""
-    cdef Py_ssize_t p, start, stop
-    cdef double v, sq = 0.0, l1 = 0.0
-    if z.sparse:
-        for p in range(z.indptr[row], z.indptr[row + 1]):
-            v = values[p]
-            xd[z.indices[p]] = v
-            sq += v * v
-            l1 += fabs(v)
-    else:
-        start = row * z.n_features
-        for p in range(z.n_features):
-            v = values[start + p]
-            xd[p] = v
-            sq += v * v
-            l1 += fabs(v)
-    stats[0] = sq
-    stats[1] = l1
-    stats[2] = sqrt(sq)
-
-
-cdef inline void _unload_probe(const Rows* z, Py_ssize_t row, double* xd) noexcept nogil:
-    """Put ``xd`` back to zeros after a CSR probe."""
-    cdef Py_ssize_t p
-    if z.sparse:
-        for p in range(z.indptr[row], z.indptr[row + 1]):
-            xd[z.indices[p]] = 0.0
-
-
-cdef inline double _int_power(double base, int n) noexcept nogil:
-    """base ** n for an integer n >= 0, by repeated squaring."""
-    cdef double result = 1.0
-    while n > 0:
-        if n & 1:
-            result *= base
-        base *= base
-        n >>= 1
-    return result
-
-
-cdef inline int _pass_mode(const Kernel* kern) noexcept nogil:
-    """The ``mode`` of the dense passes of ``_kernel_fast.h`` for a kernel:
-    1 for "rbf", 2 for "laplacian", 0 (dot products) otherwise."""
-    if kern.kind == KERNEL_RBF:
-        return 1
-    return 2 if kern.kind == KERNEL_LAPLACIAN else 0
-
-
-cdef void _reduce(
-    const floating* values, const Rows* z, Py_ssize_t start, Py_ssize_t stop,
-    const double* xd, const double* stats, const Kernel* kern, double* out,
-) noexcept nogil:
-    """Pass 1 of a column: for the rows ``start <= j < stop`` of Z, the dot
-    product with the probe ``xd`` or, for "rbf" and "laplacian", the clamped
-    argument of the exponential, to ``out[j - start]``."""
-    cdef Py_ssize_t j, p
-    cdef int mode = _pass_mode(kern)
-    cdef double s, v, x, norm
-    if not z.sparse:
-        # The probe's squared norm in the order of the rows' (mode 1).
-        norm = skp_dot_d(xd, xd, z.n_features) if mode == 1 else 0.0
-        if floating is double:
-            skp_dense_pass_d(mode, values, z.n_features, start, stop, xd,
-                             z.znorm, norm, kern.gamma, out)
-        else:
-            skp_dense_pass_f(mode, values, z.n_features, start, stop, xd,
-                             z.znorm, norm, kern.gamma, out)
-        return
-    if mode == 0:
-        for j in range(start, stop):
-            s = 0.0
-            for p in range(z.indptr[j], z.indptr[j + 1]):
-                s += values[p] * xd[z.indices[p]]
-            out[j - start] = s
-        return
-    # A distance over the pattern of z only: with the probe's squared (l1)
-    # norm, d(z, x) = |x| + sum over z's entries of (|z_f - x_f|^p - |x_f|^p).
-    norm = stats[0] if mode == 1 else stats[1]
-    for j in range(start, stop):
-        s = 0.0
-        for p in range(z.indptr[j], z.indptr[j + 1]):
-            x = xd[z.indices[p]]
-            v = values[p] - x
-            if mode == 1:
-                s += v * v - x * x
-            else:
-                s += fabs(v) - fabs(x)
-        s = s + norm
-        out[j - start] = skp_clamp_log(-kern.gamma * (s if s > 0.0 else 0.0))
-
-
-cdef int _transform(
-    const Kernel* kern, const double* znorm, double x_norm, double* out,
-    Py_ssize_t n,
-) noexcept nogil:
-    """Pass 2 of a column: turn the reductions ``out[:n]`` into kernel
-    values (``znorm``: the rows' norms, ``x_norm``: the probe's, for
-    "cosine").  Returns 1 if a value is not finite, else 0."""
-    cdef Py_ssize_t j
-    cdef double gamma = kern.gamma, coef0 = kern.coef0, s
-    cdef int degree = <int> kern.degree
-    if kern.kind == KERNEL_RBF or kern.kind == KERNEL_LAPLACIAN:
-        # Clamped arguments: the values are finite.
-        skp_exp_line(out, n)
-        return 0
-    if kern.kind == KERNEL_POLY:
-        for j in range(n):
-            out[j] = _int_power(gamma * out[j] + coef0, degree)
-    elif kern.kind == KERNEL_SIGMOID:
-        for j in range(n):
-            out[j] = tanh(gamma * out[j] + coef0)
-    elif kern.kind == KERNEL_COSINE:
-        for j in range(n):
-            s = znorm[j] * x_norm
-            out[j] = out[j] / s if s > 0.0 else 0.0
-    return skp_any_nonfinite(out, n)
-
-
-cdef inline bint _probe_overflows(const Kernel* kern, const double* stats) noexcept nogil:
-    """Whether the squared norm of a probe overflows, which would make its
-    rbf distances meaningless (clamped, not infinite)."""
-    return kern.kind == KERNEL_RBF and not stats[0] < INFINITY
-
-
-cdef int _column(
-    const floating* values, const Rows* z, Py_ssize_t start, Py_ssize_t stop,
-    const double* xd, const double* stats, const Kernel* kern, double* out,
-) noexcept nogil:
-    """``out[j - start] = K(z_j, x)`` for the rows ``start <= j < stop`` of
-    Z, with the probe ``x`` in ``xd`` and ``stats`` from
-    :func:`_load_probe`.  Returns 1 if a value is not finite, else 0."""
-    if _probe_overflows(kern, stats):
-        return 1
-    _reduce(values, z, start, stop, xd, stats, kern, out)
-    return _transform(kern, z.znorm + start, stats[2], out, stop - start)
 
 
 # -- the column cache ----------------------------------------------------------
@@ -912,11 +713,13 @@ cdef int _walk(
     return _flush(values, w, need_row)
 
 
-def _check_shapes(z, samples, dual, cache):
+def _check_shapes(Matrix z, Py_ssize_t track_from, samples, dual, cache):
     """Refuse arrays whose shapes do not fit together: the walk indexes them
     without bounds checks."""
-    n_z, n_rows = z.n_z, dual.scores.shape[0]
-    n_track = max(n_z - z.track_from, 1)
+    n_z, n_rows = z.view.n_rows, dual.scores.shape[0]
+    if not 0 <= track_from <= n_z:
+        raise ValueError("track_from must be a row of Z (or n_z).")
+    n_track = max(n_z - track_from, 1)
     n_lines = (cache.lines if cache.lines32 is None else cache.lines32).shape[0]
     expected = [
         (dual.scores.shape, (n_rows, n_z)),
@@ -936,10 +739,6 @@ def _check_shapes(z, samples, dual, cache):
         raise ValueError("y_class must index the classes of the table.")
     if samples.rows.shape[0] and samples.rows.max() >= n_rows:
         raise ValueError("The table names a row beyond n_rows.")
-    if not z.sparse and z.values.shape[0] != n_z * z.n_features:
-        raise ValueError("The dense values do not hold n_z rows of n_features.")
-    if z.sparse and z.indptr.shape[0] != n_z + 1:
-        raise ValueError("indptr must have n_z + 1 entries.")
     for got, want in expected:
         if got != want:
             raise ValueError(f"Walker: an array of shape {got} where {want} "
@@ -953,14 +752,15 @@ cdef class Walker:
 
     Parameters
     ----------
-    z : object
-        The rows of Z: ``values`` (the C-ordered dense matrix raveled, or the
-        CSR data), ``indices``, ``indptr`` (int32; unused when dense),
-        ``sparse``, ``n_features``, ``n_z``, ``track_from`` (rows before it
-        are not tracked: no scores, no cache entries) and ``znorm`` (from
-        ``_Kernel.norms``).  For "precomputed", Z is the Gram matrix.
-    kernel : object
-        ``code``, ``gamma``, ``coef0``, ``degree`` of the kernel.
+    z : Matrix
+        The rows of Z (for "precomputed", the Gram matrix).
+    znorm : ndarray of float64
+        What the kernel reads about the rows of Z (``Kernel.norms``).
+    track_from : int
+        Rows before it are not tracked: no scores, no cache entries.
+    kernel : Kernel
+        The struct of the kernel (a dict ``kind``, ``gamma``, ``coef0``,
+        ``degree`` from Python).
     samples : object
         ``y_class`` (int32) and ``step`` (float64) of every row of Z, the
         class table ``rows_ptr``, ``rows``, ``signs``, ``threshold`` and
@@ -981,9 +781,8 @@ cdef class Walker:
     """
 
     cdef Walk w
-    cdef const double[::1] values_d
-    cdef const float[::1] values_f
-    cdef bint float32
+    cdef Matrix z
+    cdef const double[::1] znorm
     # Every array the walk points into, kept alive.
     cdef object arrays
     cdef double[::1] xd
@@ -1007,14 +806,16 @@ cdef class Walker:
     cdef int[::1] pass_rows
     cdef signed char[::1] pass_signs
 
-    def __init__(self, z, kernel, samples, dual, cache):
-        _check_shapes(z, samples, dual, cache)
-        self.arrays = (z, kernel, samples, dual, cache)
-        self._init_rows(z)
-        self.w.kern.kind = kernel.code
-        self.w.kern.gamma = kernel.gamma
-        self.w.kern.coef0 = kernel.coef0
-        self.w.kern.degree = kernel.degree
+    def __init__(self, Matrix z, const double[::1] znorm,
+                 Py_ssize_t track_from, Kernel kernel, samples, dual, cache):
+        _check_shapes(z, track_from, samples, dual, cache)
+        self.z = z
+        self.znorm = znorm
+        self.arrays = (samples, dual, cache)
+        _rows_of(&self.w.z, &z.view, &znorm[0])
+        self.w.z.track_from = track_from
+        self.w.z.n_track = z.view.n_rows - track_from
+        self.w.kern = kernel
         self._init_samples(samples)
         self._init_dual(dual)
         self._init_cache(cache)
@@ -1064,24 +865,6 @@ cdef class Walker:
         w.p.xd = &self.pend_xd[0]
         w.p.stats = &self.pend_stats[0]
         w.p.xsq = &self.pend_xsq[0]
-
-    cdef _init_rows(self, z):
-        cdef const int[::1] indices = z.indices
-        cdef const int[::1] indptr = z.indptr
-        cdef const double[::1] znorm = z.znorm
-        self.float32 = z.values.dtype == np.float32
-        if self.float32:
-            self.values_f = z.values
-        else:
-            self.values_d = z.values
-        self.w.z.indices = &indices[0]
-        self.w.z.indptr = &indptr[0]
-        self.w.z.sparse = z.sparse
-        self.w.z.n_features = z.n_features
-        self.w.z.n_z = z.n_z
-        self.w.z.track_from = z.track_from
-        self.w.z.n_track = z.n_z - z.track_from
-        self.w.z.znorm = &znorm[0]
 
     cdef _init_samples(self, samples):
         cdef const int[::1] y_class = samples.y_class
@@ -1173,8 +956,6 @@ cdef class Walker:
         cdef Py_ssize_t t = t_start, need_row = -1
         cdef Py_ssize_t c, p, n_entries = 0
         cdef int status
-        cdef const float* data_f = NULL
-        cdef const double* data_d = NULL
         # A local copy: the compiler then keeps its fields in registers,
         # where fields of this object would be reloaded after every store.
         cdef Walk w = self.w
@@ -1192,18 +973,14 @@ cdef class Walker:
         w.s.rows_ptr = &self.pass_ptr[0]
         w.s.rows = &self.pass_rows[0]
         w.s.signs = &self.pass_signs[0]
-        if self.float32:
-            if self.values_f.shape[0]:
-                data_f = &self.values_f[0]
+        if self.z.view.float32:
             with nogil:
-                status = _walk(data_f, &w, &order[0], order.shape[0], &t,
-                               &need_row)
+                status = _walk(<const float*> self.z.view.values, &w,
+                               &order[0], order.shape[0], &t, &need_row)
         else:
-            if self.values_d.shape[0]:
-                data_d = &self.values_d[0]
             with nogil:
-                status = _walk(data_d, &w, &order[0], order.shape[0], &t,
-                               &need_row)
+                status = _walk(<const double*> self.z.view.values, &w,
+                               &order[0], order.shape[0], &t, &need_row)
         return status, t, need_row
 
 
@@ -1229,163 +1006,3 @@ def cache_store(const double[::1] column, Py_ssize_t row, cache,
     row_of_line[l] = <int> row
     line_of_row[row] = <int> l
     line_used[l] = counters[C_CACHE_CLOCK]
-
-
-# -- prediction and helpers ----------------------------------------------------
-
-cdef inline void _rows_of(
-    Rows* z, const int[::1] indices, const int[::1] indptr, bint sparse,
-    Py_ssize_t n, Py_ssize_t n_features, const double[::1] norms,
-) noexcept:
-    z.indices = &indices[0]
-    z.indptr = &indptr[0]
-    z.sparse = sparse
-    z.n_features = n_features
-    z.n_z = n
-    z.track_from = 0
-    z.n_track = n
-    z.znorm = &norms[0]
-
-
-def decision(
-    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
-    bint sparse, Py_ssize_t n_samples,
-    const floating[::1] sv_values, const int[::1] sv_indices,
-    const int[::1] sv_indptr, bint sv_sparse, Py_ssize_t n_sv,
-    Py_ssize_t n_features, const double[::1] sv_norm, kernel,
-    const double[:, ::1] coef, double[:, ::1] out, bint single=False,
-):
-    """Write ``sum_j coef[j, k] * K(sv_j, x_t)`` to ``out[t, k]``.
-
-    The samples ``x_t`` and the support vectors ``sv_j`` (norms ``sv_norm``
-    from ``_Kernel.norms``) may each be dense or CSR, in the same dtype;
-    ``kernel`` has ``code``, ``gamma``, ``coef0``, ``degree``.  One sample at
-    a time: the extra memory is one kernel column and one dense probe.  With
-    ``single``, the exponentials are those of a fit's cache lines (the
-    scores a walk starts from).  Returns 1 if a kernel value is not finite,
-    else 0."""
-    cdef Kernel kern
-    cdef Rows x_rows, sv_rows
-    cdef Py_ssize_t t, j, k, K = coef.shape[1]
-    cdef double stats[3]
-    cdef double s
-    cdef int bad = 0
-    cdef bint exponential
-    cdef const floating* data = &values[0] if values.shape[0] else NULL
-    cdef const floating* sv_data = &sv_values[0] if sv_values.shape[0] else NULL
-    cdef double[::1] xd = np.zeros(max(n_features, 1))
-    cdef double[::1] column = np.zeros(max(n_sv, 1))
-    cdef float[::1] column32 = np.zeros(max(n_sv, 1), dtype=np.float32)
-    if n_sv == 0:
-        out[:, :] = 0.0
-        return 0
-    _init_kernel(&kern, kernel)
-    exponential = kern.kind == KERNEL_RBF or kern.kind == KERNEL_LAPLACIAN
-    _rows_of(&x_rows, indices, indptr, sparse, n_samples, n_features, sv_norm)
-    _rows_of(&sv_rows, sv_indices, sv_indptr, sv_sparse, n_sv, n_features,
-             sv_norm)
-    with nogil:
-        for t in range(n_samples):
-            _load_probe(data, &x_rows, t, &xd[0], stats)
-            if single and exponential:
-                bad |= _probe_overflows(&kern, stats)
-                _reduce(sv_data, &sv_rows, 0, n_sv, &xd[0], stats, &kern,
-                        &column[0])
-                skp_exp_line_single(&column[0], n_sv, &column32[0])
-                for j in range(n_sv):
-                    column[j] = column32[j]
-            else:
-                bad |= _column(sv_data, &sv_rows, 0, n_sv, &xd[0], stats,
-                               &kern, &column[0])
-            _unload_probe(&x_rows, t, &xd[0])
-            for k in range(K):
-                s = 0.0
-                for j in range(n_sv):
-                    s += coef[j, k] * column[j]
-                out[t, k] = s
-    return bad
-
-
-cdef void _init_kernel(Kernel* kern, kernel):
-    kern.kind = kernel.code
-    kern.gamma = kernel.gamma
-    kern.coef0 = kernel.coef0
-    kern.degree = kernel.degree
-
-
-def kernel_rows(
-    const floating[::1] values, const int[::1] indices, const int[::1] indptr,
-    bint sparse, Py_ssize_t n_samples,
-    const floating[::1] z_values, const int[::1] z_indices,
-    const int[::1] z_indptr, bint z_sparse, Py_ssize_t n_z,
-    Py_ssize_t n_features, const double[::1] z_norm, kernel,
-    double[:, ::1] out,
-):
-    """Write the kernel matrix ``K(x_t, z_j)`` to ``out[t, j]`` (inputs as
-    in :func:`decision`).  Returns 1 if a value is not finite, else 0."""
-    cdef Kernel kern
-    cdef Rows x_rows, z_rows
-    cdef Py_ssize_t t
-    cdef double stats[3]
-    cdef int bad = 0
-    cdef const floating* data = &values[0] if values.shape[0] else NULL
-    cdef const floating* z_data = &z_values[0] if z_values.shape[0] else NULL
-    cdef double[::1] xd = np.zeros(max(n_features, 1))
-    if n_z == 0:
-        return 0
-    _init_kernel(&kern, kernel)
-    _rows_of(&x_rows, indices, indptr, sparse, n_samples, n_features, z_norm)
-    _rows_of(&z_rows, z_indices, z_indptr, z_sparse, n_z, n_features, z_norm)
-    with nogil:
-        for t in range(n_samples):
-            _load_probe(data, &x_rows, t, &xd[0], stats)
-            bad |= _column(z_data, &z_rows, 0, n_z, &xd[0], stats, &kern,
-                           &out[t, 0])
-            _unload_probe(&x_rows, t, &xd[0])
-    return bad
-
-
-def variance(const floating[::1] values):
-    """The variance of ``values`` in float64 (0 when empty), as
-    ``values.var()`` up to rounding, without a temporary array."""
-    cdef double result = 0.0
-    if values.shape[0] == 0:
-        return 0.0
-    with nogil:
-        if floating is double:
-            result = skp_variance_d(&values[0], values.shape[0])
-        else:
-            result = skp_variance_f(&values[0], values.shape[0])
-    return result
-
-
-def row_norms(const floating[::1] values, const int[::1] indptr, bint sparse,
-              Py_ssize_t n_samples, Py_ssize_t n_features, double[::1] out):
-    """The euclidean norm of every row, accumulated in float64."""
-    cdef Py_ssize_t t, p, start, stop
-    cdef double s
-    cdef const floating* data = &values[0] if values.shape[0] else NULL
-    with nogil:
-        for t in range(n_samples):
-            if sparse:
-                start, stop = indptr[t], indptr[t + 1]
-            else:
-                start, stop = t * n_features, (t + 1) * n_features
-            s = 0.0
-            for p in range(start, stop):
-                s += <double> data[p] * data[p]
-            out[t] = sqrt(s)
-
-
-def dense_sq_norms(const floating[::1] values, Py_ssize_t n_samples,
-                   Py_ssize_t n_features, double[::1] out):
-    """The squared norm of every row of a dense matrix, in the order of the
-    dense passes (what their "rbf" reads as the rows' squared norms)."""
-    cdef Py_ssize_t t, p
-    cdef double[::1] work = np.zeros(max(n_features, 1))
-    cdef const floating* data = &values[0] if values.shape[0] else NULL
-    with nogil:
-        for t in range(n_samples):
-            for p in range(n_features):
-                work[p] = data[t * n_features + p]
-            out[t] = skp_dot_d(&work[0], &work[0], n_features)

@@ -14,7 +14,8 @@ signed update ``step * s``, and a survival count that starts at ``step``.
 Two walks share that bookkeeping, held by a ``Ledger``:
 
 * ``linear_epoch``: the weights of every row are updated in place and a
-  visit's score is one dot product (dense or CSR rows).
+  visit's score is one dot product (dense or CSR rows, a
+  :class:`~sklearn_perceptrons._kernel._matrix.Matrix`).
 * ``kernel_epoch``: the scores of every training sample under every row's
   current perceptron are kept up to date; a mistake on sample i adds the
   kernel row ``K(x_i, .)`` (plus 1 with an intercept) to them.  Kernel rows
@@ -35,18 +36,17 @@ import numpy as np
 
 from libc.stdint cimport int64_t, int32_t
 
+from ._matrix cimport Matrix, MatrixView
+
 ctypedef fused floating:
     float
     double
 
-cdef enum:
-    DONE = 0
-    NEED_ROW = 1
-    LOG_FULL = 2
-
-STATUS_DONE = DONE
-STATUS_NEED_ROW = NEED_ROW
-STATUS_LOG_FULL = LOG_FULL
+# Why a walk returned (``cpdef``: module-level ints that Python reads).
+cpdef enum:
+    STATUS_DONE = 0
+    STATUS_NEED_ROW = 1
+    STATUS_LOG_FULL = 2
 
 
 cdef class Ledger:
@@ -89,6 +89,23 @@ cdef class Ledger:
         self.coef = _grown(self.coef, self.size)
         self.count = _grown(self.count, self.size)
 
+    def resume(self, const int32_t[::1] rows):
+        """Make a perceptron of each of ``rows`` (row indices, no
+        repetition) current as a log entry (sample -1, coef 0, count 0):
+        the current perceptron of an earlier ``partial_fit`` call, whose
+        survival the walk then extends from 0.  Call on an empty log."""
+        cdef Py_ssize_t k
+        if self.size != 0 or rows.shape[0] > self.row.shape[0]:
+            raise ValueError("Ledger.resume needs an empty log that can "
+                             "hold one entry per row.")
+        for k in range(rows.shape[0]):
+            self.row[k] = rows[k]
+            self.sample[k] = -1
+            self.coef[k] = 0.0
+            self.count[k] = 0.0
+            self.current[rows[k]] = k
+        self.size = rows.shape[0]
+
     def trimmed(self):
         """The used part of the log: ``(row, sample, coef, count)``."""
         n = self.size
@@ -117,7 +134,7 @@ cdef struct Book:
     int64_t* updates
     int64_t size
     int64_t capacity
-    int status      # why the walk stopped: DONE, NEED_ROW or LOG_FULL
+    int status      # why the walk stopped: a STATUS_ code
 
 
 cdef Book _open(Ledger ledger, int64_t[::1] updates):
@@ -142,16 +159,16 @@ cdef Book _open(Ledger ledger, int64_t[::1] updates):
     book.updates = &updates[0]
     book.size = ledger.size
     book.capacity = log_row.shape[0]
-    book.status = DONE
+    book.status = STATUS_DONE
     return book
 
 
 cdef inline bint _log_full(Book* book, int32_t i) noexcept nogil:
     """Whether the log might not take a mistake of every row sample i visits;
-    if so, the walk stops with ``LOG_FULL``."""
+    if so, the walk stops with ``STATUS_LOG_FULL``."""
     cdef int32_t c = book.y_class[i]
     if book.size + book.rows_ptr[c + 1] - book.rows_ptr[c] > book.capacity:
-        book.status = LOG_FULL
+        book.status = STATUS_LOG_FULL
         return True
     return False
 
@@ -187,23 +204,22 @@ cdef object _close(Ledger ledger, const Book* book, Py_ssize_t t,
                    Py_ssize_t n_visits):
     """Store the log's new size in ``ledger``; the walk's ``(status, t)``."""
     ledger.size = book.size
-    return book.status, (t if book.status != DONE else n_visits)
+    return book.status, (t if book.status != STATUS_DONE else n_visits)
 
 
 cdef inline void _row_view(
-    const floating* values, const int32_t* indices, const int32_t* indptr,
-    bint sparse, Py_ssize_t n_features, Py_ssize_t i,
+    const floating* values, const MatrixView* X, Py_ssize_t i,
     const floating** row, const int32_t** cols, Py_ssize_t* nnz,
 ) noexcept nogil:
     """Values, column indices (NULL for a dense row) and length of row i."""
-    if sparse:
-        row[0] = values + indptr[i]
-        cols[0] = indices + indptr[i]
-        nnz[0] = indptr[i + 1] - indptr[i]
+    if X.sparse:
+        row[0] = values + X.indptr[i]
+        cols[0] = <const int32_t*> X.indices + X.indptr[i]
+        nnz[0] = X.indptr[i + 1] - X.indptr[i]
     else:
-        row[0] = values + i * n_features
+        row[0] = values + i * X.n_features
         cols[0] = NULL
-        nnz[0] = n_features
+        nnz[0] = X.n_features
 
 
 cdef inline double _dot(const double* w, const floating* row, const int32_t* cols,
@@ -238,12 +254,48 @@ cdef inline void _add_kernel_row(double* scores, double a, const double* kernel_
         scores[j] += a * (kernel_row[j] + add)
 
 
+# The current perceptrons of the primal walk, updated in place.
+cdef struct Weights:
+    double* coef            # (n_rows, n_features), C-ordered
+    Py_ssize_t n_features
+    double* intercept       # (n_rows,)
+    bint fit_intercept
+    const unsigned char* active
+
+
+cdef Py_ssize_t _linear_visits(
+    const floating* data, const MatrixView* X, Book* book, Weights* w,
+    const int32_t* order, Py_ssize_t start, Py_ssize_t n_visits,
+) noexcept nogil:
+    """The loop of :func:`linear_epoch`; returns the visit it stopped at."""
+    cdef Py_ssize_t p, t = start, nnz
+    cdef int32_t i, c, r
+    cdef double score, a
+    cdef const floating* row
+    cdef const int32_t* cols
+    cdef double* coef
+    for t in range(start, n_visits):
+        i = order[t]
+        if _log_full(book, i):
+            return t
+        _row_view(data, X, i, &row, &cols, &nnz)
+        c = book.y_class[i]
+        for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
+            r = book.rows[p]
+            if not w.active[r]:
+                continue
+            coef = w.coef + r * w.n_features
+            score = _dot(coef, row, cols, nnz) + w.intercept[r]
+            a = _visit(book, r, i, book.signs[p], score)
+            if a != 0.0:
+                _axpy(coef, a, row, cols, nnz)
+                if w.fit_intercept:
+                    w.intercept[r] += a
+    return n_visits
+
+
 def linear_epoch(
-    const floating[::1] values,
-    const int32_t[::1] indices,
-    const int32_t[::1] indptr,
-    bint sparse,
-    Py_ssize_t n_features,
+    Matrix X,
     Ledger ledger,
     const int32_t[::1] order,
     Py_ssize_t start,
@@ -254,7 +306,7 @@ def linear_epoch(
     int64_t[::1] updates,
 ):
     """One epoch of the primal voted perceptron from visit ``start`` of
-    ``order``.
+    ``order`` over the rows of X.
 
     ``coef`` (n_rows, n_features) and ``intercept`` (n_rows,) are the
     current perceptrons, updated in place; mistakes are appended to the log
@@ -264,33 +316,27 @@ def linear_epoch(
     Returns ``(status, t)``: ``STATUS_DONE``, or ``STATUS_LOG_FULL`` with
     ``t`` the visit to resume from (nothing of it applied).
     """
-    cdef Py_ssize_t p, n_visits = order.shape[0]
+    cdef Py_ssize_t n_visits = order.shape[0]
     cdef Py_ssize_t t = start
     cdef Book book = _open(ledger, updates)
-    cdef int32_t i, c, r
-    cdef double score, a
-    cdef const floating* row
-    cdef const int32_t* cols
-    cdef Py_ssize_t nnz
-    cdef const floating* data = &values[0] if values.shape[0] else NULL
-    with nogil:
-        for t in range(start, n_visits):
-            i = order[t]
-            if _log_full(&book, i):
-                break
-            _row_view(data, &indices[0], &indptr[0], sparse, n_features, i,
-                      &row, &cols, &nnz)
-            c = book.y_class[i]
-            for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
-                r = book.rows[p]
-                if not active[r]:
-                    continue
-                score = _dot(&coef[r, 0], row, cols, nnz) + intercept[r]
-                a = _visit(&book, r, i, book.signs[p], score)
-                if a != 0.0:
-                    _axpy(&coef[r, 0], a, row, cols, nnz)
-                    if fit_intercept:
-                        intercept[r] += a
+    cdef Weights w
+    if (coef.shape[1] != X.view.n_features or intercept.shape[0] != coef.shape[0]
+            or active.shape[0] != coef.shape[0]):
+        raise ValueError("linear_epoch: coef must be (n_rows, n_features), "
+                         "intercept and active (n_rows,).")
+    w.coef = &coef[0, 0]
+    w.n_features = coef.shape[1]
+    w.intercept = &intercept[0]
+    w.fit_intercept = fit_intercept
+    w.active = &active[0]
+    if n_visits > start:
+        with nogil:
+            if X.view.float32:
+                t = _linear_visits(<const float*> X.view.values, &X.view,
+                                   &book, &w, &order[0], start, n_visits)
+            else:
+                t = _linear_visits(<const double*> X.view.values, &X.view,
+                                   &book, &w, &order[0], start, n_visits)
     return _close(ledger, &book, t, n_visits)
 
 
@@ -343,7 +389,7 @@ def kernel_epoch(
                     break
             line = line_of_sample[i]
             if mistake and line < 0:
-                book.status = NEED_ROW
+                book.status = STATUS_NEED_ROW
                 break
             for p in range(book.rows_ptr[c], book.rows_ptr[c + 1]):
                 r = book.rows[p]

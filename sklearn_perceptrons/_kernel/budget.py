@@ -7,9 +7,11 @@ sample from the support vectors themselves (B kernel values), so that an
 epoch costs O(n_samples * B * n_features) and no array of per-sample scores
 is kept: ``fit`` on a million rows is a few passes over X.  The compiled
 walk (``_kernel_budget_fast``) owns the visits and the removals; this module
-owns the state between calls, its conversion to and from the estimator's
-:class:`~sklearn_perceptrons._kernel._DualState`, the epochs, the stopping
-rule and the progress messages.  It serves every kernel: the built-in ones
+owns the state between calls, its conversion to and from a
+:class:`~sklearn_perceptrons._kernel.dual.DualState`, the epochs, the
+stopping rule and the progress messages; :func:`fit` and
+:func:`partial_fit` return a :class:`~sklearn_perceptrons._kernel.dual.WalkResult`
+for the estimator to apply.  It serves every kernel: the built-in ones
 are computed from the support vectors' features; with "precomputed" the
 walk reads the kernel value of a visited row and a support vector from the
 Gram matrix (the entry of the support vector's training row); a callable
@@ -20,18 +22,31 @@ to visit) and the walk reads the block's Gram matrix as a precomputed one.
 import numpy as np
 import scipy.sparse as sp
 
-from . import kernel as _k
-from .._core.callbacks import fit_tasks
 from .._core.cpu import select_build
 from .._core.tables import one_vs_all_table
-from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
+from .._core.training import StoppingRule, train
+from .dual import DualState, WalkResult
+from .kernels import (
+    KERNEL_PRECOMPUTED,
+    STRATEGY_CODES,
+    prepare_rows,
+    stack_rows,
+    take_rows,
+    view,
+)
 
 _kernel_budget_fast = select_build(f"{__package__}._kernel_budget_fast")
 
-# Mirrors of the enums of _kernel_budget_core.pxi.
-STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 3,
-                  "local_projection": 4}
 _PROJECTION = STRATEGY_CODES["projection"]
+# The walk's codes (read from the compiled module: the same in every build).
+_STATUS_DONE = _kernel_budget_fast.STATUS_DONE
+_STATUS_GROW = _kernel_budget_fast.STATUS_GROW
+_C_N_SV = _kernel_budget_fast.C_N_SV
+_C_CLOCK = _kernel_budget_fast.C_CLOCK
+_C_MAX_SV = _kernel_budget_fast.C_MAX_SV
+_C_POOL_END = _kernel_budget_fast.C_POOL_END
+_C_POOL_LIVE = _kernel_budget_fast.C_POOL_LIVE
+_N_COUNTERS = _kernel_budget_fast.N_COUNTERS
 # Neighbours of a local projection: those that carry a vector removed by
 # "local_projection" ...
 NEIGHBOURS = 8
@@ -40,7 +55,6 @@ NEIGHBOURS = 8
 # an average spans more of the past than an iterate, so a wider span keeps
 # more of it, at O(M**2 n_features + M**3) per removal.
 AVERAGE_NEIGHBOURS = 32
-_STATUS_DONE = 0
 # Ridge added to the diagonal of the kept set's Gram matrix before it is
 # inverted: an rbf Gram matrix of a few hundred points is singular to
 # working precision, and the ridge bounds the inverse's entries by
@@ -60,11 +74,9 @@ CHECK_ROWS = 2000
 # at most CHECKS_PER_EPOCH * CHECK_ROWS * B kernel values per epoch; short
 # epochs get fewer (see checks_per_epoch).
 CHECKS_PER_EPOCH = 4
-_DUMMY_INT = np.zeros(1, dtype=np.int32)
-# The walk's code of a kernel read from a Gram matrix (``KERNEL_PRECOMPUTED``,
-# the code of "precomputed" in ``_kernel._KERNEL_CODES``
-# of the compiled walk, also used for a callable's blocks).
-_PAIRWISE = 6
+# The walk's code of a kernel read from a Gram matrix, that of
+# "precomputed", also used for a callable's blocks.
+_PAIRWISE = KERNEL_PRECOMPUTED
 # A budgeted fit reads its kernel values from the training Gram matrix
 # (when it fits in cache_size) if there are at most this many rows per
 # slot of the budget: computing the n**2 values once then costs about as
@@ -80,6 +92,24 @@ GRAM_MIN_FEATURES = 128
 # callable computes the (B + block)**2 kernel values among the support
 # vectors and the block, at most (B + block)**2 / block <= 4 B per visit.
 PAIRWISE_BLOCK = 1024
+# CSR rows keep the support vectors in the dense feature-major buffer (a
+# visit then runs vectorized loops over them) when the rows have at least
+# one stored value in DENSE_STORE_RATIO features: its memory, O(B *
+# n_features), and a removal, O(B * n_features), are then within that
+# factor of O(B * nnz); wider rows take the CSR store, O(B * nnz) whatever
+# the number of features.  Both stores fit the same model.
+DENSE_STORE_RATIO = 16
+
+
+def pool_size(slots, rows):
+    """The first pool of the CSR store for ``slots`` support vectors taken
+    from the CSR ``rows``: a full set of runs of twice the rows' mean
+    length, and the longest row.  The pool is compacted when its end is
+    reached, so it grows only if the runs themselves fill it."""
+    lengths = np.diff(rows.indptr)
+    longest = int(lengths.max()) if lengths.shape[0] else 0
+    mean = rows.nnz / max(rows.shape[0], 1)
+    return int(2 * slots * np.ceil(mean)) + longest + 1
 
 
 def neighbours(strategy):
@@ -128,10 +158,10 @@ class _Pairwise:
         """K(Z_a, Z_b) without ``add``, float64, C-ordered."""
         if self.precomputed:
             return np.ascontiguousarray(self.Z[np.ix_(a, b)], dtype=np.float64)
-        A = _k._take_rows(self.Z, a)
+        A = take_rows(self.Z, a)
         # One array for both sides when they are the same rows, as k(X, X).
         return np.ascontiguousarray(self.kernel.call(
-            A, A if b is a else _k._take_rows(self.Z, b)))
+            A, A if b is a else take_rows(self.Z, b)))
 
     def pairs(self, a, b):
         return self.raw(a, b) + self.add
@@ -140,17 +170,21 @@ class _Pairwise:
 class _BudgetState:
     """The support set of a budgeted walk, in slots ``0 .. n_sv - 1``.
 
-    ``sv`` (n_features, B), feature-major, in the dtype of X (dense even
-    for CSR X: the kernel of a CSR row with the support vectors costs
-    O(nnz * B));
+    The features of the support vectors, in the dtype of X: for dense X,
+    ``sv`` (n_features, B), feature-major; for CSR X (``sparse_store``),
+    a pool of stored values (``pool``, ``pool_index``) holding a run per
+    slot (``sv_start``, ``sv_len``), O(B * nnz) whatever the number of
+    features, grown when the runs fill it (see ``_kernel_budget_fast``).
     ``alpha``/``asum`` (B, K) the coefficients and Daume's sums; ``P`` the
     inverse of the support vectors' Gram matrix plus ``RIDGE`` (strategy
     "projection" only); ``sv_row`` the index of each support vector in the
-    current training data (-1 when it is not one of its rows).
+    current training data (-1 when it is not one of its rows).  ``rows``:
+    the CSR rows the walk will visit (the pool is sized for their stored
+    values), or None for dense rows.
     """
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
-                 step_by_class=False, pairwise=None, capacity=None):
+                 step_by_class=False, pairwise=None, capacity=None, rows=None):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
         # Slots: the budget, or ``capacity`` when fewer vectors can be held
@@ -168,19 +202,35 @@ class _BudgetState:
             if not pairwise.precomputed:
                 dtype = np.float64
             n_features = pairwise.Z.shape[0] if pairwise.precomputed else 0
-        self.iparams = np.array([
-            _PAIRWISE if pairwise is not None else kernel.code,
-            int(kernel.degree), self.strategy, slots, int(self.average),
-            n_rows, n_features, neighbours(self.strategy), int(step_by_class),
-        ], dtype=np.int64)
-        self.dparams = np.array([
-            kernel.gamma, kernel.coef0, float(estimator.fit_intercept),
-            float(estimator.threshold), RIDGE,
-        ])
-        # Feature-major: the compiled loops run over support vectors.
-        n_kept = 1 if pairwise is not None else max(n_features, 1)
-        self.sv = np.zeros((n_kept, slots), dtype=dtype)
-        self.col = np.zeros(n_kept, dtype=dtype)
+        # The walk's parameters (the compiled ``Params``).
+        self.params = dict(
+            kind=_PAIRWISE if pairwise is not None else kernel.code,
+            degree=int(kernel.degree), gamma=kernel.gamma, coef0=kernel.coef0,
+            add=float(estimator.fit_intercept),
+            threshold=float(estimator.threshold), ridge=RIDGE,
+            strategy=self.strategy, average=self.average, K=n_rows, B=slots,
+            M=neighbours(self.strategy), step_by_class=bool(step_by_class),
+        )
+        self.n_features = n_features
+        self.sparse_store = pairwise is None and rows is not None and (
+            n_features > DENSE_STORE_RATIO * rows.nnz / max(rows.shape[0], 1))
+        if self.sparse_store:
+            lengths = np.diff(rows.indptr)
+            longest = int(lengths.max()) if lengths.shape[0] else 0
+            self._make_pool(pool_size(slots, rows), slots, dtype)
+            # The hash table of a visited row (see _kernel_budget_fast).
+            size = 16
+            while size < 4 * longest:
+                size *= 2
+            self.table_keys = np.zeros(size, dtype=np.int32)
+            self.table_values = np.zeros(size)
+            self._features = ("pool", "pool_index", "sv_start", "sv_len")
+        else:
+            # Feature-major: the compiled loops run over support vectors.
+            n_kept = 1 if pairwise is not None else max(n_features, 1)
+            self.sv = np.zeros((n_kept, slots), dtype=dtype)
+            self.col = np.zeros(n_kept, dtype=dtype)
+            self._features = ("sv",)
         self.kv_buffer = np.zeros(slots)
         self.sv_norm = np.zeros(slots)
         self.sv_self = np.zeros(slots)
@@ -194,21 +244,41 @@ class _BudgetState:
         self.P = np.zeros((slots, slots) if projection else (1, 1))
         self.visits = np.zeros(n_rows)
         self.forget = np.zeros((2, n_rows))
-        self.counters = np.zeros(3, dtype=np.int64)
+        self.counters = np.zeros(_N_COUNTERS, dtype=np.int64)
         self.rng = np.zeros(1, dtype=np.uint64)
         M = neighbours(self.strategy)
         self.work = np.zeros(3 * slots + 4 * n_rows + M * M + M)
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
+        self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
+
+    def _make_pool(self, size, slots, dtype):
+        self.pool = np.zeros(size, dtype=dtype)
+        self.pool_index = np.zeros(size, dtype=np.int32)
+        self.sv_start = np.zeros(slots, dtype=np.int64)
+        self.sv_len = np.zeros(slots, dtype=np.int32)
+        self.pool_order = np.zeros(slots, dtype=np.int64)
+
+    def grow_pool(self, needed=0):
+        """A pool of at least twice the size (and ``needed`` values), the
+        runs kept where they are; the walker is made anew for it."""
+        end = int(self.counters[_C_POOL_END])
+        size = max(2 * self.pool.shape[0], end + needed + 1)
+        pool, index = self.pool, self.pool_index
+        self.pool = np.zeros(size, dtype=pool.dtype)
+        self.pool_index = np.zeros(size, dtype=np.int32)
+        self.pool[:end] = pool[:end]
+        self.pool_index[:end] = index[:end]
+        self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
 
     @property
     def n_sv(self):
-        return int(self.counters[0])
+        return int(self.counters[_C_N_SV])
 
     def load(self, state, sv_row, *, keep_average):
-        """Start from the iterate of a :class:`_DualState`, its support
+        """Start from the iterate of a :class:`DualState`, its support
         vectors at their positions in the support list (``sv_order``)."""
         m = state.sv.shape[0]
-        state.restore_counters(self.counters, 1, self.forget, self.rng,
+        state.restore_counters(self.counters, _C_CLOCK, self.forget, self.rng,
                                self.visits, keep_average=keep_average)
         if m == 0:
             return
@@ -218,7 +288,18 @@ class _BudgetState:
                 f"{self.B}; lower them with a fresh fit."
             )
         slots = np.asarray(state.sv_order, dtype=np.intp)
-        if self.pairwise is None:
+        if self.sparse_store:
+            # The runs in the order of ``state.sv``, at the pool's front.
+            sv = prepare_rows(sp.csr_matrix(state.sv, dtype=self.pool.dtype))
+            nnz = sv.nnz
+            if nnz + 1 > self.pool.shape[0]:
+                self.grow_pool(nnz)
+            self.pool[:nnz] = sv.data
+            self.pool_index[:nnz] = sv.indices
+            self.sv_start[slots] = sv.indptr[:-1]
+            self.sv_len[slots] = np.diff(sv.indptr)
+            self.counters[_C_POOL_END] = self.counters[_C_POOL_LIVE] = nnz
+        elif self.pairwise is None:
             sv = state.sv.toarray() if sp.issparse(state.sv) else state.sv
             self.sv[: sv.shape[1], slots] = sv.T
         self.alpha[slots] = state.alpha
@@ -229,13 +310,12 @@ class _BudgetState:
         self.sv_time[slots] = state.sv_time
         # Entry order: the order of ``state.sv``, before any new vector.
         self.sv_entry[slots] = np.arange(m) - m
-        self.counters[0] = m
-        self.counters[2] = m
+        self.counters[_C_N_SV] = m
+        self.counters[_C_MAX_SV] = m
         if self.pairwise is not None:
             self.sv_self[:m] = np.diagonal(self.gram()).copy()
             return
-        _kernel_budget_fast.stats(self.sv, m, self.iparams, self.dparams,
-                                  self.sv_norm, self.sv_self)
+        self.walker.stats(m)
 
     def gram(self):
         n = self.n_sv
@@ -243,8 +323,7 @@ class _BudgetState:
             rows = self.sv_row[:n]
             return self.pairwise.pairs(rows, rows)
         out = np.zeros((max(n, 1), max(n, 1)))
-        _kernel_budget_fast.gram(self.sv, n, self.iparams, self.dparams,
-                                 self.sv_norm, out)
+        self.walker.gram(n, out)
         return out[:n, :n]
 
     def refresh_inverse(self):
@@ -270,11 +349,9 @@ class _BudgetState:
         ``progress(t, updates)`` is called between chunks of visits, and
         ``checkpoint()`` after the visits ``order[:t]`` for every t of
         ``checkpoints`` (increasing, below ``len(order)``)."""
-        values, indices, indptr, sparse = _k._parts(X)
-        if values.shape[0] == 0:
-            values = np.zeros(1, dtype=X.dtype)
-        if not sparse:
-            indices = indptr = _DUMMY_INT
+        blocks = self.pairwise is not None and not self.pairwise.precomputed
+        # A callable's kernel values come in blocks (see _walk_blocks).
+        rows = None if blocks else view(X)
         updates = np.zeros(self.K, dtype=np.int64)
         n = order.shape[0]
         stops = [c for c in checkpoints if 0 < c < n] + [n]
@@ -284,12 +361,16 @@ class _BudgetState:
                 stops.pop(0)
                 checkpoint()
             end = min(stops[0], t + _CHUNK)
-            if self.pairwise is not None and not self.pairwise.precomputed:
+            if blocks:
                 status, t = self._walk_blocks(order, t, end, y_class, step,
                                               table, updates)
             else:
-                status, t = self._walk(values, indices, indptr, sparse, order,
-                                       t, end, y_class, step, table, updates)
+                status, t = self._walk(rows, order, t, end, y_class, step,
+                                       table, updates)
+            if status == _STATUS_GROW:
+                # The visit at t was not made: a larger pool, then on.
+                self.grow_pool()
+                continue
             if status != _STATUS_DONE:
                 raise ValueError(
                     "The scores of the training samples became non-finite "
@@ -300,16 +381,9 @@ class _BudgetState:
                 progress(t, updates)
         return updates
 
-    def _walk(self, values, indices, indptr, sparse, order, t, end, y_class,
-              step, table, updates):
-        return _kernel_budget_fast.walk(
-            values, indices, indptr, sparse, self.sv, self.col, order, t, end,
-            y_class, step, *table, self.iparams, self.dparams,
-            self.sv_norm, self.sv_self, self.sv_row, self.sv_class,
-            self.sv_time, self.sv_entry, self.alpha, self.asum, self.P,
-            self.visits, self.forget, self.counters, self.rng, updates,
-            self.work, self.iwork,
-        )
+    def _walk(self, rows, order, t, end, y_class, step, table, updates):
+        return self.walker.walk(rows, order, t, end, y_class, step, table,
+                                updates)
 
     def _walk_blocks(self, order, t, end, y_class, step, table, updates):
         """Visit ``order[t:end]`` with a callable kernel, in blocks: the
@@ -317,7 +391,7 @@ class _BudgetState:
         block's rows, which the walk reads as a precomputed one, its
         support vectors renamed to their rows in the block (and back)."""
         block = max(PAIRWISE_BLOCK, self.B)
-        by_class = bool(self.iparams[8])
+        by_class = self.params["step_by_class"]
         while t < end:
             stop = min(end, t + block)
             n = self.n_sv
@@ -326,10 +400,9 @@ class _BudgetState:
                 return_inverse=True)
             G = self.pairwise.raw(rows, rows)
             self.sv_row[:n] = local[:n]
-            self.iparams[6] = rows.shape[0]
             status, reached = self._walk(
-                G.reshape(-1), _DUMMY_INT, _DUMMY_INT, False,
-                np.ascontiguousarray(local[n:], dtype=np.int32), 0, stop - t,
+                view(G), np.ascontiguousarray(local[n:], dtype=np.int32), 0,
+                stop - t,
                 np.ascontiguousarray(y_class[rows]),
                 step if by_class else np.ascontiguousarray(step[rows]),
                 table, updates)
@@ -340,14 +413,38 @@ class _BudgetState:
         return _STATUS_DONE, t
 
     def snapshot(self):
-        return {name: getattr(self, name).copy() for name in _SNAPSHOT}
+        return {name: getattr(self, name).copy()
+                for name in self._features + _SNAPSHOT}
 
     def restore(self, snapshot):
+        regrown = False
         for name, value in snapshot.items():
-            getattr(self, name)[...] = value
+            current = getattr(self, name)
+            if current.shape == value.shape:
+                current[...] = value
+            else:
+                # The pool grew since the snapshot.
+                setattr(self, name, value.copy())
+                regrown = True
+        if regrown:
+            self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
+
+    def _csr_rows(self, slots, n_features):
+        """The support vectors of ``slots`` as CSR rows (from their runs;
+        stored zeros dropped, as a dense row converted to CSR drops them)."""
+        lengths = self.sv_len[slots].astype(np.int64)
+        indptr = np.zeros(slots.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # The position in the pool of every value, run after run.
+        where = (np.repeat(self.sv_start[slots] - indptr[:-1], lengths)
+                 + np.arange(indptr[-1]))
+        sv = sp.csr_matrix((self.pool[where], self.pool_index[where], indptr),
+                           shape=(slots.shape[0], n_features))
+        sv.eliminate_zeros()
+        return prepare_rows(sv)
 
     def result(self, X, *, by_row, n_ext=0):
-        """The iterate as a :class:`_DualState`, its support vectors sorted by
+        """The iterate as a :class:`DualState`, its support vectors sorted by
         training row (``by_row``: ``fit``) or by entry (``partial_fit``, where
         they are appended).  With a Gram matrix, ``sv_row`` are rows of
         ``pairwise.Z``, the training rows from ``n_ext`` on."""
@@ -359,26 +456,30 @@ class _BudgetState:
         if self.pairwise is not None:
             rows = self.sv_row[slots].astype(np.intp)
             source = self.pairwise.features
-            sv = _k._take_rows(self.pairwise.Z if source is None else source,
-                               rows)
+            sv = take_rows(self.pairwise.Z if source is None else source,
+                           rows)
             sv_index = np.where(rows >= n_ext, rows - n_ext, -1)
+        elif self.sparse_store:
+            sv = self._csr_rows(slots, X.shape[1])
+            sv_index = self.sv_row[slots].astype(np.intp)
         else:
             V = np.ascontiguousarray(self.sv[: X.shape[1], slots].T)
-            sv = _k._prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
+            sv = prepare_rows(sp.csr_matrix(V)) if sp.issparse(X) else V
             sv_index = self.sv_row[slots].astype(np.intp)
-        return _k._DualState(
+        return DualState(
             sv=sv, sv_class=self.sv_class[slots].copy(),
             sv_index=sv_index if by_row else np.full(n, -1, dtype=np.intp),
             alpha=self.alpha[slots].copy(),
             alpha_sum=self.asum[slots].copy(),
             visits=self.visits.copy(), sv_time=self.sv_time[slots].copy(),
-            clock=int(self.counters[1]), forget=self.forget.copy(),
+            clock=int(self.counters[_C_CLOCK]), forget=self.forget.copy(),
             rng=int(self.rng[0]), sv_scores=None,
             sv_order=slots.astype(np.intp),
         )
 
 
-_SNAPSHOT = ("sv", "sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
+# The arrays of a snapshot, beside the features (``_BudgetState._features``).
+_SNAPSHOT = ("sv_norm", "sv_self", "sv_row", "sv_class", "sv_time",
              "sv_entry", "alpha", "asum", "P", "visits", "forget", "counters",
              "rng")
 
@@ -413,7 +514,7 @@ class _ModelCheck:
         if pairwise:
             self.X = None
         else:
-            self.X = X if rows.shape[0] == X.shape[0] else _k._take_rows(X,
+            self.X = X if rows.shape[0] == X.shape[0] else take_rows(X,
                                                                           rows)
         self.y = y_class[rows]
         self.binary = n_classes == 2
@@ -460,23 +561,8 @@ class _ModelCheck:
     def _scores(self, walk, coef):
         """Scores of the check rows for the rows of ``coef`` (any number of
         candidates' rows, stacked)."""
-        n = walk.n_sv
-        width = coef.shape[0]
-        if n == 0:
-            coef = np.zeros((width, 1))
-        values, indices, indptr, sparse = _k._parts(self.X)
-        if values.shape[0] == 0:
-            values = np.zeros(1, dtype=self.X.dtype)
-        if not sparse:
-            indices = indptr = _DUMMY_INT
-        # The compiled scores read the number of output rows from iparams.
-        iparams = walk.iparams.copy()
-        iparams[5] = width
-        scores = np.empty((self.X.shape[0], width))
-        _kernel_budget_fast.scores(
-            values, indices, indptr, sparse, self.X.shape[0], walk.sv, n,
-            iparams, walk.dparams, walk.sv_norm, coef, walk.kv_buffer,
-            scores)
+        scores = np.empty((self.X.shape[0], coef.shape[0]))
+        walk.walker.scores(view(self.X), coef, scores)
         return scores
 
 
@@ -543,14 +629,19 @@ def checks_per_epoch(n, check):
     return int(min(CHECKS_PER_EPOCH, max(1, n // check.rows.shape[0])))
 
 
-def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
-        rng, state, matched, *, model):
+def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
+        rng, seed, start=None, *, callbacks=None, model=None):
     """``KernelPerceptron.fit`` with a budget: epochs of the budgeted walk
-    through the epoch driver.
+    through the epoch driver; returns a :class:`WalkResult`.
 
-    ``state`` is the previous iterate (``warm_start``) or None; ``matched``
-    the rows of X its support vectors are (None when they are not rows of
-    X).  Rows of a multiclass problem stop together, on the rule applied to
+    ``params`` holds the estimator's parameters (those of
+    :func:`~sklearn_perceptrons._kernel.dual.fit`, and ``random_state``
+    for the rows of the model checks); ``sample_weight`` is None for
+    unweighted samples (the walk then reads the step of each class);
+    ``seed`` that of the "random" strategy; ``start`` None or
+    ``(state, matched)``: the previous iterate (``warm_start``) and the
+    rows of X its support vectors are (None when they are not rows of X).
+    Rows of a multiclass problem stop together, on the rule applied to
     their total number of updates (a removal changes every row).  With
     ``tol`` (the stopping rule on), the model returned is the one, among
     those at the quarters and the end of every epoch, that classifies best
@@ -559,10 +650,11 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
     at every check are the average and the iterate (which averaging does
     not change): a carried average can decay (see ``_BudgetTrainer``), and
     the averaged fit is then never worse on the check rows than the plain
-    one.  ``model(state)``: the attributes of the model of an iterate, for
-    the callbacks that ask for the model of an epoch.
+    one.  ``callbacks`` and ``model`` as in
+    :func:`~sklearn_perceptrons._kernel.dual.fit`.
     """
-    n, n_classes = X.shape[0], classes.shape[0]
+    n = X.shape[0]
+    state, matched = start if start is not None else (None, None)
     n_rows = 1 if n_classes == 2 else n_classes
     y_class = np.ascontiguousarray(y_class, dtype=np.int32)
     # Without sample weights the walk reads the step of the sample's class:
@@ -577,60 +669,58 @@ def fit(estimator, X, classes, y_class, sample_weight, class_step, kernel,
             # A callable's support vectors from other data: rows of Z in
             # front of X, never visited.
             n_ext = state.sv.shape[0]
-            Z = _k._stack_rows(state.sv, X.astype(
+            Z = stack_rows(state.sv, X.astype(
                 np.result_type(X.dtype, state.sv.dtype), copy=False))
             y_class = np.concatenate([state.sv_class, y_class]).astype(
                 np.int32)
             if not by_class:
                 step = np.concatenate([np.zeros(n_ext), step])
             matched = np.arange(n_ext)
-        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
-    elif state is None and gram_applies(estimator, kernel, X):
+        pairwise = _Pairwise(kernel, Z, params.fit_intercept)
+    elif state is None and gram_applies(params, kernel, X):
         # The budget is a sizeable part of the rows: a visit would compute B
         # kernel values from the features, every epoch, where the Gram
         # matrix computed once lets it read them (the walk of "precomputed").
         Z = np.ascontiguousarray(kernel.matrix(X, X), dtype=np.float64)
-        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept, features=X)
-    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, Z.dtype,
-                        step_by_class=by_class, pairwise=pairwise)
+        pairwise = _Pairwise(kernel, Z, params.fit_intercept, features=X)
+    walk = _BudgetState(params, kernel, X.shape[1], n_rows, Z.dtype,
+                        step_by_class=by_class, pairwise=pairwise,
+                        rows=X if sp.issparse(X) else None)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)
         walk.load(state, rows, keep_average=False)
-    walk.rng[0] = np.uint64(estimator._random_seed(rng))
-    check = _ModelCheck(Z, y_class, n_classes, estimator, n_ext,
+    walk.rng[0] = np.uint64(seed)
+    check = _ModelCheck(Z, y_class, n_classes, params, n_ext,
                         pairwise=pairwise is not None) if (
-        estimator.tol is not None) else None
+        params.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
                              one_vs_all_table(n_classes), check)
-    stopper = StoppingRule(1, tol=estimator.tol,
-                           n_iter_no_change=estimator.n_iter_no_change,
+    stopper = StoppingRule(1, tol=params.tol,
+                           n_iter_no_change=params.n_iter_no_change,
                            n_samples=n, early_stopping=False)
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
-                   shuffle=estimator.shuffle, max_iter=estimator.max_iter,
-                   stopper=stopper, verbose=estimator.verbose, norm="||f||",
-                   callbacks=fit_tasks(estimator, estimator.max_iter),
-                   model=lambda trainer, stopper: model(
-                       walk.result(X, by_row=True, n_ext=n_ext)))
+                   shuffle=params.shuffle, max_iter=params.max_iter,
+                   stopper=stopper, verbose=params.verbose, norm="||f||",
+                   callbacks=callbacks,
+                   model=None if model is None else (
+                       lambda trainer, stopper: model(
+                           walk.result(X, by_row=True, n_ext=n_ext))))
     # The largest support set of the whole fit, not of the model kept.
-    max_seen = int(walk.counters[2])
+    max_seen = int(walk.counters[_C_MAX_SV])
     trainer.keep_best()
-    set_fit_results(estimator, record)
-
-    new_state = walk.result(X, by_row=True, n_ext=n_ext)
-    estimator._set_model(new_state, classes)
-    estimator.__dict__.pop("_budget_inverse", None)
-    estimator.gamma_ = kernel.gamma
-    estimator.support_ = new_state.sv_index
-    estimator._max_support_seen = max_seen
-    return estimator
+    return WalkResult(walk.result(X, by_row=True, n_ext=n_ext), max_seen,
+                      record=record)
 
 
-def partial_fit(estimator, X, classes, y_class, step, kernel, state):
+def partial_fit(params, X, n_classes, y_class, step, kernel, state,
+                inverse=None):
     """One pass of the budgeted walk over a batch, in its order, from the
-    iterate ``state`` (its average continues)."""
-    n_classes = classes.shape[0]
+    iterate ``state`` (its average continues); returns a
+    :class:`WalkResult`.  ``inverse`` is the one the previous call returned
+    (strategy "projection"): when it is that of this support set, a call
+    on one row costs O(B^2), not an O(B^3) inversion."""
     n_rows = 1 if n_classes == 2 else n_classes
     m = state.sv.shape[0]
     pairwise, Z, n_ext, sv_rows = None, X, 0, np.full(m, -1)
@@ -638,17 +728,16 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         # A callable: the support vectors are the first rows of Z, the batch
         # the next ones (only those are visited).
         n_ext, sv_rows = m, np.arange(m)
-        Z = _k._stack_rows(state.sv, X)
+        Z = stack_rows(state.sv, X)
         y_class = np.concatenate([state.sv_class, y_class])
         step = np.concatenate([np.zeros(m), step])
-        pairwise = _Pairwise(kernel, Z, estimator.fit_intercept)
-    walk = _BudgetState(estimator, kernel, X.shape[1], n_rows, X.dtype,
-                        pairwise=pairwise, capacity=m + X.shape[0])
+        pairwise = _Pairwise(kernel, Z, params.fit_intercept)
+    walk = _BudgetState(params, kernel, X.shape[1], n_rows, X.dtype,
+                        pairwise=pairwise, capacity=m + X.shape[0],
+                        rows=X if sp.issparse(X) else None)
     walk.load(state, sv_rows, keep_average=True)
-    # The inverse Gram matrix left by the previous call (in the order of the
-    # support vectors), when it is that of this support set: a call on one
-    # row then costs O(B^2), not an O(B^3) inversion.
-    inverse = getattr(estimator, "_budget_inverse", None)
+    # The inverse Gram matrix left by the previous call is in the order of
+    # the support vectors.
     if (walk.strategy == _PROJECTION and inverse is not None
             and inverse.shape == (m, m) and m > 0):
         slots = np.asarray(state.sv_order, dtype=np.intp)
@@ -661,17 +750,10 @@ def partial_fit(estimator, X, classes, y_class, step, kernel, state):
         np.ascontiguousarray(step, dtype=np.float64),
         one_vs_all_table(n_classes),
     )
-    total = int(updates.sum())
     result = walk.result(X, by_row=False)
-    estimator._set_model(result, classes)
     if walk.strategy == _PROJECTION:
-        estimator._budget_inverse = walk.P[
-            np.ix_(result.sv_order, result.sv_order)].copy()
+        inverse = walk.P[np.ix_(result.sv_order, result.sv_order)].copy()
     else:
-        estimator.__dict__.pop("_budget_inverse", None)
-    estimator.gamma_ = kernel.gamma
-    estimator.__dict__.pop("support_", None)
-    record_partial_pass(estimator, total)
-    estimator._max_support_seen = max(
-        getattr(estimator, "_max_support_seen", 0), int(walk.counters[2]))
-    return estimator
+        inverse = None
+    return WalkResult(result, int(walk.counters[_C_MAX_SV]),
+                      updates=int(updates.sum()), inverse=inverse)

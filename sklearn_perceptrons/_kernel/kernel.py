@@ -2,27 +2,22 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The kernelized (dual) perceptron: :class:`KernelPerceptron`.
 
-The Python layer owns the parameters, the validation, the labels, the support
-set between calls and the stopping rules; the compiled walk
-(``_kernel_core.pxi``, built as ``_kernel_fast`` and its AVX2 twin) owns the
-epoch: see its docstring for the algorithm and the column cache.
+The estimator owns the parameters, the validation, the labels and the
+choice of walk; a walk (``dual.py``, which keeps every training sample's
+score, or ``budget.py``, with a budget that binds) runs the epochs and
+returns a ``WalkResult``, which the estimator sets as its model.
 """
 
-import dataclasses
 import copy
 import numbers
-from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import effective_n_jobs
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _num_samples, check_is_fitted, validate_data
 
-from . import budget as _kernel_budget
-from .._core.cpu import select_build
 from .._core.base import (
     N_JOBS_CONSTRAINT,
     BasePerceptron,
@@ -34,630 +29,28 @@ from .._core.base import (
 )
 from .._core.docstrings import shared_doc
 from .._core.callbacks import fit_tasks, model_attributes
-from .._core.progress import FitLog, chunks
-from .stream import KernelStream
-from .._core.base import as_csr_int32
+from .._core.progress import FitLog
 from .._core.tables import crammer_singer_table, one_vs_all_table
-from .._core.threads import run_tasks
-from .._core.training import StoppingRule, record_partial_pass, set_fit_results, train
+from .._core.training import record_partial_pass, set_fit_results
+from . import budget, dual
+from .dual import DualState
+from .kernels import (
+    STRATEGY_CODES,
+    KernelMixin,
+    dual_scores,
+    kernel_fast,
+    prepare_rows,
+    rows_equal,
+    take_rows,
+)
+from .stream import KernelStream
 
-_kernel_fast = select_build(f"{__package__}._kernel_fast")
-
-# Mirrors of the enums of _kernel_fast.pyx.
-_KERNEL_CODES = {
-    "linear": 0,
-    "poly": 1,
-    "rbf": 2,
-    "sigmoid": 3,
-    "laplacian": 4,
-    "cosine": 5,
-    "precomputed": 6,
+# Update rules of the walk, by ``(multi_class, update)``; "ovr" is the
+# one-vs-all table (``RULE_TABLE``).
+_RULE_CODES = {
+    ("crammer_singer", "max"): kernel_fast.RULE_CS_MAX,
+    ("crammer_singer", "uniform"): kernel_fast.RULE_CS_UNIFORM,
 }
-_PRECOMPUTED = 6
-_CALLABLE = 7
-# The kernels that read gamma (the others ignore it, whatever its value).
-_GAMMA_KERNELS = frozenset({"poly", "rbf", "sigmoid", "laplacian"})
-# The exponential kernels: a fit keeps their kernel values in float32 cache
-# lines, computed in single precision (see ``_kernel_fast``).
-_SINGLE_PRECISION = (_KERNEL_CODES["rbf"], _KERNEL_CODES["laplacian"])
-# The projection strategies reach this walk only with a budget that cannot
-# bind (see ``_kernel_budget.applies``).
-# Update rules of the walk (mirrors of ``_kernel_core.pxi``), by
-# ``(multi_class, update)``; "ovr" is the one-vs-all table.
-_RULE_CODES = {("crammer_singer", "max"): 1, ("crammer_singer", "uniform"): 2}
-_STRATEGY_CODES = {"forgetron": 0, "random": 1, "oldest": 2, "projection": 0,
-                   "local_projection": 0}
-_STATUS_DONE = 0
-_STATUS_NEED_COLUMN = 1
-_STATUS_NONFINITE_KERNEL = 2
-_STATUS_NONFINITE_SCORE = 3
-# Indices of the walk's int64 counters.
-_C_N_SV = 0
-_C_CLOCK = 1
-_C_MAX_SV = 2
-_C_LINES_USED = 4
-# Lines of the walk's cache after the LRU lines (mirror of ``SCRATCH_LINES``).
-_SCRATCH_LINES = 4
-
-_DUMMY_INT = np.zeros(1, dtype=np.int32)
-_DUMMY_DOUBLE = np.zeros(1)
-_MB = 2**20
-# The largest cache_size (MB) accepted: a petabyte.
-_MAX_CACHE_MB = 1e9
-
-
-# -- rows and kernels --------------------------------------------------------
-
-
-def _prepare_rows(X):
-    """CSR with int32 indices and no duplicate entries (the compiled kernels
-    scatter a row into a dense buffer); dense X is returned as is."""
-    if not sp.issparse(X):
-        return X
-    X = as_csr_int32(X)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
-
-
-def _parts(X):
-    """(values, indices, indptr, sparse) of a C-ordered dense or a CSR X."""
-    if sp.issparse(X):
-        return X.data, X.indices, X.indptr, True
-    return X.reshape(-1), _DUMMY_INT, _DUMMY_INT, False
-
-
-def _as_format_of(V, X):
-    """Support vectors ``V`` in the format (dense / CSR) and dtype of ``X``."""
-    if sp.issparse(X):
-        return _prepare_rows(sp.csr_matrix(V, dtype=X.dtype))
-    if sp.issparse(V):
-        V = V.toarray()
-    return np.ascontiguousarray(V, dtype=X.dtype)
-
-
-def _stack_rows(V, X):
-    """Rows of ``V`` (converted to the format of ``X``) followed by ``X``."""
-    if V.shape[0] == 0:
-        return X
-    V = _as_format_of(V, X)
-    if sp.issparse(X):
-        return _prepare_rows(sp.vstack([V, X], format="csr"))
-    return np.vstack([V, X])
-
-
-def _take_rows(X, rows):
-    Z = X[rows]
-    return _prepare_rows(Z) if sp.issparse(Z) else np.ascontiguousarray(Z)
-
-
-def _rows_equal(A, B):
-    if A.shape != B.shape:
-        return False
-    if sp.issparse(A) or sp.issparse(B):
-        return (sp.csr_matrix(A) != sp.csr_matrix(B)).nnz == 0
-    return np.array_equal(A, B)
-
-
-def _variance(X):
-    """Variance of all entries of X (as ``X.var()``, as SVC's "scale"), in
-    float64, in compiled passes without a temporary copy of X (X is
-    C-ordered here)."""
-    if sp.issparse(X):
-        size = X.shape[0] * X.shape[1]
-        data = X.data.astype(np.float64, copy=False)
-        mean = data.sum() / size
-        return max(np.dot(data, data) / size - mean * mean, 0.0)
-    return _kernel_fast.variance(X.reshape(-1))
-
-
-def _scale_gamma(X):
-    """``1 / (n_features * X.var())`` (1.0 for a constant X, as SVC), exact
-    also where the variance underflows or overflows: it is then computed on
-    X / max|X|."""
-    variance = _variance(X)
-    if 1e-290 < variance < 1e290:
-        return 1.0 / (X.shape[1] * variance)
-    values = X.data if sp.issparse(X) else X
-    top = float(np.abs(values).max()) if values.size else 0.0
-    if top == 0.0:
-        return 1.0
-    variance = _variance(X / top if sp.issparse(X) else np.ascontiguousarray(X / top))
-    if variance == 0.0:
-        return 1.0
-    with np.errstate(over="ignore", under="ignore"):
-        return 1.0 / (X.shape[1] * variance) / top / top
-
-
-class _Kernel:
-    """A resolved kernel: its code, parameters and (for a callable) function."""
-
-    def __init__(self, kernel, gamma, degree, coef0, kernel_params):
-        self.function = kernel if callable(kernel) else None
-        self.code = _CALLABLE if callable(kernel) else _KERNEL_CODES[kernel]
-        self.gamma = float(gamma)
-        self.degree = float(degree)
-        self.coef0 = float(coef0)
-        self.params = kernel_params or {}
-
-    def norms(self, Z):
-        """What the compiled kernels read about the rows of Z: their norms
-        ("cosine"), or their squared norms (dense "rbf" with more than two
-        features, which computes |z - x|^2 as |z|^2 + |x|^2 - 2 z.x)."""
-        if Z.shape[0] == 0:
-            return _DUMMY_DOUBLE
-        values, _, indptr, sparse = _parts(Z)
-        if self.code == _KERNEL_CODES["cosine"]:
-            out = np.empty(Z.shape[0])
-            _kernel_fast.row_norms(values, indptr, sparse, Z.shape[0], Z.shape[1],
-                                   out)
-            return out
-        if self.code == _KERNEL_CODES["rbf"] and not sparse and Z.shape[1] != 2:
-            out = np.empty(Z.shape[0])
-            _kernel_fast.dense_sq_norms(values, Z.shape[0], Z.shape[1], out)
-            if not np.isfinite(out).all():
-                _raise_nonfinite_kernel(self)
-            return out
-        return _DUMMY_DOUBLE
-
-    def call(self, A, B):
-        """The callable kernel on (A, B), with its result checked; a sparse
-        result (natural for a kernel of CSR rows) is a block of kernel
-        values like any other, densified."""
-        K = self.function(A, B, **self.params)
-        K = K.toarray() if sp.issparse(K) else np.asarray(K)
-        if np.iscomplexobj(K):
-            raise ValueError(
-                "The kernel callable returned complex values; a kernel must be "
-                "real-valued."
-            )
-        K = K.astype(np.float64, copy=False)
-        expected = (A.shape[0], B.shape[0])
-        if K.shape != expected:
-            raise ValueError(
-                f"The kernel callable returned an array of shape {K.shape} for "
-                f"inputs of {A.shape[0]} and {B.shape[0]} samples; expected "
-                f"{expected}: k(A, B) must return the (n_A, n_B) kernel matrix."
-            )
-        if not np.isfinite(K).all():
-            raise ValueError("The kernel callable returned non-finite values.")
-        return K
-
-    def matrix(self, X, Z):
-        """The kernel matrix K(X, Z) as a float64 ndarray."""
-        if self.code == _CALLABLE:
-            return self.call(X, Z)
-        if self.code == _PRECOMPUTED:
-            return np.asarray(X, dtype=np.float64)
-        X, Z = _common_dtype(X, Z)
-        out = np.zeros((X.shape[0], Z.shape[0]))
-        bad = _kernel_fast.kernel_rows(
-            *_parts(X), X.shape[0], *_parts(Z), Z.shape[0], X.shape[1],
-            self.norms(Z), self, out,
-        )
-        if bad:
-            _raise_nonfinite_kernel(self)
-        return out
-
-
-def _common_dtype(X, Z):
-    dtype = np.result_type(X.dtype, Z.dtype)
-    if X.dtype != dtype:
-        X = X.astype(dtype)
-    if Z.dtype != dtype:
-        Z = Z.astype(dtype)
-    return X, Z
-
-
-def _raise_nonfinite_kernel(kernel):
-    """A clear error for kernel values that overflowed, naming the values of
-    the parameters that entered them."""
-    if kernel.code == _KERNEL_CODES["poly"]:
-        where = (f"(gamma * <a, b> + coef0) ** degree with gamma_={kernel.gamma:g}, "
-                 f"coef0={kernel.coef0:g}, degree={kernel.degree:g}")
-        advice = "Scale the features, or lower degree, gamma or coef0."
-    elif kernel.code == _KERNEL_CODES["sigmoid"]:
-        where = f"tanh(gamma * <a, b> + coef0) with gamma_={kernel.gamma:g}"
-        advice = "Scale the features."
-    elif kernel.code == _PRECOMPUTED:
-        where = "the precomputed Gram matrix"
-        advice = "Pass a finite Gram matrix."
-    else:
-        where = "the dot products or squared norms of the samples"
-        advice = "Scale the features."
-    raise ValueError(
-        f"The kernel produced non-finite values: floating-point overflow in "
-        f"{where}. "
-        f"{advice}"
-    )
-
-
-# Multiply-adds of one block of dual scores (a few hundredths of a second):
-# the compiled scoring runs without the GIL, and returns to Python, where a
-# pending signal (Ctrl-C) is handled, between blocks.
-BLOCK_WORK = 1 << 24
-
-
-def _row_blocks(n, n_blocks):
-    """``n_blocks`` (at most ``n``) contiguous ranges ``(start, stop)`` that
-    cover ``range(n)``."""
-    if n_blocks <= 1 or n <= 1:
-        # One block: what linspace gives, without its cost (most of a
-        # one-row call's scoring).
-        return [(0, n)]
-    bounds = np.linspace(0, n, min(n_blocks, n) + 1).astype(np.intp)
-    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
-
-
-def _run_blocks(score_block, blocks, n_jobs):
-    """``score_block(start, stop)`` for every block, on ``n_jobs`` threads
-    of the package's pool when more than one (the compiled scoring releases
-    the GIL); returns the results in block order."""
-    return run_tasks(score_block, blocks, n_jobs)
-
-
-def _dual_scores(X, kernel, sv, sv_index, coef, cache_size, *, single=False,
-                 n_jobs=None, sv_norms=None):
-    """``sum_j coef[j, k] * K(sv_j, x)`` for every row x of X, in chunks.
-
-    ``sv_index`` are the columns of a precomputed X that belong to the
-    support vectors; ``single``: the kernel values of a fit (see
-    ``_SINGLE_PRECISION``), for the scores a walk starts from; ``n_jobs``:
-    threads scoring blocks of rows (every row is scored by the same
-    arithmetic whatever its block, so the result does not depend on it);
-    ``sv_norms``: ``kernel.norms(sv)`` when the caller keeps them.
-    Returns an (n_samples, n_rows) float64 array.
-    """
-    n, n_rows = X.shape[0], coef.shape[1]
-    n_sv = coef.shape[0]
-    if n == 0 or n_sv == 0:
-        return np.zeros((n, n_rows))
-    # One row is one block whatever n_jobs: joblib's lookup is not needed.
-    n_jobs = 1 if n == 1 else effective_n_jobs(n_jobs)
-    out = np.empty((n, n_rows))
-    if kernel.code in (_CALLABLE, _PRECOMPUTED):
-        # Python-level kernels: bounded blocks of K(X, sv) times coef (the
-        # same blocks whatever n_jobs, so that BLAS sums in the same order).
-        chunk = max(1, int(cache_size * _MB // (8 * n_sv)))
-
-        def score_block(start, stop):
-            block = X[start:stop]
-            if kernel.code == _CALLABLE:
-                gram = kernel.call(block, sv)
-            else:
-                gram = np.asarray(block[:, sv_index], dtype=np.float64)
-            out[start:stop] = gram @ coef
-
-        _run_blocks(score_block, [(a, min(a + chunk, n)) for a in range(0, n, chunk)],
-                    n_jobs)
-        return out
-    X, sv = _common_dtype(X, sv)
-    if sv_norms is None:
-        sv_norms = kernel.norms(sv)
-    sv_parts = (*_parts(sv), n_sv, X.shape[1], sv_norms, kernel)
-    values, indices, indptr, sparse = _parts(X)
-    n_features = X.shape[1]
-
-    def score_block(start, stop):
-        # Views of the rows start:stop (CSR: indptr keeps absolute offsets).
-        if sparse:
-            rows = (values, indices, indptr[start : stop + 1], True)
-        else:
-            rows = (values[start * n_features : stop * n_features], indices,
-                    indptr, False)
-        return _kernel_fast.decision(
-            *rows, stop - start, *sv_parts, coef, out[start:stop], single,
-        )
-
-    # A few blocks per thread, so that a thread slowed down by other work
-    # on the machine does not hold up the others; and blocks of at most
-    # BLOCK_WORK multiply-adds (a kernel value costs a row of a support
-    # vector, then one multiply-add per one-vs-all row), so that Ctrl-C
-    # stops a long call within one of them.
-    width = sv.nnz / n_sv if sp.issparse(sv) else n_features
-    rows_per_block = max(1, int(BLOCK_WORK // (n_sv * (width + n_rows + 1))))
-    blocks = _row_blocks(n, max(1 if n_jobs <= 1 else 4 * n_jobs,
-                                -(-n // rows_per_block)))
-    if any(_run_blocks(score_block, blocks, n_jobs)):
-        _raise_nonfinite_kernel(kernel)
-    return out
-
-
-# -- the state of a dual perceptron between calls ---------------------------
-
-
-@dataclasses.dataclass(eq=False, kw_only=True)
-class _DualState:
-    """Support vectors and dual coefficients of the current iterate.
-
-    ``alpha`` is (n_SV, n_rows) (the transpose of ``dual_coef_``); with
-    averaging, ``alpha_sum`` and ``visits`` hold Daume's sums so that the
-    average is ``alpha - alpha_sum / visits``.  ``sv_index`` are the indices
-    of the support vectors in the training set of the last ``fit`` (-1 for
-    support vectors that are not rows of it), ``sv_time`` the time of their
-    last update (the order of the "oldest" strategies), ``clock`` the number
-    of updates so far, ``forget`` the Forgetron's damage and mistakes per row
-    (shape (2, n_rows)), ``rng`` the generator state of the "random"
-    strategy, ``sv_scores`` the scores of the support vectors (None when not
-    tracked) and ``sv_order`` the order of the support vectors in the walk's
-    list (the "random" strategy draws a position in it).
-    """
-
-    sv: object
-    sv_class: object
-    sv_index: object
-    alpha: object
-    alpha_sum: object
-    visits: object
-    sv_time: object
-    clock: int
-    forget: object
-    rng: int
-    sv_scores: object
-    sv_order: object
-
-    def restore_counters(self, counters, clock_index, forget, rng, visits, *,
-                         keep_average):
-        """Copy the clock, the Forgetron's state, the generator state and,
-        with ``keep_average``, the visit counts into a walker's arrays."""
-        counters[clock_index] = self.clock
-        forget[:] = self.forget
-        rng[0] = np.uint64(self.rng)
-        if keep_average:
-            visits[:] = self.visits
-
-    @classmethod
-    def empty(cls, X, n_rows, rng):
-        """No support vector yet, in the format and dtype of X."""
-        shape = (0, X.shape[1])
-        sv = sp.csr_matrix(shape, dtype=X.dtype) if sp.issparse(X) else np.empty(
-            shape, dtype=X.dtype)
-        return cls(
-            sv=sv, sv_class=np.empty(0, dtype=np.int32),
-            sv_index=np.empty(0, dtype=np.intp), alpha=np.empty((0, n_rows)),
-            alpha_sum=np.empty((0, n_rows)), visits=np.zeros(n_rows),
-            sv_time=np.empty(0, dtype=np.int64), clock=0,
-            forget=np.zeros((2, n_rows)), rng=rng, sv_scores=np.empty((0, n_rows)),
-            sv_order=np.empty(0, dtype=np.intp),
-        )
-
-    def model(self, average):
-        """Dual coefficients (n_SV, n_rows) of the predictor: the average of
-        the iterates over all visits, or the last iterate."""
-        if not average:
-            return self.alpha.copy()
-        return self.alpha - self.alpha_sum / np.maximum(self.visits, 1.0)
-
-
-class _DualWalk:
-    """The arrays of one fit (or one ``partial_fit`` call) of the compiled walk.
-
-    Z is the matrix of all rows the walk knows: the support vectors carried
-    over from earlier calls (rows ``< n_ext``), then the training rows.  The
-    arrays are grouped as ``_kernel_fast.Walker`` reads them (``rows``,
-    ``samples``, ``dual``, ``cache``) and updated in place by the walk.
-    """
-
-    def __init__(self, Z, y_class, step, table, n_rows, kernel, *, add, threshold,
-                 average, budget, strategy, track_from, cache_size, passes,
-                 rule=0):
-        n_z = Z.shape[0]
-        self.Z = Z
-        self.kernel = kernel
-        self.add = add
-        self.track_from = track_from
-        self.average = average
-        values, indices, indptr, sparse = _parts(Z)
-        self.rows = SimpleNamespace(
-            values=values, indices=indices, indptr=indptr, sparse=sparse,
-            n_features=Z.shape[1], n_z=n_z, track_from=track_from,
-            znorm=kernel.norms(Z),
-        )
-        rows_ptr, rows, signs = table
-        self.y_class = np.ascontiguousarray(y_class, dtype=np.int32)
-        self.samples = SimpleNamespace(
-            y_class=self.y_class, step=np.ascontiguousarray(step, dtype=np.float64),
-            rows_ptr=rows_ptr, rows=rows, signs=signs, threshold=float(threshold),
-            add=float(add), rule=rule,
-        )
-        # (n_z, n_rows) in Fortran order: the walk reads its transpose, one
-        # contiguous line of scores per sub-problem.
-        self.scores = np.zeros((n_z, n_rows), order="F")
-        self.alpha = np.zeros((n_z, n_rows))
-        self.alpha_sum = np.zeros((n_z, n_rows) if average else (1, 1))
-        self.visits = np.zeros(n_rows)
-        self.in_support = np.zeros(n_z, dtype=np.uint8)
-        self.sv_list = np.zeros(n_z, dtype=np.int32)
-        self.last_time = np.zeros(n_z, dtype=np.int64)
-        self.counters = np.zeros(5, dtype=np.int64)
-        self.forget = np.zeros((2, n_rows))
-        self.rng = np.zeros(1, dtype=np.uint64)
-        # A budget of at least n_z is never reached.
-        budget = -1 if budget is None else min(int(budget), n_z)
-        self.dual = SimpleNamespace(
-            scores=self.scores.T, alpha=self.alpha, average=average,
-            alpha_sum=self.alpha_sum, visits=self.visits,
-            in_support=self.in_support, sv_list=self.sv_list,
-            sv_pos=np.full(n_z, -1, dtype=np.int32), last_time=self.last_time,
-            counters=self.counters, budget=budget,
-            strategy=_STRATEGY_CODES[strategy], forget=self.forget, rng=self.rng,
-        )
-        self.cache = self._make_cache(cache_size, passes)
-        self._compiled = None
-
-    def _make_cache(self, cache_size, passes):
-        n_z = self.Z.shape[0]
-        n_track = n_z - self.track_from
-        cache_bytes = float(cache_size) * _MB
-        # The exponential kernels keep their lines in single precision.
-        self.single = self.kernel.code in _SINGLE_PRECISION
-        line_bytes = (4 if self.single else 8) * max(n_track, 1)
-        if self.kernel.code == _PRECOMPUTED:
-            # Columns are read from the Gram matrix X itself.
-            capacity = 0
-        else:
-            capacity = int(min(cache_bytes // line_bytes, n_z))
-            if self.kernel.code == _CALLABLE:
-                # A visit may need two columns at once, both from the LRU lines.
-                capacity = max(capacity, 2)
-        # ``capacity`` LRU lines, then scratch lines; in single precision,
-        # double lines where the exponent arguments of columns are computed.
-        shape = (capacity + _SCRATCH_LINES, max(n_track, 1))
-        cache = SimpleNamespace(
-            lines=np.empty((_SCRATCH_LINES, shape[1]) if self.single else shape),
-            lines32=np.empty(shape, dtype=np.float32) if self.single else None,
-            line_of_row=np.full(n_z, -1, dtype=np.int32),
-            row_of_line=np.full(max(capacity, 1), -1, dtype=np.int32),
-            line_used=np.zeros(max(capacity, 1), dtype=np.int64),
-            seen=np.zeros(n_z, dtype=np.uint8),
-            # A column enters the cache on its first use when the samples will
-            # be visited again (several epochs), else on its second use.
-            admit_first=passes > 1,
-        )
-        if (self.kernel.code == _CALLABLE and capacity >= n_z
-                and 8.0 * n_z * n_track <= cache_bytes):
-            # The Gram matrix fits: one call of the callable fills the cache.
-            cache.lines[:n_z] = self.kernel.call(self.Z[self.track_from:], self.Z).T
-            cache.line_of_row[:] = np.arange(n_z, dtype=np.int32)
-            cache.row_of_line[:n_z] = np.arange(n_z, dtype=np.int32)
-            self.counters[_C_LINES_USED] = n_z
-        return cache
-
-    def load(self, state, rows, *, keep_average):
-        """Start from the iterate ``state`` whose support vectors are the Z
-        rows ``rows``; averaging restarts unless ``keep_average``."""
-        m = rows.shape[0]
-        state.restore_counters(self.counters, _C_CLOCK, self.forget, self.rng,
-                               self.visits, keep_average=keep_average)
-        if m == 0:
-            return
-        self.alpha[rows] = state.alpha
-        if self.average and keep_average:
-            self.alpha_sum[rows] = state.alpha_sum
-        self.in_support[rows] = 1
-        listed = rows[state.sv_order]
-        self.sv_list[:m] = listed
-        self.dual.sv_pos[listed] = np.arange(m, dtype=np.int32)
-        self.last_time[rows] = state.sv_time
-        self.counters[_C_N_SV] = m
-        self.counters[_C_MAX_SV] = m
-
-    def _walker(self):
-        """The compiled walker over these arrays, made on the first pass
-        (after ``load``) and kept for the next ones."""
-        if self._compiled is None:
-            self._compiled = _kernel_fast.Walker(
-                self.rows, self.kernel, self.samples, self.dual, self.cache)
-        return self._compiled
-
-    def run(self, order, active, progress=None):
-        """One walk over the Z rows ``order``; returns the updates per row.
-        With ``progress``, the walk goes in chunks of visits
-        (:func:`~sklearn_perceptrons._core.progress.chunks`) and calls
-        ``progress(visited, updates)`` between them; the result is the
-        same bit for bit (a chunk ends with no update waiting, as a walk
-        stopped for a callable's column does)."""
-        updates = np.zeros(self.scores.shape[1], dtype=np.int64)
-        n = order.shape[0]
-        if n == 0:
-            return updates
-        walker = self._walker()
-        for start, stop in [(0, n)] if progress is None else chunks(n):
-            self._run_part(walker, order[start:stop], active, updates)
-            if progress is not None and stop < n:
-                progress(stop, updates)
-        return updates
-
-    def _run_part(self, walker, order, active, updates):
-        t = 0
-        while True:
-            status, t, row = walker.run(order, t, active, updates)
-            if status == _STATUS_DONE:
-                return
-            if status == _STATUS_NEED_COLUMN:
-                self._store_callable_column(row)
-            elif status == _STATUS_NONFINITE_KERNEL:
-                _raise_nonfinite_kernel(self.kernel)
-            else:
-                raise ValueError(
-                    "The scores of the training samples became non-finite "
-                    "(floating-point overflow). Scale the features or lower "
-                    "gamma / degree, or the sample and class weights."
-                )
-
-    def _store_callable_column(self, row):
-        column = self.kernel.call(self.Z[self.track_from:], self.Z[row : row + 1])
-        _kernel_fast.cache_store(np.ascontiguousarray(column[:, 0]), row,
-                                 self.cache, self.counters)
-
-    def weight_norm(self):
-        """||f||, over all rows, in the (padded) kernel space: sum over the
-        support vectors of alpha * score (their scores are tracked in fit)."""
-        rows = self.sv_list[: self.counters[_C_N_SV]]
-        rows = rows[rows >= self.track_from]
-        return float(np.sqrt(max(np.sum(self.alpha[rows] * self.scores[rows]), 0.0)))
-
-    @property
-    def max_support_seen(self):
-        return int(self.counters[_C_MAX_SV])
-
-    def result(self, n_ext, *, training_rows):
-        """The iterate as a :class:`_DualState`, support vectors in the order
-        of the rows of Z.  With ``training_rows`` (``fit``), ``sv_index`` is
-        the index in X (``row - n_ext``, -1 for carried-over rows), else -1."""
-        listed = self.sv_list[: self.counters[_C_N_SV]]
-        # The support vectors in row order, and where each listed one goes
-        # (O(n_z) flags and scatters instead of a sort and a search).
-        rows = np.flatnonzero(self.in_support)
-        position = np.empty(self.in_support.shape[0], dtype=np.intp)
-        position[rows] = np.arange(rows.shape[0])
-        if training_rows:
-            sv_index = rows if n_ext == 0 else np.where(
-                rows >= n_ext, rows - n_ext, -1)
-        else:
-            sv_index = np.full(rows.shape[0], -1, dtype=np.intp)
-        return _DualState(
-            sv=_take_rows(self.Z, rows),
-            sv_class=self.y_class[rows],
-            sv_index=sv_index,
-            alpha=self.alpha[rows],
-            alpha_sum=self.alpha_sum[rows] if self.average else np.zeros_like(
-                self.alpha[rows]),
-            visits=self.visits.copy(),
-            sv_time=self.last_time[rows],
-            clock=int(self.counters[_C_CLOCK]),
-            forget=self.forget.copy(),
-            rng=int(self.rng[0]),
-            sv_scores=self.scores[rows] if self.track_from == 0 else None,
-            sv_order=position[listed],
-        )
-
-
-class _WalkTrainer:
-    """The dual walk as a trainer of :func:`sklearn_perceptrons._training.train`.
-
-    With a budget and several rows, a removal takes a support vector away
-    from every row, so the rows share one stopping rule (``coupled``): the
-    driver then sees one row, the total of the updates.
-    """
-
-    reports_progress = True
-
-    def __init__(self, walk, n_rows, coupled):
-        self.walk = walk
-        self.coupled = coupled
-        self.n_rows = 1 if coupled else n_rows
-        self._repeat = n_rows
-
-    def run_epoch(self, order, active, progress=None):
-        if self.coupled:
-            return self.walk.run(order, np.repeat(active, self._repeat),
-                                 progress).sum(keepdims=True)
-        return self.walk.run(order, active, progress)
-
-    def weight_norm(self):
-        return self.walk.weight_norm()
 
 
 def _not_precomputed(estimator):
@@ -671,77 +64,6 @@ def _not_precomputed(estimator):
         )
     return True
 
-
-class KernelMixin:
-    """What the estimators with a kernel share: the constraints of the kernel
-    parameters (``kernel``, ``degree``, ``gamma``, ``coef0``,
-    ``kernel_params``, ``cache_size``; merge them into
-    ``_parameter_constraints``), the tags of a precomputed kernel, the value
-    of ``gamma``, and the resolved :class:`_Kernel`.  Put it before the base
-    estimator in the bases."""
-
-    kernel_parameter_constraints = {
-        "kernel": [StrOptions(set(_KERNEL_CODES)), callable],
-        "degree": [Interval(numbers.Integral, 0, np.iinfo(np.int32).max,
-                            closed="both")],
-        "gamma": [
-            StrOptions({"scale", "auto"}),
-            Interval(numbers.Real, 0, None, closed="left"),
-        ],
-        "coef0": [Interval(numbers.Real, None, None, closed="neither")],
-        "kernel_params": [dict, None],
-        "cache_size": [Interval(numbers.Real, 0, _MAX_CACHE_MB, closed="right")],
-    }
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.input_tags.sparse = self.kernel != "precomputed"
-        return tags
-
-    def _kernel(self, gamma):
-        return _Kernel(self.kernel, gamma, self.degree, self.coef0,
-                       self.kernel_params)
-
-    def _resolve_gamma(self, X):
-        """The value of ``gamma`` on X.  "scale" out of the range of float64
-        (X of extreme variance) is an error only for a kernel that reads it."""
-        if not isinstance(self.gamma, str):
-            return float(self.gamma)
-        if self.gamma == "auto":
-            return 1.0 / X.shape[1]
-        gamma = _scale_gamma(X)
-        if (isinstance(self.kernel, str) and self.kernel in _GAMMA_KERNELS
-                and not np.finfo(np.float64).tiny <= gamma < np.inf):
-            limit = "below" if gamma == np.inf else "above"
-            raise ValueError(
-                f"gamma='scale' is 1 / (n_features * X.var()), which is {gamma} "
-                f"in float64: the variance of X is {limit} the range of float64. "
-                "Scale the features, or pass gamma as a float."
-            )
-        return gamma
-
-    def _validate_kernel_fit_data(self, X, y, sample_weight):
-        """``_validate_fit_data`` for a kernel: a precomputed Gram matrix must
-        be dense and square; the rows come back ready for the compiled walk
-        (see :func:`prepare_rows`)."""
-        self._reject_sparse_gram(X)
-        X, classes, y_class, sample_weight = self._validate_fit_data(
-            X, y, sample_weight
-        )
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"kernel='precomputed' needs a square Gram matrix in fit; got "
-                f"a {X.shape[0]}x{X.shape[1]} matrix."
-            )
-        return _prepare_rows(X), classes, y_class, sample_weight
-
-    def _reject_sparse_gram(self, X):
-        if self.kernel == "precomputed" and sp.issparse(X):
-            raise TypeError(
-                "kernel='precomputed' needs a dense Gram matrix; got a sparse "
-                "matrix. Convert it with X.toarray()."
-            )
 
 
 @shared_doc
@@ -838,89 +160,64 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         perceptron, equal to :class:`Perceptron` with a linear kernel.
 
     budget : int, default=None
-        If set, at most ``budget`` support vectors at any time, in ``fit`` and
-        in ``partial_fit``: before a new support vector enters a full set, one
-        leaves it (see ``budget_strategy``).  What a budget B costs and buys,
-        with the built-in kernels other than "precomputed": memory O(B *
-        (n_features + n_classes)) beside X (no per-sample scores; B**2 more
-        for "projection"), or that of the vectors a ``partial_fit`` call can
-        hold when they are fewer than B (so a huge budget costs nothing until
-        it fills); a visit computes its scores from the B support
-        vectors, so an epoch costs O(n_samples * B * n_features) (CSR:
-        O(nnz * B)) instead of O(n_samples) per update: with B much smaller
-        than the unbudgeted number of support vectors, ``fit`` on a million
-        rows takes a few passes over X; ``predict`` costs O(B * n_features)
-        per sample.  Accuracy: with the default strategy, a budget of half
-        the unbudgeted number of support vectors loses at most about 0.01
-        of test accuracy on the benchmarks (moons, circles, digits, a
-        10-class problem); far smaller budgets lose more (see the user's
-        guide).  With ``tol`` set (the default), ``fit`` checks the model on
-        a sample of at most 2,000 training rows at the end of every epoch,
-        and at evenly spaced points within it when the epoch visits several
-        times as many rows (one check per sample's worth of visits, at most
-        four per epoch: its quarters), and returns the best one (the earliest of equals; with
-        ``average=True`` the average and the iterate are both candidates,
-        the average winning ties): a late iterate of a budgeted walk can be
-        worse than an earlier one.  The checks score at most as many rows
-        per epoch as the epoch visits, B kernel values each (1% of the walk
-        on a million rows).  On rows of at least 128 values, when the
-        training Gram matrix fits in ``cache_size`` and ``budget`` is at
-        least an eighth of the rows, ``fit`` computes the Gram matrix once
-        (O(n_samples**2 * n_features)) and the walk and the checks read
-        their kernel values from it, O(B) per visit.  A budget at least the
-        number of training rows changes nothing.  "precomputed" and callable kernels take the same
-        walk, with every strategy: a visit reads B entries of the Gram
-        matrix (at the support vectors' training rows) instead of
-        computing kernels; a callable is called once per block of 1,024
-        visits (at least B) on the support vectors and the block's rows,
-        about 4 * B kernel values per visit and (B + 1024)**2 doubles of
-        memory.
+        If set, at most ``budget`` (B) support vectors at any time, in
+        ``fit`` and in ``partial_fit``: before a new one enters a full set,
+        one leaves it (``budget_strategy``).  A visit then computes its
+        scores from the B support vectors, so an epoch costs
+        O(n_samples * B * n_features) (CSR: O(B * nnz) per visit) and the
+        memory beside X is O(B * (n_features + n_classes)), whatever the
+        number of samples (in ``partial_fit``, that of the vectors the call
+        can hold when they are fewer than B, so a huge budget costs nothing
+        until it fills); ``predict`` costs O(B * n_features) per sample.
+        Use it for large data (a fit on a million rows is a few passes over
+        X) or to bound the size of the model: a budget of about half the
+        unbudgeted number of support vectors keeps most of the accuracy,
+        far smaller ones lose more (see the user guide).  With ``tol`` set,
+        ``fit`` returns the best model among those checked at the end of
+        every epoch and at up to three points within it, scored on at most
+        2,000 training rows (never more rows per epoch than the epoch
+        visits, so the checks cost at most an epoch; with ``average=True``
+        the average and the last iterate are both candidates).  On rows of
+        at least 128 values, with a budget of at least an eighth of the
+        rows and a training Gram matrix that fits in ``cache_size``, ``fit``
+        computes that matrix once (O(n_samples**2 * n_features)) and reads
+        the kernel values from it, O(B) per visit.  A budget of at least
+        the number of training rows changes nothing.  "precomputed" and
+        callable kernels are supported: a visit reads B entries of the Gram
+        matrix; a callable is called on blocks of 1,024 rows (at least B)
+        and the support vectors, O(B) kernel values per visit.
 
     budget_strategy : {"local_projection", "projection", "forgetron", \
 "random", "oldest"}, default="local_projection"
         Which support vector leaves a full set, and what happens to its
         coefficients:
 
-        - "local_projection" (default): the vector of smallest contribution
-          (``||dual coefficients||^2 * K(v, v)``) leaves, and its current
-          and averaged coefficients are carried onto the span of its 8
-          nearest kept vectors in kernel space, by projection (a ridge
-          least-squares fit in kernel space, as the Projectron of Orabona,
-          Keshet & Caputo does over all vectors).  O(B * n_features) per
-          removal.  The right choice by default: the most accurate
-          per unit of time in the benchmarks, and the averaged model works.
-        - "projection": the Projectron's projection onto the span of all
-          kept vectors, keeping the inverse of their Gram matrix up to date
-          in O(B**2) per update (B**2 doubles of memory); the vector whose
-          projection loses the least leaves.  As accurate as
-          "local_projection" or slightly more on high-dimensional data, but
-          each update costs O(B**2): for moderate B and data sets.
+        - "local_projection" (default): the one of smallest contribution
+          (``||dual coefficients||^2 * K(v, v)``) leaves; its current and
+          averaged coefficients are projected onto its 8 nearest kept
+          vectors in kernel space.  O(B * n_features) per removal.  The
+          most accurate per unit of time: the choice for batch training.
+        - "projection": the Projectron (Orabona, Keshet & Caputo): the one
+          whose projection onto all the kept vectors loses least leaves,
+          its coefficients carried by that projection.  O(B**2) per
+          update and B**2 memory; as accurate as "local_projection", or
+          slightly more on high-dimensional data, for moderate B.
         - "forgetron": the self-tuned Forgetron (Dekel, Shalev-Shwartz &
-          Singer): shrink every coefficient by the largest factor that
-          keeps the cumulative damage of removals below 15/32 of the number
-          of mistakes so far (per one-vs-all row), then remove the oldest;
-          its mistake bound holds for ``budget >= 84`` with a kernel bounded
+          Singer): shrink the coefficients, then remove the oldest; its
+          mistake bound holds for ``budget >= 84`` with a kernel bounded
           by 1 and unit sample weights.
         - "random": the randomized budget perceptron (Cavallanti,
           Cesa-Bianchi & Gentile): a uniformly random one; it tracks a
-          drifting target (shifting bounds).
-        - "oldest": the oldest, without shrinking.
+          drifting target.
+        - "oldest": the least recently updated one, without shrinking.
 
-        For these three the current iterate follows the published algorithm
-        (the removed coefficients are dropped, as their bounds analyse), and
-        with ``average=True`` only the removed vector's share of the average
-        is carried, by projection onto its 32 nearest kept vectors (with a
-        budget far below what the data need, shares carried again and again
-        decay towards their constant part; ``fit`` then returns the iterate
-        when it classifies the check rows better than the average, see
-        ``budget``).  They are
-        for online use (``partial_fit``) where their guarantees matter
-        (their bounds count the mistakes of the online walk, whichever model
-        ``fit`` returns); on batch problems with a budget well below the
-        natural number of support vectors, they predict far worse than the
-        projection strategies (multiclass problems especially).  "Oldest"
-        means the least recently updated: a support vector that is updated
-        again keeps its slot and becomes the youngest.
+        The last three follow their published algorithms (the removed
+        coefficients are dropped; with ``average=True`` only the removed
+        vector's share of the average is projected, onto its 32 nearest
+        kept vectors).  Use them online (``partial_fit``), where their
+        mistake bounds hold; with a budget well below the number of support
+        vectors the data need, they predict far worse than the projection
+        strategies.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: an update on a sample of class j is scaled
@@ -1039,16 +336,11 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     in single precision (relative error below 1.2e-7), as SVC's kernel cache
     stores them; ``decision_function`` uses double precision.
 
-    With a budget, ``fit`` and ``partial_fit`` take another walk
-    (``_kernel_budget``): the scores of a visited sample are computed from
-    the support vectors themselves, the kernel values in double precision,
-    and the support vectors are kept in a dense buffer of B rows (CSR
-    input: the fitted ``support_vectors_`` are CSR again); with
-    "precomputed" the walk reads the Gram matrix's entries at the support
-    vectors' training rows instead, and a callable's blocks of rows are
-    read as precomputed Gram matrices.  A removal's carried coefficients
-    keep the intercept consistent: the projections are taken with the
-    padded kernel ``K + 1`` when ``fit_intercept``.
+    With a budget that binds, a visited sample's scores are computed from
+    the support vectors themselves, with kernel values in double
+    precision.  A removal's carried coefficients keep the intercept
+    consistent: the projections are taken with the padded kernel
+    ``K + 1`` when ``fit_intercept``.
 
     References
     ----------
@@ -1097,7 +389,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             Interval(numbers.Integral, 1, np.iinfo(np.int64).max, closed="both"),
             None,
         ],
-        "budget_strategy": [StrOptions(set(_kernel_budget.STRATEGY_CODES))],
+        "budget_strategy": [StrOptions(set(STRATEGY_CODES))],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "update": [StrOptions({"max", "uniform"})],
         "n_jobs": N_JOBS_CONSTRAINT,
@@ -1138,7 +430,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         that move."""
         if self.multi_class == "ovr":
             return (1 if n_classes == 2 else n_classes,
-                    one_vs_all_table(n_classes), 0)
+                    one_vs_all_table(n_classes), kernel_fast.RULE_TABLE)
         if self.budget is not None:
             raise ValueError(
                 "multi_class='crammer_singer' does not support a budget: use "
@@ -1183,10 +475,32 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         self.n_support_ = np.bincount(
             state.sv_class, minlength=classes.shape[0]).astype(np.int32)
 
+    def _apply_walk(self, result, classes, gamma, *, fit):
+        """Set the model and the diagnostics from the
+        :class:`~sklearn_perceptrons._kernel.dual.WalkResult` of a walk
+        (``fit``: of a whole fit, else of a ``partial_fit`` pass)."""
+        if fit:
+            set_fit_results(self, result.record)
+        self._set_model(result.state, classes)
+        self.gamma_ = gamma
+        if fit:
+            self.support_ = result.state.sv_index
+            self._max_support_seen = result.max_support_seen
+        else:
+            self.__dict__.pop("support_", None)
+            record_partial_pass(self, result.updates)
+            self._max_support_seen = max(getattr(self, "_max_support_seen", 0),
+                                         result.max_support_seen)
+        # What the next partial_fit of the "projection" strategy starts from.
+        if result.inverse is None:
+            self.__dict__.pop("_budget_inverse", None)
+        else:
+            self._budget_inverse = result.inverse
+
     def _warm_start_rows(self, X, classes):
         """The previous iterate and the rows of X its support vectors are
         (None when they are not rows of X at their ``support_`` indices)."""
-        state = _DualState(**self._state)
+        state = DualState(**self._state)
         if not np.array_equal(self.classes_, classes):
             raise ValueError(
                 f"warm_start=True needs the classes of the previous fit "
@@ -1206,7 +520,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         index = state.sv_index
         if index.shape[0] == 0 or (
             index.min() >= 0 and index.max() < X.shape[0]
-            and _rows_equal(_take_rows(X, index), state.sv)
+            and rows_equal(take_rows(X, index), state.sv)
         ):
             return state, index.astype(np.int32)
         if self.kernel == "precomputed":
@@ -1237,103 +551,41 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         gamma = self._resolve_gamma(X)
         kernel = self._kernel(gamma)
         rng = check_random_state(self.random_state)
+        seed = self._random_seed(rng)
+        # The callbacks of the fit, and the model of an iterate they may ask
+        # for at the end of an epoch.
+        callbacks = fit_tasks(self, self.max_iter)
 
-        state, matched = None, None
+        def model(state):
+            return self._model_attributes(state, classes, gamma)
+
+        start = None
         if self.warm_start and hasattr(self, "_state"):
-            state, matched = self._warm_start_rows(X, classes)
-        # -- budgeted walk: its own module (see _kernel_budget) --
+            start = self._warm_start_rows(X, classes)
+        state, matched = start if start is not None else (None, None)
         n_possible = n if state is None or matched is not None else (
             n + state.sv.shape[0])
-        if _kernel_budget.applies(self, kernel, n_possible):
+        if budget.applies(self, kernel, n_possible):
             # Unweighted samples: the walk reads the step of each class, and
             # the array of ones of the validation is released.
             if unweighted:
                 sample_weight = None
-            return _kernel_budget.fit(
-                self, X, classes, y_class, sample_weight, class_step, kernel,
-                rng, state, matched,
-                model=lambda state: self._model_attributes(state, classes,
-                                                           kernel.gamma))
-        # -- end of the budgeted walk --
-        step = sample_weight * class_step[y_class]
-        if state is not None and state.alpha.shape[1] != n_rows:
-            raise ValueError(
-                f"warm_start=True needs the multi_class of the previous fit; "
-                f"it learned {state.alpha.shape[1]} row(s), multi_class="
-                f"{self.multi_class!r} learns {n_rows}."
-            )
-        if state is not None and matched is None:
-            # Support vectors from other data: extra rows in front of X, in a
-            # dtype that does not round them.
-            X = X.astype(np.result_type(X.dtype, state.sv.dtype), copy=False)
-            Z = _stack_rows(state.sv, X)
-            n_ext = state.sv.shape[0]
-            y_class = np.concatenate([state.sv_class, y_class])
-            step = np.concatenate([np.zeros(n_ext), step])
-            sv_rows = np.arange(n_ext, dtype=np.int32)
+            result = budget.fit(self, X, n_classes, y_class, sample_weight,
+                                class_step, kernel, rng, seed, start,
+                                callbacks=callbacks, model=model)
         else:
-            Z, n_ext, sv_rows = X, 0, matched
-
-        walk = _DualWalk(
-            Z, y_class, step, table, n_rows, kernel,
-            add=float(self.fit_intercept), threshold=self.threshold,
-            average=self.average, budget=self.budget,
-            strategy=self.budget_strategy, track_from=0,
-            cache_size=self.cache_size, passes=self.max_iter, rule=rule,
-        )
-        seed = self._random_seed(rng)
-        if state is not None:
-            walk.load(state, sv_rows, keep_average=False)
-            self._initial_scores(walk, state, sv_rows, n_ext)
-        walk.rng[0] = np.uint64(seed)
-
-        # Each one-vs-all row stops on its own rule, as in Perceptron, except
-        # with a budget: a removal takes a support vector away from every row,
-        # which would change a stopped row that can no longer correct itself,
-        # so the rows share one rule on their total number of updates.
-        # Crammer-Singer's rows move together by construction: one rule too.
-        coupled = (self.budget is not None or rule != 0) and n_rows > 1
-        stopper = StoppingRule(
-            1 if coupled else n_rows, tol=self.tol,
-            n_iter_no_change=self.n_iter_no_change, n_samples=n,
-            early_stopping=False,
-        )
-        train_idx = np.arange(n_ext, n_ext + n, dtype=np.int32)
-        record = train(
-            _WalkTrainer(walk, n_rows, coupled), train_idx=train_idx, rng=rng,
-            shuffle=self.shuffle, max_iter=self.max_iter, stopper=stopper,
-            verbose=self.verbose, norm="||f||",
-            callbacks=fit_tasks(self, self.max_iter),
-            model=lambda trainer, stopper: self._model_attributes(
-                walk.result(n_ext, training_rows=True), classes, gamma),
-        )
-        set_fit_results(self, record)
-
-        new_state = walk.result(n_ext, training_rows=True)
-        self._set_model(new_state, classes)
-        self.gamma_ = gamma
-        self.support_ = new_state.sv_index
-        self._max_support_seen = walk.max_support_seen
+            if state is not None and state.alpha.shape[1] != n_rows:
+                raise ValueError(
+                    f"warm_start=True needs the multi_class of the previous "
+                    f"fit; it learned {state.alpha.shape[1]} row(s), "
+                    f"multi_class={self.multi_class!r} learns {n_rows}."
+                )
+            step = sample_weight * class_step[y_class]
+            result = dual.fit(self, X, y_class, step, (n_rows, table, rule),
+                              kernel, rng, seed, start, callbacks=callbacks,
+                              model=model)
+        self._apply_walk(result, classes, gamma, fit=True)
         return self
-
-    def _initial_scores(self, walk, state, sv_rows, n_ext):
-        """Scores of the tracked rows of Z under the iterate ``state``."""
-        Z = walk.Z
-        coef = np.ascontiguousarray(state.alpha)
-        constant = walk.add * coef.sum(axis=0)
-        first = max(n_ext, walk.track_from)
-        walk.scores[first:] = _dual_scores(
-            Z[first:], walk.kernel, _take_rows(Z, sv_rows), sv_rows, coef,
-            self.cache_size, single=walk.single,
-        ) + constant
-        if walk.track_from < n_ext:
-            if state.sv_scores is not None:
-                walk.scores[:n_ext] = state.sv_scores
-            else:
-                walk.scores[:n_ext] = _dual_scores(
-                    Z[:n_ext], walk.kernel, state.sv, sv_rows, coef,
-                    self.cache_size, single=walk.single,
-                ) + constant
 
     # -- partial_fit ---------------------------------------------------------
 
@@ -1351,9 +603,26 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         cache = self.__dict__.get("_stream")
         if cache is not None and classes is None and sample_weight is None:
             fast = cache.get("fast")
-            if fast is not None and fast.learn(self, X, y) >= 0:
-                return self
+            if fast is not None:
+                step = fast.learn(self, self.__dict__.get("_state"), X, y)
+                if step is not None:
+                    self._apply_stream_step(step)
+                    return self
         return self._checked_partial_fit(X, y, classes, sample_weight)
+
+    def _apply_stream_step(self, step):
+        """Set what a one-row call of the armed stream changed (a
+        :class:`~sklearn_perceptrons._kernel.stream.StreamStep`)."""
+        self._state = step.state
+        self.support_vectors_ = step.state["sv"]
+        self.dual_coef_ = step.dual_coef
+        self.intercept_ = step.intercept
+        if step.n_support is not None:
+            self.n_support_ = step.n_support
+        self.__dict__.pop("support_", None)
+        record_partial_pass(self, step.updates)
+        self._max_support_seen = max(getattr(self, "_max_support_seen", 0),
+                                     step.n_support_vectors)
 
     @keep_state_on_error
     @partial_fit_context
@@ -1374,14 +643,14 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
             X, y, classes, sample_weight
         )
-        X = _prepare_rows(X)
+        X = prepare_rows(X)
         n_classes = classes.shape[0]
         n_rows, table, rule = self._rows_and_rule(n_classes)
         if sample_weight is None:
             sample_weight = np.ones(X.shape[0])
         step = sample_weight * self._class_weights(classes, partial=True)[y_class]
         if hasattr(self, "_state"):
-            state, gamma = _DualState(**self._state), self.gamma_
+            state, gamma = DualState(**self._state), self.gamma_
             if state.alpha.shape[1] != n_rows:
                 raise ValueError(
                     f"partial_fit needs the multi_class of the first call; the "
@@ -1394,43 +663,16 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         else:
             gamma = self._resolve_gamma(X)
             rng = check_random_state(self.random_state)
-            state = _DualState.empty(X, n_rows, self._random_seed(rng))
+            state = DualState.empty(X, n_rows, self._random_seed(rng))
         kernel = self._kernel(gamma)
-        # -- budgeted walk: its own module (see _kernel_budget) --
-        if _kernel_budget.applies(self, kernel):
-            return _kernel_budget.partial_fit(self, X, classes, y_class, step,
-                                              kernel, state)
-        # -- end of the budgeted walk --
-
-        n_ext = state.sv.shape[0]
-        Z = _stack_rows(state.sv, X)
-        budgeted_forgetron = (self.budget is not None
-                              and self.budget_strategy == "forgetron")
-        # The Forgetron reads the scores of the support vectors it removes;
-        # otherwise only the batch's scores are tracked.
-        walk = _DualWalk(
-            Z, np.concatenate([state.sv_class, y_class]),
-            np.concatenate([np.zeros(n_ext), step]), table, n_rows, kernel,
-            add=float(self.fit_intercept), threshold=self.threshold,
-            average=self.average, budget=self.budget,
-            strategy=self.budget_strategy,
-            track_from=0 if budgeted_forgetron else n_ext,
-            cache_size=self.cache_size, passes=1, rule=rule,
-        )
-        sv_rows = np.arange(n_ext, dtype=np.int32)
-        walk.load(state, sv_rows, keep_average=True)
-        self._initial_scores(walk, state, sv_rows, n_ext)
-        updates = walk.run(
-            np.arange(n_ext, Z.shape[0], dtype=np.int32),
-            np.ones(n_rows, dtype=np.uint8),
-        )
-        total = int(updates.sum())
-        self._set_model(walk.result(n_ext, training_rows=False), classes)
-        self.gamma_ = gamma
-        self.__dict__.pop("support_", None)
-        record_partial_pass(self, total)
-        self._max_support_seen = max(getattr(self, "_max_support_seen", 0),
-                                     walk.max_support_seen)
+        if budget.applies(self, kernel):
+            result = budget.partial_fit(
+                self, X, n_classes, y_class, step, kernel, state,
+                inverse=getattr(self, "_budget_inverse", None))
+        else:
+            result = dual.partial_fit(self, X, y_class, step,
+                                      (n_rows, table, rule), kernel, state)
+        self._apply_walk(result, classes, gamma, fit=False)
         cache = stream_cache(self)
         cache.pop("fast", None)
         if (isinstance(self.kernel, str) and self.kernel_params is None
@@ -1439,7 +681,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
                 and not sp.issparse(self._state["sv"])
                 and "feature_names_in_" not in self.__dict__):
             try:
-                cache["fast"] = KernelStream(self, classes, table, rule, kernel)
+                cache["fast"] = KernelStream(self, self._state, classes, table,
+                                             rule, kernel)
             except TypeError:  # unhashable labels: no dict to look them up
                 pass
         return self
@@ -1475,9 +718,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
             if not hasattr(self, "support_"):
                 raise ValueError("kernel='precomputed' needs a model from fit.")
         else:
-            X = _prepare_rows(self._validate_predict_data(X))
+            X = prepare_rows(self._validate_predict_data(X))
         coef = np.ascontiguousarray(self.dual_coef_.T, dtype=np.float64)
-        scores = _dual_scores(
+        scores = dual_scores(
             X, self._kernel(self.gamma_), self.support_vectors_,
             getattr(self, "support_", None), coef, self.cache_size,
             n_jobs=self.n_jobs,
@@ -1500,20 +743,3 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         coef = np.asarray(coef, dtype=np.float64)
         coef.flags.writeable = False
         return coef
-
-
-# ---------------------------------------------------------------------------
-# What other estimators of the package use (VotedPerceptron): the kernels and
-# the row helpers, under names that are not private to this module.
-# ---------------------------------------------------------------------------
-
-KERNEL_CODES = _KERNEL_CODES
-Kernel = _Kernel
-parts = _parts
-prepare_rows = _prepare_rows
-take_rows = _take_rows
-variance = _variance
-DUMMY_DOUBLE = _DUMMY_DOUBLE
-RULE_CODES = _RULE_CODES
-SINGLE_PRECISION = _SINGLE_PRECISION
-dual_scores = _dual_scores

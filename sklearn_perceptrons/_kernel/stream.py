@@ -1,3 +1,5 @@
+# Authors: The sklearn_perceptrons developers
+# SPDX-License-Identifier: BSD-3-Clause
 """The lean one-row ``partial_fit`` of :class:`KernelPerceptron`.
 
 A :class:`KernelStream` is armed by a full ``partial_fit`` call and takes the
@@ -5,17 +7,25 @@ next single-row calls by itself while nothing else changed: it scores the row
 against the current support vectors with the sums the dual walk starts from,
 applies the walk's update rule and appends a support vector in place.
 Anything else (several rows, another dtype, changed parameters, state or
-classes, a bad row) is declined and goes the full way.
+classes, a bad row) is declined and goes the full way.  It returns what the
+estimator sets (a :class:`StreamStep`), and changes no attribute of it.
 """
 
+import collections
 import math
 import operator
 
 import numpy as np
 
-from . import kernel as _k
 from .._core.base import lean_codes, param_names
-from .._core.training import record_partial_pass
+from .kernels import DUMMY_DOUBLE, SINGLE_PRECISION, dual_scores, kernel_fast
+
+# What a one-row call changed: the new iterate (the dict the estimator
+# keeps), its ``dual_coef_`` and ``intercept_``, ``n_support_`` (None when
+# unchanged), the updates of the call and the number of support vectors.
+StreamStep = collections.namedtuple(
+    "StreamStep",
+    "state dual_coef intercept n_support updates n_support_vectors")
 
 
 class KernelStream:
@@ -23,7 +33,7 @@ class KernelStream:
     without a budget (armed by its full path, kept in its stream cache):
     one C-ordered dense row of the support vectors' dtype, its label known,
     no weights, while the iterate, the classes, ``gamma_`` and the
-    parameters are those it was armed with.  Anything else returns -1
+    parameters are those it was armed with.  Anything else returns None
     having changed nothing, and the full path takes the call.
 
     The row is scored against the current support vectors as the walk of
@@ -37,26 +47,27 @@ class KernelStream:
 
     # A call writes only past the rows its owner's arrays view (and makes new
     # dicts and arrays for the rest), so a shallow copy of the owner may
-    # share the stream (see ``_base.fork``).
+    # share the stream (see ``fork`` in ``_core.base``).
     appends_only = True
 
-    def __init__(self, owner, classes, table, rule, kernel):
+    def __init__(self, owner, state, classes, table, rule, kernel):
         self.getter = operator.itemgetter(
-            "_state", "classes_", "gamma_", *param_names(owner))
+            "classes_", "gamma_", *param_names(owner))
         self.values = self.getter(owner.__dict__)
+        self.state = state
+        self.n_support = owner.n_support_
         self.labels = {label: i for i, label in enumerate(classes.tolist())}
         self.n_classes = classes.shape[0]
         rows_ptr, rows, signs = table
         self.table = (rows_ptr.tolist(), rows.tolist(), signs.tolist())
         self.rule = rule
         self.kernel = kernel
-        self.single = kernel.code in _k.SINGLE_PRECISION
+        self.single = kernel.code in SINGLE_PRECISION
         self.threshold = float(owner.threshold)
         self.add = float(owner.fit_intercept)
         self.average = bool(owner.average)
         self.fit_intercept = bool(owner.fit_intercept)
         self.cache_size = owner.cache_size
-        state = owner.__dict__["_state"]
         self.n = state["sv"].shape[0]
         self.n_features = state["sv"].shape[1]
         self.dtype = state["sv"].dtype
@@ -77,7 +88,7 @@ class KernelStream:
         # The (squared) norms the kernel reads, one per support vector, kept
         # rather than recomputed by every call ("rbf", "cosine").
         norms = self.kernel.norms(state["sv"])
-        if norms is _k.DUMMY_DOUBLE:
+        if norms is DUMMY_DOUBLE:
             self.norms = None
         else:
             self.norms = np.empty(capacity)
@@ -87,9 +98,9 @@ class KernelStream:
         """The scores of row ``x`` under the iterate, as the walk starts."""
         coef = state["alpha"]
         norms = None if self.norms is None else self.norms[:self.n]
-        return _k.dual_scores(x, self.kernel, state["sv"], None, coef,
-                            self.cache_size, single=self.single,
-                            sv_norms=norms) + self.add * coef.sum(axis=0)
+        return dual_scores(x, self.kernel, state["sv"], None, coef,
+                           self.cache_size, single=self.single,
+                           sv_norms=norms) + self.add * coef.sum(axis=0)
 
     def _mistakes(self, c, value):
         """The (row, delta) updates of a sample of class ``c`` with scores
@@ -99,7 +110,7 @@ class KernelStream:
         span = range(rows_ptr[c], rows_ptr[c + 1])
         if not all(math.isfinite(value[rows[p]]) for p in span):
             return None
-        if self.rule == 0:
+        if self.rule == kernel_fast.RULE_TABLE:
             return [(rows[p], 1.0 * signs[p]) for p in span
                     if signs[p] * value[rows[p]] <= self.threshold]
         own = value[c]
@@ -107,7 +118,7 @@ class KernelStream:
                      and own - value[rows[p]] <= self.threshold]
         if not violators:
             return []
-        if self.rule == _k.RULE_CODES[("crammer_singer", "max")]:
+        if self.rule == kernel_fast.RULE_CS_MAX:
             best = violators[0]
             for k in violators[1:]:
                 if value[k] > value[best]:
@@ -115,31 +126,33 @@ class KernelStream:
             return [(c, 1.0), (best, -1.0)]
         return [(c, 1.0)] + [(k, -1.0 / len(violators)) for k in violators]
 
-    def learn(self, owner, X, y):
-        d = owner.__dict__
+    def learn(self, owner, state, X, y):
+        """Learn the row ``X`` of label ``y`` from the iterate ``state`` (the
+        owner's); returns a :class:`StreamStep`, or None (declined)."""
+        if state is not self.state:
+            return None
         try:
-            if self.getter(d) != self.values:
-                return -1
+            if self.getter(owner.__dict__) != self.values:
+                return None
         except (KeyError, ValueError, TypeError):  # missing, or no truth value
-            return -1
+            return None
         if (type(X) is not np.ndarray or X.shape != (1, self.n_features)
                 or X.dtype != self.dtype or not X.flags.c_contiguous
                 or not math.isfinite(np.add.reduce(X, axis=None))):
-            return -1
+            return None
         codes = lean_codes(self.labels, y, 1)
         if codes is None:
-            return -1
-        state = d["_state"]
+            return None
         c = codes[0]
         if self.norms is not None:
             try:
                 x_norm = self.kernel.norms(X)[0]
             except ValueError:  # not finite: the full path reports it
-                return -1
+                return None
         value = self._scores(X, state)[0].tolist()
         updates = self._mistakes(c, value)
         if updates is None:  # the full path reports the overflow
-            return -1
+            return None
         # Nothing below can fail (but a memory error, before any change).
         new = dict(state)
         rows_ptr, rows, _ = self.table
@@ -173,26 +186,19 @@ class KernelStream:
         for p in range(rows_ptr[c], rows_ptr[c + 1]):
             visits[rows[p]] += 1.0
         new["visits"] = visits
-        total = len(updates) if self.rule == 0 else min(len(updates), 1)
+        total = (len(updates) if self.rule == kernel_fast.RULE_TABLE
+                 else min(len(updates), 1))
         # The attributes the full path sets.
         if self.average:
             coef = new["alpha"] - new["alpha_sum"] / np.maximum(visits, 1.0)
         else:
             coef = new["alpha"].copy()
-        d["_state"] = new
-        d["support_vectors_"] = new["sv"]
-        d["dual_coef_"] = dual = np.ascontiguousarray(coef.T)
-        d["intercept_"] = dual.sum(axis=1) if self.fit_intercept else np.zeros(
-            coef.shape[1])
+        dual = np.ascontiguousarray(coef.T)
+        intercept = (dual.sum(axis=1) if self.fit_intercept
+                     else np.zeros(coef.shape[1]))
+        n_support = None
         if updates:
-            n_support = d["n_support_"].copy()
+            n_support = self.n_support = self.n_support.copy()
             n_support[c] += 1
-            d["n_support_"] = n_support
-        d.pop("support_", None)
-        record_partial_pass(owner, total)
-        d["_max_support_seen"] = max(d.get("_max_support_seen", 0), self.n)
-        self.values = (new,) + self.values[1:]
-        return total
-
-
-# -- the estimator -------------------------------------------------------------
+        self.state = new
+        return StreamStep(new, dual, intercept, n_support, total, self.n)

@@ -18,15 +18,30 @@ from . import _voted_fast
 from .._core.base import (
     BasePerceptron,
     fit_method,
+    keep_state_on_error,
+    partial_fit_context,
     predict_from_decision,
     set_init_params,
 )
 from .._core.docstrings import shared_doc
 from .._core.callbacks import fit_tasks, model_attributes
 from .._core.progress import chunks
-from .kernel import KERNEL_CODES, Kernel, KernelMixin, parts, prepare_rows, take_rows
+from .kernels import (
+    KERNEL_CODES,
+    Kernel,
+    KernelMixin,
+    prepare_rows,
+    stack_rows,
+    take_rows,
+    view,
+)
 from .._core.tables import one_vs_all_table
-from .._core.training import StoppingRule, set_fit_results, train
+from .._core.training import (
+    StoppingRule,
+    record_partial_pass,
+    set_fit_results,
+    train,
+)
 
 _MB = 2**20
 # Log slots of the first epoch, per sample; the log doubles when full.
@@ -43,8 +58,7 @@ class _LinearVoteState:
     place; a visit's score is one dot product."""
 
     def __init__(self, X, y_class, step, table, n_rows, fit_intercept):
-        self.parts = parts(X)
-        self.n_features = X.shape[1]
+        self.rows = view(X)
         self.fit_intercept = fit_intercept
         self.n_rows = n_rows
         self.coef = np.zeros((n_rows, X.shape[1]))
@@ -62,9 +76,8 @@ class _LinearVoteState:
             start = 0
             while True:
                 status, start = _voted_fast.linear_epoch(
-                    *self.parts, self.n_features, self.log, part, start,
-                    active, self.coef, self.intercept, self.fit_intercept,
-                    updates,
+                    self.rows, self.log, part, start, active, self.coef,
+                    self.intercept, self.fit_intercept, updates,
                 )
                 if status == _voted_fast.STATUS_DONE:
                     break
@@ -272,7 +285,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     ----------
     support_ : ndarray of shape (n_SV,)
         Indices in the training set of the samples that made at least one
-        mistake, sorted.
+        mistake, sorted (after ``partial_fit``, positions in the rows seen
+        since the first call or ``fit``, in order).
 
     support_vectors_ : {ndarray, sparse matrix} of shape (n_SV, n_features)
         Those samples, in the format and dtype of the training data (for
@@ -369,12 +383,11 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
     prediction is a single-threaded compiled loop after the kernel values
     (BLAS threads, if any, compute those of the linear kernel).
 
-    There is no ``partial_fit``: the vote keeps every perceptron it ever
-    formed, so over a stream both its memory and its prediction cost would
-    grow without bound.  For streams, ``Perceptron(average=True)`` offers
-    ``partial_fit`` at a constant cost per prediction.  There is no
-    ``warm_start`` either: the vote belongs to one run over one training
-    set.
+    ``partial_fit`` continues the run over a stream, one pass per call; the
+    vote keeps every perceptron it ever formed, so over a long stream both
+    its memory and its prediction cost grow with the mistakes.
+    ``Perceptron(average=True)`` streams at a constant cost per prediction.
+    There is no ``warm_start``: ``fit`` starts a new run.
 
     References
     ----------
@@ -480,6 +493,12 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         self._set_model(X, state.log, n_rows, unwalked)
         self.classes_ = classes
         self.gamma_ = gamma
+        # What partial_fit continues from: the rows seen, and with the
+        # linear kernel the current perceptrons (the kernel ones are the
+        # prefix sums of the mistakes).
+        self._n_seen = n
+        self._current = ((state.coef, state.intercept)
+                         if self.kernel == "linear" else None)
         return self
 
     def _model_attributes(self, X, log, n_rows, classes, gamma, step, stopper):
@@ -512,6 +531,175 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         last = self.mistake_ptr_[1:] - 1
         has_mistakes = np.diff(self.mistake_ptr_) > 0
         self.survival_counts_[last[has_mistakes]] += unwalked[has_mistakes]
+
+    # -- partial_fit ---------------------------------------------------------
+
+    @shared_doc
+    @keep_state_on_error
+    @partial_fit_context
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass of the voted perceptron over a batch, in its order,
+        continuing the perceptrons and survival counts of the previous calls
+        (or of ``fit``).
+
+        The current perceptron of every row survives into the batch: its
+        survival count grows by the steps of the samples it classifies
+        right, and a mistake starts the next perceptron, as one long run
+        over the concatenated batches would.  So a stream of one-row calls
+        gives the model of one call on the whole batch.  ``support_`` then
+        indexes the concatenation of the rows seen since the first call (or
+        since ``fit``, whose rows come first).  A call costs its walk (one
+        dot product per visit with the linear kernel; with another, the
+        kernel values of the batch with the support vectors), plus
+        O(n_mistakes_) to extend the model; the model grows with every
+        mistake, as ``fit``'s does with ``max_iter``.  ``gamma="scale"``
+        and ``"auto"`` are resolved on the first call's batch (set a number
+        to fit a stream as one call would).  Not available for
+        ``kernel="precomputed"``, whose columns are the rows of one
+        training set.
+
+        {{partial_fit_params}}
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn_perceptrons import VotedPerceptron
+        >>> X = np.array([[-2.0, -1.0], [-1.0, -2.0], [1.0, 2.0], [2.0, 1.0]])
+        >>> y = np.array([0, 0, 1, 1])
+        >>> clf = VotedPerceptron()
+        >>> for i in range(4):
+        ...     clf = clf.partial_fit(X[i:i + 1], y[i:i + 1], classes=[0, 1])
+        >>> clf.predict(X)
+        array([0, 0, 1, 1])
+        >>> one_call = VotedPerceptron().partial_fit(X, y, classes=[0, 1])
+        >>> bool(np.array_equal(one_call.survival_counts_, clf.survival_counts_))
+        True
+        """
+        if self.kernel == "precomputed":
+            raise ValueError(
+                "partial_fit does not support kernel='precomputed': a Gram "
+                "matrix's columns are the rows of one training set. Use fit, "
+                "or a kernel computed from the features."
+            )
+        X, y_class, sample_weight, classes = self._validate_partial_fit_data(
+            X, y, classes, sample_weight
+        )
+        X = prepare_rows(X)
+        first_call = "mistake_ptr_" not in self.__dict__
+        if not first_call and not hasattr(self, "_n_seen"):
+            raise ValueError(
+                "This VotedPerceptron was fitted by a release without "
+                "VotedPerceptron.partial_fit (0.1.0): it does not record how "
+                "many rows it has seen, which support_ counts from. Fit it "
+                "again (fit, or partial_fit from a new estimator) to continue "
+                "training."
+            )
+        n, n_classes = X.shape[0], classes.shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        table = one_vs_all_table(n_classes)
+        if sample_weight is None:
+            sample_weight = np.ones(n)
+        step = np.ascontiguousarray(
+            sample_weight * self._class_weights(classes, partial=True)[y_class],
+            dtype=np.float64,
+        )
+        y_class = np.ascontiguousarray(y_class, dtype=np.int32)
+        if first_call:
+            gamma = self._resolve_gamma(X)
+            self._empty_model(X, n_rows)
+        else:
+            gamma = self.gamma_
+            # The support vectors keep the dtype of the first call.
+            X = X.astype(self.support_vectors_.dtype, copy=False)
+        ptr = self.mistake_ptr_
+        # The rows whose current perceptron is a logged one (the others are
+        # still at the zero perceptron, which survives nothing).
+        carried = np.flatnonzero(np.diff(ptr) > 0).astype(np.int32)
+        log = _voted_fast.Ledger(
+            max(1024, carried.shape[0] + _LOG_PER_SAMPLE * n), n_rows,
+            y_class, step, table)
+        log.resume(carried)
+        if self.kernel == "linear":
+            state = _LinearVoteState(X, y_class, step, table, n_rows,
+                                     self.fit_intercept)
+            if self._current is not None:
+                state.coef[...] = self._current[0]
+                state.intercept[...] = self._current[1]
+        else:
+            state = _KernelVoteState(X, y_class, step, table, n_rows,
+                                     self._kernel(gamma), self.fit_intercept,
+                                     self.cache_size)
+            state.scores[...] = self._current_scores(X, state.kernel, n_rows)
+        state.log = log
+        updates = state.run_epoch(np.arange(n, dtype=np.int32),
+                                  np.ones(n_rows, dtype=np.uint8))
+        self._extend_model(X, log, carried, n_rows)
+        self._n_seen += n
+        self._current = ((state.coef, state.intercept)
+                         if self.kernel == "linear" else None)
+        self.classes_ = classes
+        self.gamma_ = gamma
+        record_partial_pass(self, int(updates.sum()))
+        return self
+
+    def _empty_model(self, X, n_rows):
+        """The model before the first ``partial_fit`` call: no mistake."""
+        self.support_ = np.zeros(0, dtype=np.intp)
+        self.support_vectors_ = take_rows(X, np.zeros(0, dtype=np.intp))
+        self.mistake_support_ = np.zeros(0, dtype=np.int32)
+        self.mistake_coef_ = np.zeros(0)
+        self.survival_counts_ = np.zeros(0)
+        self.mistake_ptr_ = np.zeros(n_rows + 1, dtype=np.int64)
+        self._n_seen = 0
+        self._current = ((np.zeros((n_rows, X.shape[1])), np.zeros(n_rows))
+                         if self.kernel == "linear" else None)
+
+    def _current_scores(self, X, kernel, n_rows):
+        """(n_rows, n_samples): the scores of the rows of X under every
+        row's current perceptron, the sum of its mistakes' updates."""
+        scores = np.zeros((n_rows, X.shape[0]))
+        if self.mistake_coef_.shape[0] == 0:
+            return scores
+        gram = kernel.matrix(self.support_vectors_, X) + float(
+            self.fit_intercept)
+        ptr = self.mistake_ptr_
+        for r in range(n_rows):
+            mistakes = slice(ptr[r], ptr[r + 1])
+            scores[r] = self.mistake_coef_[mistakes] @ gram[
+                self.mistake_support_[mistakes]]
+        return scores
+
+    def _extend_model(self, X, log, carried, n_rows):
+        """Append the mistakes of a ``partial_fit`` batch to the model (new
+        arrays: a failed call leaves the model as it was); the first
+        ``carried.shape[0]`` log entries hold what the current perceptrons
+        of those rows survived in the batch."""
+        row, sample, coef, count = log.trimmed()
+        ptr = self.mistake_ptr_
+        n_carried = carried.shape[0]
+        counts = self.survival_counts_.copy()
+        counts[ptr[carried + 1] - 1] += count[:n_carried]
+        row, sample = row[n_carried:], sample[n_carried:]
+        coef, count = coef[n_carried:], count[n_carried:]
+        if row.shape[0] == 0:
+            self.survival_counts_ = counts
+            return
+        new, new_support = np.unique(sample, return_inverse=True)
+        n_old = self.support_vectors_.shape[0]
+        self.support_vectors_ = stack_rows(self.support_vectors_,
+                                           take_rows(X, new))
+        self.support_ = np.concatenate(
+            [self.support_, self._n_seen + new]).astype(np.intp)
+        # Grouped by row, the old mistakes of a row before its new ones.
+        old_rows = np.repeat(np.arange(n_rows, dtype=np.int32), np.diff(ptr))
+        by_row = np.argsort(np.concatenate([old_rows, row]), kind="stable")
+        self.mistake_support_ = np.concatenate(
+            [self.mistake_support_, n_old + new_support])[by_row].astype(
+                np.int32)
+        self.mistake_coef_ = np.concatenate([self.mistake_coef_, coef])[by_row]
+        self.survival_counts_ = np.concatenate([counts, count])[by_row]
+        self.mistake_ptr_ = ptr + np.concatenate(
+            [[0], np.cumsum(np.bincount(row, minlength=n_rows))])
 
     # -- prediction ----------------------------------------------------------
 

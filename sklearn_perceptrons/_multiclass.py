@@ -60,6 +60,7 @@ from ._core.callbacks import (
     model_attributes,
 )
 from ._core.docstrings import shared_doc
+from ._core.growth import find_growth, flipped_binary
 from ._core.progress import FitLog, sub_problem
 from ._core.base import (
     N_JOBS_CONSTRAINT,
@@ -69,7 +70,9 @@ from ._core.base import (
     class_indices,
     encode_labels,
     fork,
+    grow_labels,
     keep_state_on_error,
+    with_new_params,
     lean_codes,
     partial_fit_classes,
     label_index,
@@ -631,6 +634,7 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "decision_function"]), None],
         "n_jobs": N_JOBS_CONSTRAINT,
+        "grow_classes": ["boolean"],
     }
 
     # sample_weight is passed on to the binary estimators, never consumed by
@@ -649,6 +653,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
         state = dict(super().__getstate__())
         state.pop("_stream", None)
         return state
+
+    def __setstate__(self, state):
+        super().__setstate__(with_new_params(type(self), state))
 
     def _base_estimator(self):
         return Perceptron() if self.estimator is None else self.estimator
@@ -733,7 +740,9 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
             Target labels of the batch; classes may be absent from it.
 
         classes : array-like of shape (n_classes,), default=None
-            Every label of the stream; required on the first call.
+            Every label of the stream; required on the first call (at least
+            two).  With ``grow_classes=True`` a later call may name more
+            classes, and labels outside ``classes_`` join it.
 
         sample_weight : array-like of shape (n_samples,), default=None
             Weights passed, restricted to the samples of its sub-problem, to
@@ -957,7 +966,8 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
 
     def _partial_fit(self, X, y, classes, params):
         first_call = not hasattr(self, "classes_")
-        classes = partial_fit_classes(self, classes)
+        declared = classes
+        classes = partial_fit_classes(self, classes, self.grow_classes)
         if first_call:
             estimators = _unfitted_copies(clone(self._base_estimator()),
                                           len(self._rows(classes.shape[0])))
@@ -971,6 +981,19 @@ class _BaseReduction(PredictMixin, MetaEstimatorMixin, CallbackSupport,
         X, y = self._validate_X_y(
             X, y, shared=shared, reset=first_call, labels_known=True
         )
+        if first_call and self.grow_classes:
+            # Labels beyond classes join from the first call on.
+            growth = find_growth(classes, y)
+            if growth is not None:
+                classes = growth.classes
+                estimators = _unfitted_copies(
+                    clone(self._base_estimator()),
+                    len(self._rows(classes.shape[0])))
+        elif not first_call:
+            growth = grow_labels(self, classes, y, declared)
+            if growth is not None:
+                estimators = self._grown_estimators(estimators, growth)
+                classes = growth.classes
         y_class = class_indices(classes, y)
         params = self._check_metadata(params, X, estimators[0], "partial_fit",
                                       shared)
@@ -1123,7 +1146,7 @@ class OneVsAllPerceptron(_BaseReduction):
     array([0, 1])
     """
 
-    def __init__(self, estimator=None, *, n_jobs=None):
+    def __init__(self, estimator=None, *, n_jobs=None, grow_classes=False):
         set_init_params(self, locals())
 
     def _rows(self, n_classes):
@@ -1133,6 +1156,36 @@ class OneVsAllPerceptron(_BaseReduction):
 
     def _table(self, n_classes):
         return one_vs_all_table(n_classes)
+
+    def _grown_estimators(self, estimators, growth):
+        """The binary estimators of the grown classes: the old class's
+        estimator, a new unfitted copy of the base for a new class, and
+        for a binary model (one estimator, ``classes_[1]``'s) the copy of it
+        with its labels swapped for ``classes_[0]`` (see ``grow_classes``)."""
+        source, sign = growth.one_vs_all_rows()
+        fresh = _unfitted_copies(clone(self._base_estimator()),
+                                 int((source < 0).sum()))
+        grown = []
+        for k, sign_k in zip(source.tolist(), sign.tolist()):
+            if k < 0:
+                grown.append(fresh.pop())
+            elif sign_k > 0:
+                grown.append(estimators[k])
+            else:
+                flipped = flipped_binary(estimators[k])
+                if flipped is None:
+                    raise ValueError(
+                        f"A binary {type(self).__name__} of "
+                        f"{type(estimators[k]).__name__} cannot grow to "
+                        f"{growth.n_classes} classes: its one estimator "
+                        f"learned {growth.old[1]!r} vs {growth.old[0]!r}, and "
+                        "the estimator of the other class cannot be derived "
+                        "from it for a base estimator outside this package. "
+                        "Pass every class known at the start (at least 3) in "
+                        "classes on the first call."
+                    )
+                grown.append(flipped)
+        return grown
 
     def _fit_generic(self, base, X, y_class, params):
         classes = self.classes_
@@ -1255,7 +1308,7 @@ class OneVsOnePerceptron(_BaseReduction):
     array([[ 2.,  1., -0.]])
     """
 
-    def __init__(self, estimator=None, *, n_jobs=None):
+    def __init__(self, estimator=None, *, n_jobs=None, grow_classes=False):
         set_init_params(self, locals())
 
     def _rows(self, n_classes):
@@ -1263,6 +1316,15 @@ class OneVsOnePerceptron(_BaseReduction):
 
     def _table(self, n_classes):
         return one_vs_one_table(n_classes)
+
+    def _grown_estimators(self, estimators, growth):
+        """The binary estimators of the pairs of the grown classes: the old
+        pair's estimator, or a new unfitted copy of the base for a pair
+        with a new class (see ``grow_classes``)."""
+        source = growth.pair_rows()
+        fresh = _unfitted_copies(clone(self._base_estimator()),
+                                 int((source < 0).sum()))
+        return [fresh.pop() if p < 0 else estimators[p] for p in source.tolist()]
 
     def _fit_generic(self, base, X, y_class, params):
         rows = self._rows(self.classes_.shape[0])

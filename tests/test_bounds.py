@@ -606,3 +606,45 @@ def test_invalid_X(func):
         func(np.zeros((0, 2)), *([[]] if args else []))
     with pytest.raises(ValueError):
         func([1.0, 2.0, 3.0], *args)  # 1-d X
+
+
+def test_public_functions_are_shown_as_this_modules():
+    """The bounds are computed in the private modules of ``_bounds/``, but
+    users, pickles, the documentation and the doctests see every public
+    function as ``sklearn_perceptrons.bounds``'s."""
+    import doctest
+    import pickle
+
+    import sklearn_perceptrons.bounds as bounds
+
+    found = {test.name.rsplit(".", 1)[-1]
+             for test in doctest.DocTestFinder().find(bounds) if test.examples}
+    for name in bounds.__all__:
+        function = getattr(bounds, name)
+        assert function.__name__ == name
+        assert function.__module__ == "sklearn_perceptrons.bounds", name
+        assert pickle.loads(pickle.dumps(function)) is function
+        assert name in found, f"the Examples of {name} are not run"
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.zeros((2, 2)), r"must have shape \(n_classes, n_features\) = \(3, 2\)"),
+    (np.zeros(6), r"must have shape \(n_classes, n_features\) = \(3, 2\)"),
+    (np.array([[0.0, 1.0], [np.nan, 0.0], [1.0, 0.0]]), "must be finite"),
+])
+def test_crammer_singer_coefficients_are_checked_alike(bad, message):
+    """One coefficient per class and feature, finite: the start of
+    mistake_bound and the comparison vector of the PA bound, checked alike."""
+    from sklearn_perceptrons.bounds import passive_aggressive_mistake_bound
+
+    X = [[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]]
+    y = [0, 1, 2]
+    with pytest.raises(ValueError, match="coef_init " + message):
+        mistake_bound(X, y, multi_class="crammer_singer", coef_init=bad)
+    with pytest.raises(ValueError, match="coef " + message):
+        passive_aggressive_mistake_bound(X, y, bad, multi_class="crammer_singer")
+    good = np.eye(3, 2)
+    assert np.isfinite(mistake_bound(X, y, multi_class="crammer_singer",
+                                     coef_init=good))
+    assert passive_aggressive_mistake_bound(
+        X, y, good, multi_class="crammer_singer") >= 0

@@ -18,11 +18,15 @@ from sklearn.exceptions import ConvergenceWarning
 callback = pytest.importorskip("sklearn.callback")
 
 from sklearn_perceptrons import (  # noqa: E402
+    ALMAClassifier,
+    AROWClassifier,
     KernelPerceptron,
     MarginPerceptron,
     OneVsAllPerceptron,
     OneVsOnePerceptron,
+    PassiveAggressiveClassifier,
     Perceptron,
+    ROMMAClassifier,
     SecondOrderPerceptron,
     VotedPerceptron,
 )
@@ -79,7 +83,13 @@ EPOCH_ESTIMATORS = [
     VotedPerceptron(max_iter=4),
     VotedPerceptron(max_iter=4, kernel="rbf"),
     OneVsAllPerceptron(Perceptron(max_iter=4, tol=None)),
-    OneVsOnePerceptron(Perceptron(max_iter=4, tol=None)),
+    OneVsOnePerceptron(Perceptron(max_iter=4, tol=None)),    PassiveAggressiveClassifier(max_iter=4, tol=None, random_state=0),
+    PassiveAggressiveClassifier(max_iter=4, tol=None, average=True, random_state=0,
+                                multi_class="crammer_singer"),
+    ALMAClassifier(max_iter=4, tol=None),
+    ROMMAClassifier(max_iter=4, tol=None, aggressive=True),
+    AROWClassifier(max_iter=4, tol=None),
+    AROWClassifier(max_iter=4, tol=None, diagonal=True),
 ]
 
 

@@ -321,3 +321,19 @@ def test_no_private_access_across_modules():
     assert sorted(found - KNOWN_PRIVATE_ACCESS) == []
     assert sorted(KNOWN_PRIVATE_ACCESS - found) == [], (
         "these accesses are gone: remove them from KNOWN_PRIVATE_ACCESS")
+
+
+def test_every_subpackage_is_packaged():
+    """The wheel lists its packages by name (pyproject.toml): a new
+    subpackage that is not listed would be missing from an installed copy."""
+    import tomllib
+    from pathlib import Path
+
+    package = Path(sklearn_perceptrons.__file__).parent
+    with open(package.parent / "pyproject.toml", "rb") as f:
+        listed = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    found = {"sklearn_perceptrons"} | {
+        ".".join(("sklearn_perceptrons",) + init.parent.relative_to(package).parts)
+        for init in package.rglob("*/__init__.py")
+    }
+    assert sorted(found - listed) == []

@@ -649,3 +649,43 @@ def test_bad_random_state(order):
 def test_numpy_integer_max_iter_accepted():
     res = relaxation_method(np.ones((1, 1)), [1.0], max_iter=np.int64(3))
     assert res.success
+
+
+@pytest.mark.parametrize("value", [np.float32, np.float64])
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("dense", [False, True])
+def test_matrix_kinds_read_A(value, index, dense):
+    """Every Matrix kind (value dtype x index dtype) reads A as it is:
+    A @ x and A.T @ y through the compiled loops equal NumPy's."""
+    from sklearn_perceptrons._feasibility import _feasibility_fast as fast
+
+    rng = np.random.RandomState(0)
+    A = sp.random(7, 5, density=0.5, random_state=rng, format="csr", dtype=value)
+    if dense:
+        dense_A = A.toarray()
+        placeholder = np.zeros(1, dtype=index)
+        mat = fast.matrix(dense_A, dense_A.reshape(-1), placeholder, placeholder, True)
+    else:
+        mat = fast.matrix(A, A.data, A.indices.astype(index), A.indptr.astype(index), False)
+    assert type(mat).__name__ == (
+        f"Matrix{np.dtype(value).itemsize * 8}_{np.dtype(index).itemsize * 8}")
+    x, y = rng.normal(size=5), rng.normal(size=7)
+    out, back = np.empty(7), np.empty(5)
+    fast.matvec(mat, x, out)
+    fast.rmatvec(mat, y, back)
+    reference = A.toarray().astype(np.float64)
+    assert_allclose(out, reference @ x, rtol=1e-12, atol=1e-12)
+    assert_allclose(back, reference.T @ y, rtol=1e-12, atol=1e-12)
+
+
+def test_matrix_refuses_arrays_it_cannot_read_in_place():
+    from sklearn_perceptrons._feasibility import _feasibility_fast as fast
+
+    A = np.ones((3, 4))
+    flat = np.zeros(2, dtype=np.int32)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fast.matrix(A, np.ones(24)[::2], flat, flat, True)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fast.matrix(A, A.reshape(-1), np.zeros(0, dtype=np.int32), flat, True)
+    with pytest.raises(ValueError, match="same dtype"):
+        fast.matrix(A, A.reshape(-1), flat, flat.astype(np.int64), True)

@@ -256,11 +256,11 @@ def test_same_signature_as_scikit_learn():
     theirs = inspect.signature(SklearnPA.__init__).parameters
     ours = inspect.signature(PassiveAggressiveClassifier.__init__).parameters
     # Every parameter of theirs, in their order, with their default; ours
-    # adds multi_class at the end.
+    # adds multi_class and grow_classes at the end.
     assert list(ours)[:len(theirs)] == list(theirs)
     for name, parameter in theirs.items():
         assert ours[name].default == parameter.default, name
-    assert list(ours)[len(theirs):] == ["multi_class"]
+    assert list(ours)[len(theirs):] == ["multi_class", "grow_classes"]
     for method in ("fit", "partial_fit"):
         theirs_m = inspect.signature(getattr(SklearnPA, method)).parameters
         ours_m = inspect.signature(getattr(PassiveAggressiveClassifier,

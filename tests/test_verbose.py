@@ -20,11 +20,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import rbf_kernel
 
 from sklearn_perceptrons import (
+    ALMAClassifier,
+    AROWClassifier,
     KernelPerceptron,
     MarginPerceptron,
     OneVsAllPerceptron,
     OneVsOnePerceptron,
+    PassiveAggressiveClassifier,
     Perceptron,
+    ROMMAClassifier,
     SecondOrderPerceptron,
     VotedPerceptron,
 )
@@ -101,7 +105,13 @@ ESTIMATORS = [
     VotedPerceptron(max_iter=4),
     VotedPerceptron(max_iter=4, kernel="rbf"),
     OneVsAllPerceptron(Perceptron(max_iter=4, tol=None)),
-    OneVsOnePerceptron(Perceptron(max_iter=4, tol=None)),
+    OneVsOnePerceptron(Perceptron(max_iter=4, tol=None)),    PassiveAggressiveClassifier(max_iter=4, tol=None, random_state=0),
+    PassiveAggressiveClassifier(max_iter=4, tol=None, average=True, random_state=0,
+                                multi_class="crammer_singer"),
+    ALMAClassifier(max_iter=4, tol=None),
+    ROMMAClassifier(max_iter=4, tol=None, aggressive=True),
+    AROWClassifier(max_iter=4, tol=None),
+    AROWClassifier(max_iter=4, tol=None, diagonal=True),
 ]
 
 

@@ -11,6 +11,7 @@ estimator (:func:`keep_state_on_error`).
 
 import copy
 import functools
+import inspect
 import math
 import numbers
 
@@ -31,6 +32,7 @@ from sklearn.utils.validation import (
 
 from .callbacks import CallbackSupport, callback_fit, callback_partial_fit
 from .docstrings import shared_doc
+from .growth import check_classes, find_growth
 from .training import MistakesLog
 
 _FLOAT_DTYPES = (np.float64, np.float32)
@@ -349,6 +351,18 @@ def keep_state_on_error(method):
     return wrapper
 
 
+def with_new_params(cls, state):
+    """A copy of the saved ``state`` of an estimator of ``cls`` in which the
+    parameters added since it was saved (``grow_classes``, say) hold their
+    defaults, which keep the behaviour of the release that saved it."""
+    state = dict(state)
+    for name, parameter in inspect.signature(cls.__init__).parameters.items():
+        if (name != "self" and name not in state
+                and parameter.default is not inspect.Parameter.empty):
+            state[name] = parameter.default
+    return state
+
+
 def fit_method(method):
     """The decorators of an estimator's ``fit``: the docstring's shared
     fragments filled in (:func:`~._docstrings.shared_doc`), the parameters
@@ -402,36 +416,6 @@ def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
         ) from error
 
 
-def _check_classes(classes):
-    """The sorted unique labels of a ``classes`` argument: a 1-d array-like
-    of sortable labels, none of them missing (NaN or None), as scikit-learn
-    requires."""
-    classes = np.asarray(classes)
-    if classes.ndim != 1:
-        raise ValueError(
-            f"classes must be a 1-d array-like of labels; got an array of shape "
-            f"{classes.shape}."
-        )
-    missing = (
-        np.isnan(classes) if classes.dtype.kind in "fc"
-        else np.array([c is None or (isinstance(c, float) and c != c)
-                       for c in classes.tolist()], dtype=bool)
-        if classes.dtype.kind == "O" else np.zeros(classes.shape, dtype=bool)
-    )
-    if missing.any():
-        raise ValueError(
-            f"classes={classes.tolist()!r} contains a missing label (NaN or "
-            "None); every class must be a proper label."
-        )
-    try:
-        return np.unique(classes)
-    except TypeError as error:
-        raise ValueError(
-            f"classes={classes.tolist()!r} mixes labels that cannot be "
-            "compared with each other; use labels of one type."
-        ) from error
-
-
 def check_class_weights(weights, classes):
     """Refuse negative or non-finite class weights: a class weight scales the
     updates of its samples like a sample weight, and a negative one would
@@ -469,30 +453,71 @@ def check_some_weight(class_weights, classes, class_totals=None):
     )
 
 
-def partial_fit_classes(estimator, classes):
+def partial_fit_classes(estimator, classes, grow=False):
     """The classes of a ``partial_fit`` call: required and set on the first
-    call, checked against ``classes_`` on the later ones."""
+    call, checked against ``classes_`` on the later ones (with ``grow``, a
+    later ``classes`` may add labels, see :func:`grow_labels`, but must
+    hold every class of ``classes_``)."""
     if not hasattr(estimator, "classes_"):
         if classes is None:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit: "
                 "the list of every label the stream will contain."
             )
-        classes = _check_classes(classes)
+        classes = check_classes(classes)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"classes={classes.tolist()!r} holds only one class; "
                 "partial_fit needs at least 2 classes."
             )
         return classes
+    if classes is not None and grow:
+        missing = np.setdiff1d(estimator.classes_, check_classes(classes))
+        if missing.shape[0]:
+            raise ValueError(
+                f"classes={np.asarray(classes).tolist()!r} leaves out "
+                f"{missing.tolist()!r} of the classes of the stream "
+                f"{estimator.classes_.tolist()!r}: with grow_classes=True, "
+                "classes may add labels, never remove one."
+            )
+        return estimator.classes_
     if classes is not None and not np.array_equal(
-        _check_classes(classes), estimator.classes_
+        check_classes(classes), estimator.classes_
     ):
         raise ValueError(
             f"classes={np.asarray(classes).tolist()!r} is not the same as on "
             f"the first call to partial_fit: {estimator.classes_.tolist()!r}."
         )
     return estimator.classes_
+
+
+def grow_labels(estimator, classes, y, declared):
+    """The :class:`~.growth.Growth` of a later ``partial_fit`` call of
+    ``estimator`` (whose classes are ``classes``) by the labels of ``y`` and
+    of the ``classes`` argument ``declared`` that are new, when the
+    estimator's ``grow_classes`` is True; None otherwise (and an unknown
+    label is then left to :func:`class_indices`'s error).  The caller
+    re-indexes its state (its ``_grow_classes`` hook) before it reads the
+    class indices of y in ``growth.classes``."""
+    if not getattr(estimator, "grow_classes", False):
+        return None
+    if declared is None and y.shape[0] <= 8:
+        # The common case of a stream, a few known labels, looked up in the
+        # dict of stream_class_indices (cached per classes).
+        cache = stream_cache(estimator)
+        entry = cache.get("labels")
+        if entry is None or entry[0] is not classes:
+            index = label_index(classes)
+            entry = None if index is None else (classes, index)
+            if entry is not None:
+                cache["labels"] = entry
+        if entry is not None:
+            try:
+                if all(label in entry[1] for label in y.tolist()):
+                    return None
+            except TypeError:
+                pass
+    return find_growth(classes, y, declared)
 
 
 def class_indices(classes, y):
@@ -715,7 +740,7 @@ class BasePerceptron(MistakesLog, PredictMixin, CallbackSupport, ClassifierMixin
         return state
 
     def __setstate__(self, state):
-        state = dict(state)
+        state = with_new_params(type(self), state)
         for name, cls in self._state_types.items():
             if isinstance(state.get(name), dict):
                 helper = cls.__new__(cls)
@@ -756,15 +781,26 @@ class BasePerceptron(MistakesLog, PredictMixin, CallbackSupport, ClassifierMixin
         a float ndarray X takes the lean path of :func:`validate_rows`.
         """
         first_call = not hasattr(self, "classes_")
-        classes = partial_fit_classes(self, classes)
+        declared = classes
+        classes = partial_fit_classes(self, classes,
+                                      getattr(self, "grow_classes", False))
         X, y = validate_rows(self, X, y, reset=first_call)
         if first_call:
+            if getattr(self, "grow_classes", False):
+                # Labels beyond classes join from the first call on.
+                growth = find_growth(classes, y)
+                classes = classes if growth is None else growth.classes
             y_class = class_indices(classes, y)
             if sample_weight is not None:
                 sample_weight = check_sample_weight(
                     sample_weight, X, allow_all_zero=True
                 )
         else:
+            growth = grow_labels(self, classes, y, declared)
+            if growth is not None:
+                # The family's hook re-indexes its state (see _core.growth).
+                self._grow_classes(growth)
+                classes = growth.classes
             y_class = stream_class_indices(self, classes, y)
             if sample_weight is not None:
                 sample_weight = lean_sample_weight(sample_weight, X)
@@ -805,6 +841,14 @@ class BasePerceptron(MistakesLog, PredictMixin, CallbackSupport, ClassifierMixin
             set(self.class_weight) - set(classes.tolist())
             if isinstance(self.class_weight, dict) else set()
         )
+        if unknown and partial and getattr(self, "grow_classes", False):
+            # Classes that have not joined the stream yet: their weights
+            # apply once they do.
+            known = {label: weight for label, weight in self.class_weight.items()
+                     if label not in unknown}
+            return check_class_weights(np.array(
+                [float(known.get(label, 1.0)) for label in classes.tolist()]),
+                classes)
         if unknown:
             raise ValueError(
                 f"class_weight names labels {sorted(map(str, unknown))} that are "

@@ -20,10 +20,11 @@ FRAGMENTS = {}
 
 
 def fragment(name, text):
-    """Register ``text`` (dedented, stripped of blank edge lines) as ``name``."""
+    """Register ``text`` (dedented, stripped of blank edge lines) as ``name``;
+    the fragments it names, defined before it, are filled in."""
     if name in FRAGMENTS:
         raise ValueError(f"docstring fragment {name!r} is defined twice")
-    FRAGMENTS[name] = textwrap.dedent(text).strip("\n")
+    FRAGMENTS[name] = fill(textwrap.dedent(text).strip("\n"))
 
 
 def fill(doc):
@@ -99,7 +100,51 @@ fragment("reduction_parameters", """
         means 1 unless in a :obj:`joblib.parallel_backend` context; ``-1``
         means all processors; ``0`` is refused.  No more workers start than
         there are binary problems.
+
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` accepts labels outside the ``classes`` of
+        its first call (False: a ValueError, scikit-learn's rule).  True: a
+        new label joins ``classes_`` (kept sorted) at the start of the call
+        that first names it, in ``y`` or in ``classes``; the binary
+        estimators of the old classes (of the old pairs) are kept as they
+        are, and a new class gets new unfitted copies of ``estimator`` for
+        its binary problems (one-vs-all: its own; one-vs-one: its pairs
+        with every other class), which learn from the samples since it
+        joined.  A binary one-vs-all model (one estimator, ``classes_[1]``
+        positive) that meets a third class gets for ``classes_[0]`` the
+        copy of its estimator with the labels swapped (the negated weights,
+        what training on the swapped labels learns); only this package's
+        estimators can be swapped, so another binary ``estimator`` needs
+        every class known at the start (at least 3).  See
+        :ref:`growing_classes`.
 """)
+
+fragment("grow_classes_param", """
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` accepts labels outside the ``classes`` of
+        its first call.  False keeps scikit-learn's rule: such a label is a
+        ValueError.  True: a new label joins ``classes_`` (kept sorted) at
+        the start of the call that first names it, in ``y`` or in
+        ``classes``; what the model learned of every old class is
+        re-indexed, unchanged, and the new class's row (a weight row, a
+        column of dual coefficients, a list of voted perceptrons) starts as
+        a row of a new model does: zero, having seen nothing of the past,
+        and averaged (``average=True``) over the visits since the class
+        joined.  One-vs-all, it then learns exactly what a binary model of
+        its own would learn from the samples since the class joined (the
+        class positive, every other sample negative; with a budget, the
+        support vectors kept are shared by all the rows).  Crammer-Singer,
+        the rows compete: the model goes on as a Crammer-Singer model of
+        all the classes started from the old rows and a zero row.  A binary
+        model that meets a third class becomes one-vs-all, and
+        ``decision_function`` one column per class: its one row stays that
+        of ``classes_[1]`` and its negation becomes that of
+        ``classes_[0]``, which is what a one-vs-all row of two classes
+        learns.  ``class_weight`` may name classes that have not joined
+        yet.  See :ref:`growing_classes`.
+""")
+
+
 
 fragment("reduction_classes", """
     classes_ : ndarray of shape (n_classes,)
@@ -249,7 +294,9 @@ fragment("partial_fit_params", """
         Target labels of the batch.
 
     classes : array-like of shape (n_classes,), default=None
-        Every label of the stream; required on the first call.
+        Every label of the stream; required on the first call (at least
+        two).  With ``grow_classes=True`` a later call may name more
+        classes, and labels outside ``classes_`` join it.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights of the samples, as in ``fit``.
@@ -307,6 +354,19 @@ fragment("verbose_lines", """
 # KernelPerceptron, VotedPerceptron
 # ---------------------------------------------------------------------------
 
+fragment("kernel_degree_gamma_params", """
+    degree : int, default=3
+        Degree of the "poly" kernel.
+
+    gamma : {"scale", "auto"} or float, default="scale"
+        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
+        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
+        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
+        other kernels ignore it: "scale" out of the range of float64 (X of
+        extreme variance, e.g. 1e-160) is an error only for the four that
+        read it.
+""")
+
 fragment("xor_example_data", """
     Examples
     --------
@@ -320,4 +380,84 @@ fragment("fit_returns", """
     -------
     self : object
         The fitted estimator.
+""")
+
+
+# ---------------------------------------------------------------------------
+# The linear online learners (Perceptron, SecondOrderPerceptron and the
+# online-learning family: PassiveAggressiveClassifier, ALMAClassifier,
+# ROMMAClassifier, AROWClassifier)
+# ---------------------------------------------------------------------------
+
+fragment("early_stopping_params", """
+    early_stopping : bool, default=False
+        Whether to hold out ``validation_fraction`` of the training data and
+        stop each row when its validation accuracy stops improving; the model
+        of each row's best validation epoch (its weights, and the matrix of a
+        second-order learner) is kept.
+
+    validation_fraction : float, default=0.1
+        Fraction of the training data held out for early stopping.
+""")
+
+fragment("warm_start_iterate_param", """
+    warm_start : bool, default=False
+        If True, ``fit`` starts from the last iterate of the previous fit (the
+        running average, if any, starts anew).
+""")
+
+fragment("seed_verbose_params", """
+    random_state : int, RandomState instance or None, default=0
+        Seed of the epoch permutations and of the validation split.
+
+    verbose : int, default=0
+        If > 0, print one line per epoch: updates, ``||w||`` and time.
+""")
+
+fragment("ovr_n_iter_attr", """
+    n_iter_ : int
+        Epochs run by the last ``fit`` (the largest number over one-vs-all
+        rows); after ``partial_fit``, the number of passes since the first.
+""")
+
+# The references of the online learners, shared with their mistake bounds
+# (sklearn_perceptrons.bounds).
+
+fragment("passive_aggressive_reference", """
+    References
+    ----------
+    .. [1] K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer,
+       "Online passive-aggressive algorithms", Journal of Machine Learning
+       Research 7, 551-585, 2006.
+""")
+
+fragment("alma_reference", """
+    References
+    ----------
+    .. [1] C. Gentile, "A new approximate maximal margin classification
+       algorithm", Journal of Machine Learning Research 2, 213-242, 2001.
+""")
+
+fragment("romma_reference", """
+    References
+    ----------
+    .. [1] Y. Li and P. M. Long, "The relaxed online maximum margin
+       algorithm", Machine Learning 46, 361-387, 2002.
+""")
+
+fragment("arow_reference", """
+    References
+    ----------
+    .. [1] K. Crammer, A. Kulesza and M. Dredze, "Adaptive regularization of
+       weight vectors", Advances in Neural Information Processing Systems
+       22, 2009.
+""")
+
+# The attributes every linear one-vs-all learner starts with.
+fragment("linear_ovr_attrs", """
+    {{linear_coef_attrs}}
+
+    {{classes_attrs}}
+
+    {{ovr_n_iter_attr}}
 """)

@@ -32,7 +32,7 @@ a long run.
 """
 
 from libc.math cimport isfinite, INFINITY
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from cpython.exc cimport PyErr_CheckSignals
 
 from .._core._random cimport randint as _randint, uniform as _uniform
@@ -142,50 +142,29 @@ cdef class Matrix:
     cdef readonly Py_ssize_t p
     cdef readonly bint dense
 
-    cdef void _keep(self, A, data, indices, indptr, bint dense):
+    def __init__(self, A, data, indices, indptr, bint dense):
         self.A, self.data, self.indices, self.indptr = A, data, indices, indptr
         self.n, self.p = A.shape
         self.dense = dense
+        _point(self)
 
 
+# The four kinds of Matrix differ only in the struct they hold, which
+# _point fills in from the arrays.
 cdef class Matrix64_32(Matrix):
     cdef Rows64_32 rows
-
-    def __init__(self, A, const double[::1] data, const int32_t[::1] indices,
-                 const int32_t[::1] indptr, bint dense):
-        self._keep(A, data.base, indices.base, indptr.base, dense)
-        self.rows = Rows64_32(&data[0], &indices[0], &indptr[0], self.n,
-                              self.p, dense)
 
 
 cdef class Matrix64_64(Matrix):
     cdef Rows64_64 rows
 
-    def __init__(self, A, const double[::1] data, const int64_t[::1] indices,
-                 const int64_t[::1] indptr, bint dense):
-        self._keep(A, data.base, indices.base, indptr.base, dense)
-        self.rows = Rows64_64(&data[0], &indices[0], &indptr[0], self.n,
-                              self.p, dense)
-
 
 cdef class Matrix32_32(Matrix):
     cdef Rows32_32 rows
 
-    def __init__(self, A, const float[::1] data, const int32_t[::1] indices,
-                 const int32_t[::1] indptr, bint dense):
-        self._keep(A, data.base, indices.base, indptr.base, dense)
-        self.rows = Rows32_32(&data[0], &indices[0], &indptr[0], self.n,
-                              self.p, dense)
-
 
 cdef class Matrix32_64(Matrix):
     cdef Rows32_64 rows
-
-    def __init__(self, A, const float[::1] data, const int64_t[::1] indices,
-                 const int64_t[::1] indptr, bint dense):
-        self._keep(A, data.base, indices.base, indptr.base, dense)
-        self.rows = Rows32_64(&data[0], &indices[0], &indptr[0], self.n,
-                              self.p, dense)
 
 
 ctypedef fused matrix_t:
@@ -206,8 +185,32 @@ def matrix(A, data, indices, indptr, bint dense):
     """The :class:`Matrix` of A: ``data`` C-contiguous float32 or float64
     (A's entries, flat for a dense A), ``indices`` and ``indptr`` C-contiguous
     and both int32 or both int64, each with at least one entry."""
+    for array in (data, indices, indptr):
+        if not (array.flags.c_contiguous and array.size):
+            raise ValueError("the arrays of a Matrix must be C-contiguous "
+                             "and not empty")
+    if indptr.dtype != indices.dtype:
+        raise ValueError("indices and indptr must have the same dtype")
     kind = (np.dtype(data.dtype).name, np.dtype(indices.dtype).name)
     return _MATRIX_CLASSES[kind](A, data, indices, indptr, dense)
+
+
+def _point(matrix_t M):
+    """Point ``M.rows`` at the arrays M holds (which M keeps alive)."""
+    cdef uintptr_t data = M.data.ctypes.data
+    cdef uintptr_t indices = M.indices.ctypes.data
+    cdef uintptr_t indptr = M.indptr.ctypes.data
+    M.rows.n, M.rows.p, M.rows.dense = M.n, M.p, M.dense
+    if matrix_t is Matrix64_32 or matrix_t is Matrix64_64:
+        M.rows.data = <const double*> data
+    else:
+        M.rows.data = <const float*> data
+    if matrix_t is Matrix64_32 or matrix_t is Matrix32_32:
+        M.rows.indices = <const int32_t*> indices
+        M.rows.indptr = <const int32_t*> indptr
+    else:
+        M.rows.indices = <const int64_t*> indices
+        M.rows.indptr = <const int64_t*> indptr
 
 
 # The relaxation method or the perceptron, as Python gives it (a dict).

@@ -22,12 +22,14 @@ from .._core.base import (
     N_JOBS_CONSTRAINT,
     BasePerceptron,
     fit_method,
+    fork,
     keep_state_on_error,
     partial_fit_context,
     set_init_params,
     stream_cache,
 )
 from .._core.docstrings import shared_doc
+from .._core.growth import register_flip, reindex_rows
 from .._core.callbacks import fit_tasks, model_attributes
 from .._core.progress import FitLog
 from .._core.tables import crammer_singer_table, one_vs_all_table
@@ -107,17 +109,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         **kernel_params)`` must return the real (n_A, n_B) kernel matrix
         (an array, or a scipy sparse matrix, densified).
 
-    degree : int, default=3
-        Degree of the "poly" kernel.
-
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
-        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``.  ``partial_fit`` computes it on its
-        first batch and keeps it; ``gamma_`` holds the value used.  The
-        other kernels ignore it: "scale" out of the range of float64 (X of
-        extreme variance, e.g. 1e-160) is an error only for the four that
-        read it.
+    {{kernel_degree_gamma_params}}
+        ``partial_fit`` computes ``gamma_`` on its first batch and keeps it.
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -271,6 +264,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         context; ``-1`` means all processors; ``0`` is refused.  Training
         is not affected.
 
+    {{grow_classes_param}}
+
     Attributes
     ----------
     support_ : ndarray of shape (n_SV,)
@@ -384,6 +379,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
     _parameter_constraints = {
         **BasePerceptron._parameter_constraints,
         **KernelMixin.kernel_parameter_constraints,
+        "grow_classes": ["boolean"],
         "threshold": [Interval(numbers.Real, 0, None, closed="left")],
         "budget": [
             Interval(numbers.Integral, 1, np.iinfo(np.int64).max, closed="both"),
@@ -420,6 +416,7 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         random_state=0,
         verbose=0,
         n_jobs=None,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -638,6 +635,30 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
                         self.support_vectors_.shape[0])
         return self
 
+    def _grow_classes(self, growth):
+        """Re-index the dual coefficients for the classes of ``growth`` (a
+        :class:`~sklearn_perceptrons._core.growth.Growth`): a new class's
+        column starts at 0 with nothing visited; the support vectors stay."""
+        state = self._state
+        n_rows = self._rows_and_rule(growth.old.shape[0])[0]
+        if state["alpha"].shape[1] != n_rows:
+            raise ValueError(
+                f"partial_fit needs the multi_class of the first call; the "
+                f"model has {state['alpha'].shape[1]} row(s), multi_class="
+                f"{self.multi_class!r} learns {n_rows}."
+            )
+        source, sign = (growth.one_vs_all_rows() if self.multi_class == "ovr"
+                        else growth.class_rows())
+        grown = dict(state)
+        for name in ("alpha", "alpha_sum", "sv_scores"):
+            if state[name] is not None:
+                grown[name] = reindex_rows(state[name], source, sign, axis=1)
+        grown["visits"] = reindex_rows(state["visits"], source)
+        grown["forget"] = reindex_rows(state["forget"], source, axis=1)
+        grown["sv_class"] = growth.class_index(state["sv_class"])
+        self._state = grown
+        self.classes_ = growth.classes
+
     def _partial_walk(self, X, y, classes, sample_weight):
         """One pass over a validated batch, from the current iterate."""
         X, y_class, sample_weight, classes = self._validate_partial_fit_data(
@@ -743,3 +764,23 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         coef = np.asarray(coef, dtype=np.float64)
         coef.flags.writeable = False
         return coef
+
+
+def _flipped(estimator):
+    """The copy of a fitted binary kernel perceptron trained, as far as its
+    dual coefficients tell, with the labels swapped: negated coefficients,
+    the support vectors' classes swapped (see
+    :func:`~sklearn_perceptrons._core.growth.register_flip`)."""
+    flipped = fork(estimator)
+    flipped.__dict__.pop("_stream", None)
+    state = dict(flipped._state)
+    for name in ("alpha", "alpha_sum", "sv_scores"):
+        if state[name] is not None:
+            state[name] = -state[name]
+    state["sv_class"] = (1 - state["sv_class"]).astype(state["sv_class"].dtype)
+    flipped._set_model(DualState(**state), flipped.classes_)
+    return flipped
+
+
+register_flip(KernelPerceptron, _flipped)
+

@@ -18,12 +18,14 @@ from . import _voted_fast
 from .._core.base import (
     BasePerceptron,
     fit_method,
+    fork,
     keep_state_on_error,
     partial_fit_context,
     predict_from_decision,
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.growth import register_flip, reindex_rows
 from .._core.callbacks import fit_tasks, model_attributes
 from .._core.progress import chunks
 from .kernels import (
@@ -53,7 +55,31 @@ _BLOCK = 256
 _BLOCK_BYTES = 2**20
 
 
-class _LinearVoteState:
+class _VoteState:
+    """The epoch of both training states: the compiled epoch
+    (``_resume``) runs until it is done or stops for what only Python can
+    provide (a larger log, a kernel row), which ``_serve`` provides before
+    it resumes at the visit where it stopped."""
+
+    reports_progress = True
+
+    def run_epoch(self, order, active, progress=None):
+        """One epoch over ``order``; returns the mistakes of every row (see
+        :func:`_in_chunks` for ``progress``)."""
+        updates = np.zeros(self.n_rows, dtype=np.int64)
+        for part in _in_chunks(order, updates, progress):
+            start = 0
+            while True:
+                status, start = self._resume(part, start, active, updates)
+                if status == _voted_fast.STATUS_DONE:
+                    break
+                self._serve(status, part, start)
+        if not self._finite():
+            _raise_nonfinite()
+        return updates
+
+
+class _LinearVoteState(_VoteState):
     """Primal training state: one weight row per sub-problem, updated in
     place; a visit's score is one dot product."""
 
@@ -66,25 +92,17 @@ class _LinearVoteState:
         self.log = _voted_fast.Ledger(max(1024, _LOG_PER_SAMPLE * X.shape[0]),
                                       n_rows, y_class, step, table)
 
-    reports_progress = True
+    def _resume(self, part, start, active, updates):
+        return _voted_fast.linear_epoch(
+            self.rows, self.log, part, start, active, self.coef,
+            self.intercept, self.fit_intercept, updates,
+        )
 
-    def run_epoch(self, order, active, progress=None):
-        """One epoch over ``order``; returns the mistakes of every row (see
-        :func:`_in_chunks` for ``progress``)."""
-        updates = np.zeros(self.coef.shape[0], dtype=np.int64)
-        for part in _in_chunks(order, updates, progress):
-            start = 0
-            while True:
-                status, start = _voted_fast.linear_epoch(
-                    self.rows, self.log, part, start, active, self.coef,
-                    self.intercept, self.fit_intercept, updates,
-                )
-                if status == _voted_fast.STATUS_DONE:
-                    break
-                self.log.grow()
-        if not (np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()):
-            _raise_nonfinite()
-        return updates
+    def _serve(self, status, part, start):
+        self.log.grow()
+
+    def _finite(self):
+        return np.isfinite(self.coef).all() and np.isfinite(self.intercept).all()
 
     def weight_norm(self):
         """||w||, the norm of the current perceptrons' weights (all rows)."""
@@ -119,7 +137,7 @@ class _TrainingKernel(Kernel):
         return self._X_norms if Z is self._X else super().norms(Z)
 
 
-class _KernelVoteState:
+class _KernelVoteState(_VoteState):
     """Dual training state: the scores of every training sample under every
     row's current perceptron, kept up to date by adding one kernel row per
     mistake; kernel rows are cached (first in, first out) in ``cache_size``
@@ -156,28 +174,20 @@ class _KernelVoteState:
         self.line_of_sample[i] = line
         self.sample_of_line[line] = i
 
-    reports_progress = True
+    def _resume(self, part, start, active, updates):
+        return _voted_fast.kernel_epoch(
+            self.log, part, start, active, self.scores, self.alpha,
+            self.add, self.cache, self.line_of_sample, updates,
+        )
 
-    def run_epoch(self, order, active, progress=None):
-        """One epoch over ``order``; returns the mistakes of every row (see
-        :func:`_in_chunks` for ``progress``)."""
-        updates = np.zeros(self.scores.shape[0], dtype=np.int64)
-        for part in _in_chunks(order, updates, progress):
-            start = 0
-            while True:
-                status, start = _voted_fast.kernel_epoch(
-                    self.log, part, start, active, self.scores, self.alpha,
-                    self.add, self.cache, self.line_of_sample, updates,
-                )
-                if status == _voted_fast.STATUS_DONE:
-                    break
-                if status == _voted_fast.STATUS_NEED_ROW:
-                    self._store_row(int(part[start]))
-                else:
-                    self.log.grow()
-        if not np.isfinite(self.scores).all():
-            _raise_nonfinite()
-        return updates
+    def _serve(self, status, part, start):
+        if status == _voted_fast.STATUS_NEED_ROW:
+            self._store_row(int(part[start]))
+        else:
+            self.log.grow()
+
+    def _finite(self):
+        return np.isfinite(self.scores).all()
 
     def weight_norm(self):
         """Norm of the current perceptrons in the (padded) kernel space:
@@ -228,16 +238,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         trains in the primal (weights updated in place).  A float32 Gram
         matrix is converted to float64 once in ``fit``.
 
-    degree : int, default=3
-        Degree of the "poly" kernel.
-
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient of "poly", "rbf", "sigmoid" and "laplacian":
-        "scale" is ``1 / (n_features * X.var())`` (1 when X is constant),
-        "auto" is ``1 / n_features``; ``gamma_`` holds the value used.  The
-        other kernels ignore it: "scale" out of the range of float64 (X of
-        extreme variance, e.g. 1e-160) is an error only for the four that
-        read it.
+    {{kernel_degree_gamma_params}}
 
     coef0 : float, default=1.0
         Independent term of "poly" and "sigmoid".
@@ -281,6 +282,8 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         intercepts left out) with the linear kernel, else ``||f||`` (in the
         kernel space, the intercept a constant feature).
 
+    {{grow_classes_param}}
+
     Attributes
     ----------
     support_ : ndarray of shape (n_SV,)
@@ -309,6 +312,9 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         The mistakes of one-vs-all row r are ``mistake_ptr_[r]`` to
         ``mistake_ptr_[r + 1]``; one row (the ``classes_[1]`` vs.
         ``classes_[0]`` problem) for binary problems, else one per class.
+        (When ``grow_classes`` makes a binary model one-vs-all, the row of
+        ``classes_[0]`` holds the binary row's mistakes, negated, which
+        ``n_mistakes_`` does not count again.)
 
     gamma_ : float
         The kernel coefficient used.
@@ -410,6 +416,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
             if name not in ("tol", "n_iter_no_change", "average", "warm_start")
         },
         **KernelMixin.kernel_parameter_constraints,
+        "grow_classes": ["boolean"],
     }
 
     def __init__(
@@ -427,6 +434,7 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         cache_size=200,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -642,6 +650,32 @@ class VotedPerceptron(KernelMixin, BasePerceptron):
         record_partial_pass(self, int(updates.sum()))
         return self
 
+    def _grow_classes(self, growth):
+        """Re-index the logged perceptrons of every one-vs-all row for the
+        classes of ``growth`` (a :class:`~sklearn_perceptrons._core.growth.
+        Growth`): a new class's row has no mistake yet (its current
+        perceptron is 0, which survives nothing); a binary model's row
+        becomes ``classes_[1]``'s and its negation ``classes_[0]``'s."""
+        source, sign = growth.one_vs_all_rows()
+        ptr = self.mistake_ptr_
+        pieces = [np.arange(ptr[s], ptr[s + 1]) if s >= 0
+                  else np.zeros(0, dtype=np.int64) for s in source.tolist()]
+        order = np.concatenate(pieces).astype(np.intp)
+        signs = np.concatenate([np.full(len(p), g) for p, g in zip(pieces, sign)])
+        self.mistake_support_ = self.mistake_support_[order]
+        self.mistake_coef_ = self.mistake_coef_[order] * signs
+        self.survival_counts_ = self.survival_counts_[order]
+        self.mistake_ptr_ = np.concatenate(
+            [[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
+        # (A model saved before partial_fit existed has no current
+        # perceptrons; partial_fit says so after the validation.)
+        current = self.__dict__.get("_current")
+        if current is not None:
+            coef, intercept = current
+            self._current = (reindex_rows(coef, source, sign),
+                             reindex_rows(intercept, source, sign))
+        self.classes_ = growth.classes
+
     def _empty_model(self, X, n_rows):
         """The model before the first ``partial_fit`` call: no mistake."""
         self.support_ = np.zeros(0, dtype=np.intp)
@@ -793,3 +827,19 @@ or (n_samples, n_train)
             (ties go to the lowest class index).
         """
         return predict_from_decision(self.decision_function(X), self.classes_)
+
+
+def _flipped(estimator):
+    """The copy of a fitted binary voted perceptron trained with the labels
+    swapped: the same mistakes and survival counts, every perceptron
+    negated (see :func:`~sklearn_perceptrons._core.growth.register_flip`)."""
+    flipped = fork(estimator)
+    flipped.__dict__.pop("_stream", None)
+    flipped.mistake_coef_ = -flipped.mistake_coef_
+    current = flipped.__dict__.get("_current")
+    if current is not None:
+        flipped._current = tuple(-part for part in current)
+    return flipped
+
+
+register_flip(VotedPerceptron, _flipped)

@@ -34,6 +34,7 @@ from .._core.base import (
     set_init_params,
 )
 from .._core.docstrings import shared_doc
+from .._core.growth import reindex_rows
 from .._core.progress import in_chunks
 from .perceptron import BaseLinearPerceptron
 from .rows import (
@@ -1083,6 +1084,8 @@ class MarginPerceptron(BaseLinearPerceptron):
         ``verbose > 1``, a line per row with the bound on the maximum margin
         that lowered it.
 
+    {{grow_classes_param}}
+
     {{linear_coef_attrs}}
 
     margin_ : float or ndarray of shape (n_classes,)
@@ -1266,6 +1269,7 @@ class MarginPerceptron(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -1420,6 +1424,21 @@ class MarginPerceptron(BaseLinearPerceptron):
                 )
                 return d[name]
         return super().__getattr__(name)
+
+    def _grow_rows(self, source, sign):
+        # The online search of a new class's row starts as a new search
+        # does: no radius, no step seen, gamma to be found.
+        super()._grow_rows(source, sign)
+        search = self.__dict__.get("_search_state")
+        if search is not None:
+            self._search_state = _MarginSearch(
+                reindex_rows(search.sq_radius, source),
+                reindex_rows(search.halvings, source),
+                reindex_rows(search.run_updates, source),
+                reindex_rows(search.start_norm, source),
+                reindex_rows(search.step_min, source, fresh=np.inf),
+                reindex_rows(search.step_max, source),
+            )
 
     def _partial_pass(self, X, state, y_class, step, table):
         n_rows = state.coef.shape[0]

@@ -99,13 +99,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
         validation accuracy did not rise above ``best + tol``).  An epoch
         without any update also stops the row (converged).
 
-    early_stopping : bool, default=False
-        Whether to hold out ``validation_fraction`` of the training data and
-        stop each row when its validation accuracy stops improving; the
-        coefficients of each row's best validation epoch are kept.
-
-    validation_fraction : float, default=0.1
-        Fraction of the training data held out for early stopping.
+    {{early_stopping_params}}
 
     n_iter_no_change : int, default=5
         Number of epochs without improvement before stopping.
@@ -131,9 +125,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
         as in scikit-learn's class, draws a fresh order at every fit: pass
         an int for reproducible fits.
 
-    warm_start : bool, default=False
-        If True, ``fit`` starts from the last iterate of the previous fit (the
-        running average, if any, starts anew).
+    {{warm_start_iterate_param}}
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: ``c`` above is the sample weight times the
@@ -155,13 +147,9 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
         as above with ``q = 2 ||x||²`` (the norm of the move).  Rows stop
         together.
 
-    {{linear_coef_attrs}}
+    {{grow_classes_param}}
 
-    {{classes_attrs}}
-
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{linear_ovr_attrs}}
 
     t_ : float
         scikit-learn's count of sample visits: ``n_iter_ * n_samples + 1``
@@ -206,11 +194,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
     ``2 R²`` in place of ``R²`` for the multiclass rule); see
     :func:`~sklearn_perceptrons.bounds.passive_aggressive_mistake_bound`.
 
-    References
-    ----------
-    .. [1] K. Crammer, O. Dekel, J. Keshet, S. Shalev-Shwartz and Y. Singer,
-       "Online passive-aggressive algorithms", Journal of Machine Learning
-       Research 7, 551-585, 2006.
+    {{passive_aggressive_reference}}
 
     Examples
     --------
@@ -253,6 +237,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
         class_weight=None,
         average=False,
         multi_class="ovr",
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -355,31 +340,17 @@ class ALMAClassifier(BaseLinearPerceptron):
         sub-problem of class ``k`` a sample keeps the weight of its own
         class.
 
-    early_stopping : bool, default=False
-        Whether to hold out ``validation_fraction`` of the training data and
-        stop each row when its validation accuracy stops improving; the
-        coefficients of each row's best validation epoch are kept.
-
-    validation_fraction : float, default=0.1
-        Fraction of the training data held out for early stopping.
+    {{early_stopping_params}}
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the state of the previous fit, its
         schedule included (the running average, if any, starts anew).
 
-    random_state : int, RandomState instance or None, default=0
-        Seed of the epoch permutations and of the validation split.
+    {{seed_verbose_params}}
 
-    verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time.
+    {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Corrections (margin mistakes included) of the last ``fit`` over all
@@ -410,10 +381,7 @@ class ALMAClassifier(BaseLinearPerceptron):
     same rows agree to rounding (not bit for bit).  Sample weights scale
     the step ``eta_k`` up to weight 1 (the bound assumes unit weights).
 
-    References
-    ----------
-    .. [1] C. Gentile, "A new approximate maximal margin classification
-       algorithm", Journal of Machine Learning Research 2, 213-242, 2001.
+    {{alma_reference}}
 
     Examples
     --------
@@ -457,6 +425,7 @@ class ALMAClassifier(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -532,31 +501,15 @@ class ROMMAClassifier(BaseLinearPerceptron):
         one-vs-all sub-problem of class ``k`` a sample keeps the weight of
         its own class.
 
-    early_stopping : bool, default=False
-        Whether to hold out ``validation_fraction`` of the training data and
-        stop each row when its validation accuracy stops improving; the
-        coefficients of each row's best validation epoch are kept.
+    {{early_stopping_params}}
 
-    validation_fraction : float, default=0.1
-        Fraction of the training data held out for early stopping.
+    {{warm_start_iterate_param}}
 
-    warm_start : bool, default=False
-        If True, ``fit`` starts from the last iterate of the previous fit (the
-        running average, if any, starts anew).
+    {{seed_verbose_params}}
 
-    random_state : int, RandomState instance or None, default=0
-        Seed of the epoch permutations and of the validation split.
+    {{grow_classes_param}}
 
-    verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time.
-
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Updates of the last ``fit`` over all rows (margin updates included
@@ -600,10 +553,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
     gamma)²`` mistakes, and ``||w~||`` never exceeds ``1 / gamma`` ([1]_;
     :func:`~sklearn_perceptrons.bounds.romma_mistake_bound`).
 
-    References
-    ----------
-    .. [1] Y. Li and P. M. Long, "The relaxed online maximum margin
-       algorithm", Machine Learning 46, 361-387, 2002.
+    {{romma_reference}}
 
     Examples
     --------
@@ -641,6 +591,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -723,31 +674,17 @@ class AROWClassifier(SecondOrderPerceptron):
         ``r``); weight 0 never updates.  In the one-vs-all sub-problem of
         class ``k`` a sample keeps the weight of its own class.
 
-    early_stopping : bool, default=False
-        Whether to hold out ``validation_fraction`` of the training data and
-        stop each row when its validation accuracy stops improving; the
-        state of each row's best validation epoch is kept.
-
-    validation_fraction : float, default=0.1
-        Fraction of the training data held out for early stopping.
+    {{early_stopping_params}}
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the state of the previous fit: both
         ``mu`` and ``Sigma`` (the running average, if any, starts anew).
 
-    random_state : int, RandomState instance or None, default=0
-        Seed of the epoch permutations and of the validation split.
+    {{seed_verbose_params}}
 
-    verbose : int, default=0
-        If > 0, print one line per epoch: updates, ``||w||`` and time.
+    {{grow_classes_param}}
 
-    {{linear_coef_attrs}}
-
-    {{classes_attrs}}
-
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Updates (margin errors included) of the last ``fit`` over all rows;
@@ -773,11 +710,7 @@ class AROWClassifier(SecondOrderPerceptron):
     (``U`` of them margin errors); see
     :func:`~sklearn_perceptrons.bounds.arow_mistake_bound`.
 
-    References
-    ----------
-    .. [1] K. Crammer, A. Kulesza and M. Dredze, "Adaptive regularization of
-       weight vectors", Advances in Neural Information Processing Systems
-       22, 2009.
+    {{arow_reference}}
 
     Examples
     --------
@@ -820,6 +753,7 @@ class AROWClassifier(SecondOrderPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 

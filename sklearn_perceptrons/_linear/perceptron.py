@@ -28,6 +28,7 @@ from .._core.base import (
     BasePerceptron,
     decision_shape,
     fit_method,
+    fork,
     keep_state_on_error,
     partial_fit_context,
     label_index,
@@ -37,6 +38,7 @@ from .._core.base import (
 )
 from .._core.callbacks import fit_tasks, model_attributes
 from .._core.docstrings import shared_doc
+from .._core.growth import register_flip
 from .._core.progress import FitLog
 from .rows import (
     RULE_CS_MAX,
@@ -83,6 +85,7 @@ class BaseLinearPerceptron(BasePerceptron):
         **BasePerceptron._parameter_constraints,
         "early_stopping": ["boolean"],
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "grow_classes": ["boolean"],
     }
 
     # Learning rate of the update; estimators without eta0 use 1.
@@ -189,6 +192,30 @@ class BaseLinearPerceptron(BasePerceptron):
             fit_intercept=self.fit_intercept, active=np.ones(n_rows, np.uint8),
             rule=self._stream_rule(X, n_rows), n_threads=self._n_threads(),
         )
+
+    def _grow_classes(self, growth):
+        """Re-index the weight rows for the classes of ``growth`` (a
+        :class:`~sklearn_perceptrons._core.growth.Growth`): one-vs-all rows,
+        or Crammer-Singer's row per class; a new class's row starts at
+        ``w = 0`` with nothing visited."""
+        state = self._state
+        n_rows = self._layout(growth.old.shape[0])[0]
+        if state.coef.shape[0] != n_rows:
+            raise ValueError(
+                f"partial_fit needs the multi_class of the first call: the "
+                f"model has {state.coef.shape[0]} weight row(s), multi_class="
+                f"{getattr(self, 'multi_class', 'ovr')!r} learns {n_rows}. "
+                "Call fit to start anew."
+            )
+        self._grow_rows(*(growth.class_rows() if self._crammer_singer()
+                          else growth.one_vs_all_rows()))
+        self.classes_ = growth.classes
+
+    def _grow_rows(self, source, sign):
+        """The state (and any per-row state of a subclass) with row ``j``
+        taken from row ``source[j]`` times ``sign[j]``, fresh where
+        ``source[j]`` is -1."""
+        self._state = self._state.grown(source, sign)
 
     def _finish_row(self, X, samples):
         """Extra attributes of a binary fit built by the multiclass fast
@@ -645,9 +672,7 @@ class Perceptron(BaseLinearPerceptron):
     validation_fraction : float, default=0.1
         Fraction of the training data held out for early stopping.
 
-    warm_start : bool, default=False
-        If True, ``fit`` starts from the last iterate of the previous fit (the
-        running average, if any, starts anew).
+    {{warm_start_iterate_param}}
 
     random_state : int, RandomState instance or None, default=0
         Seed of the epoch permutations and of the validation split.  Fixed by
@@ -699,6 +724,8 @@ class Perceptron(BaseLinearPerceptron):
         ``0`` is refused.  No effect on binary problems (one row) nor with
         ``multi_class="crammer_singer"``, whose rows are coupled.
 
+    {{grow_classes_param}}
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -713,9 +740,7 @@ class Perceptron(BaseLinearPerceptron):
 
     {{classes_attrs}}
 
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{ovr_n_iter_attr}}
 
     n_mistakes_ : int
         Updates made by the last ``fit`` over all rows; ``partial_fit`` adds
@@ -816,6 +841,7 @@ class Perceptron(BaseLinearPerceptron):
         multi_class="ovr",
         update="max",
         n_jobs=None,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -875,6 +901,26 @@ def binary_state(estimator):
     """The :class:`LinearState` of a fitted binary linear perceptron (None
     before its first fit)."""
     return getattr(estimator, "_state", None)
+
+
+def _flipped(estimator):
+    """The copy of a fitted binary linear perceptron trained, as far as its
+    rows tell, with the labels swapped: the negated weights and averaging
+    sums (see :func:`~sklearn_perceptrons._core.growth.register_flip`)."""
+    # Diagnostics computed when read are computed now: a margin is the
+    # same for swapped labels, but not from the labels of the last batch.
+    for name in estimator._lazy_attributes:
+        getattr(estimator, name, None)
+    flipped = fork(estimator)
+    flipped.__dict__.pop("_stream", None)
+    flipped.__dict__.pop("_last_batch", None)
+    flipped._grow_rows(np.zeros(1, dtype=np.intp), np.array([-1.0]))
+    flipped.coef_, flipped.intercept_ = flipped._public_model(
+        flipped._state.model())
+    return flipped
+
+
+register_flip(BaseLinearPerceptron, _flipped)
 
 
 def set_binary_fit(estimator, state, n_features, X=None, samples=None):

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cpu import select_build
+from .._core.growth import reindex_rows
 from .._core.progress import in_chunks
 from .._core.threads import run_tasks
 
@@ -101,6 +102,8 @@ class LinearState:
 
     _FIELDS = ("coef", "intercept", "coef_sum", "intercept_sum", "visits")
     _SUMS = ("coef_sum", "intercept_sum")
+    # The fields that change sign with the labels (the others are counts).
+    _SIGNED = ("coef", "intercept", "coef_sum", "intercept_sum")
 
     def __init__(self, coef, intercept, average):
         self.coef = coef
@@ -140,6 +143,24 @@ class LinearState:
         """Start ``rows`` anew from ``w = 0`` with no averaging history."""
         for name in self._row_fields():
             getattr(self, name)[rows] = 0
+
+    def grown(self, source, sign):
+        """A new state whose row ``j`` is row ``source[j]`` times ``sign[j]``
+        (the weights and the averaging sums; the counts as they are), or a
+        fresh row (``w = 0``, nothing visited, all counts 0) where ``source[j]`` is -1
+        (see :mod:`sklearn_perceptrons._core.growth`)."""
+        new = type(self).__new__(type(self))
+        new.average = self.average
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            if name in ("coef_sum", "intercept_sum") and not self.average:
+                setattr(new, name, value.copy())
+            else:
+                # The weights and their sums change sign with the labels;
+                # the counts of a row (visits, updates) do not.
+                setattr(new, name, reindex_rows(
+                    value, source, sign if name in self._SIGNED else None))
+        return new
 
     def row(self, k):
         """Row ``k`` alone, as the state of a binary estimator (a copy)."""

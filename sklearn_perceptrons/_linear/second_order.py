@@ -29,6 +29,7 @@ from .._core.base import (
 )
 from .._core.cpu import select_build
 from .._core.docstrings import shared_doc
+from .._core.growth import reindex_rows
 from .perceptron import BaseLinearPerceptron
 from .rows import StateTrainer, check_finite_weights, overflow_error
 from .._core.tables import one_vs_all_table
@@ -159,6 +160,34 @@ class SecondOrderState:
         if self.average:
             self.coef_sum[rows] = source.coef_sum[rows]
             self.intercept_sum[rows] = source.intercept_sum[rows]
+
+    def grown(self, source, sign, a):
+        """A new state whose row ``j`` is row ``source[j]`` (its weights,
+        ``v`` and averaging sums times ``sign[j]``; ``A`` and the visits as
+        they are), or a fresh row (``A = a I``, ``w = 0``, nothing visited)
+        where ``source[j]`` is -1 (see
+        :mod:`sklearn_perceptrons._core.growth`)."""
+        new = SecondOrderState(
+            source.shape[0], self.coef.shape[1], a=a, diagonal=self.diagonal,
+            fit_intercept=self.fit_intercept, average=self.average,
+            dtype=self.dtype, rule=self.rule)
+        old = source >= 0
+        odd = ["coef", "intercept"] + (["coef_sum", "intercept_sum"]
+                                       if self.average else [])
+        for name in odd:
+            getattr(new, name)[old] = reindex_rows(getattr(self, name), source,
+                                                sign)[old]
+        new.visits[old] = self.visits[source[old]]
+        if self.diagonal:
+            # The pairs (A_jj, v_j): A as it is, v times the sign (AROW's
+            # pairs (A_jj, 1 / A_jj) hold no sign).
+            pairs = self.precision[source[old]].copy()
+            if self.rule != SO_AROW:
+                pairs[:, :, 1] *= sign[old][:, None]
+            new.precision[old] = pairs
+        else:
+            new.inverse[old] = self.inverse[source[old]]
+        return new
 
     def inverse_matrix(self):
         """The symmetric ``A^-1`` of every row (full mode), from the packed
@@ -458,13 +487,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         one-vs-all sub-problem of class ``k`` a sample keeps the weight of
         its own class.
 
-    early_stopping : bool, default=False
-        Whether to hold out ``validation_fraction`` of the training data and
-        stop each row when its validation accuracy stops improving; the
-        state of each row's best validation epoch is kept.
-
-    validation_fraction : float, default=0.1
-        Fraction of the training data held out for early stopping.
+    {{early_stopping_params}}
 
     warm_start : bool, default=False
         If True, ``fit`` starts from the state of the previous fit: both
@@ -478,13 +501,9 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         The norm is ``||w||``, the Euclidean norm of the current weights
         ``w = A^-1 v`` of every row (intercepts left out).
 
-    {{linear_coef_attrs}}
+    {{grow_classes_param}}
 
-    {{classes_attrs}}
-
-    n_iter_ : int
-        Epochs run by the last ``fit`` (the largest number over one-vs-all
-        rows); after ``partial_fit``, the number of passes since the first.
+    {{linear_ovr_attrs}}
 
     n_mistakes_ : int
         Mistakes (updates) of the last ``fit`` over all rows; ``partial_fit``
@@ -593,6 +612,7 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
         warm_start=False,
         random_state=0,
         verbose=0,
+        grow_classes=False,
     ):
         set_init_params(self, locals())
 
@@ -646,6 +666,10 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
             state.dtype = X.dtype.name
             return state
         return self._new_state(X, n_rows)
+
+    def _grow_rows(self, source, sign):
+        # A new class's row starts as a row of a new model: A = a I, w = 0.
+        self._state = self._state.grown(source, sign, self._regularization())
 
     def _trainer(self, X, y_class, step, table, state, train_idx):
         # The driver's hook: fit trains through SecondOrderTrainer.

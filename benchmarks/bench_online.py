@@ -144,7 +144,8 @@ def _river_model(name):
 
 
 def _our_model(name):
-    return PassiveAggressiveClassifier() if name == "PA" else ALMAClassifier()
+    return PassiveAggressiveClassifier() if name == "PA" else ALMAClassifier(
+        average=False)
 
 
 def river_rows(name, n_samples, repeats):
@@ -295,9 +296,10 @@ def run(quick=True):
             ("PA-I", PassiveAggressiveClassifier(random_state=0), 1.3),
             ("PA-II", PassiveAggressiveClassifier(loss="squared_hinge",
                                                    random_state=0), 1.3),
-            ("ALMA", ALMAClassifier(), 1.3),
-            ("ROMMA", ROMMAClassifier(), 1.3),
-            ("aggressive ROMMA", ROMMAClassifier(aggressive=True), 1.3),
+            ("ALMA", ALMAClassifier(average=False), 1.3),
+            ("ROMMA", ROMMAClassifier(average=False), 1.3),
+            ("aggressive ROMMA",
+             ROMMAClassifier(aggressive=True, average=False), 1.3),
         ]
         X, y = dense_data(200_000, 50)
         rows += epoch_rows("P20 dense 200000x50, 10% flipped", X, y,

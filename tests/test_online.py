@@ -278,10 +278,13 @@ def test_alma_keeps_its_weights_in_the_unit_ball_and_its_schedule():
         w = np.append(clf._state.coef, clf._state.intercept)
         assert np.linalg.norm(w) <= 1.0 + 1e-12
         assert clf._state.counts[0] == clf.n_mistakes_
-    # warm_start continues the schedule.
-    warm = ALMAClassifier(warm_start=True, tol=None, max_iter=2, shuffle=False)
+    # warm_start continues the schedule (of the last iterate: an average
+    # starts anew).
+    warm = ALMAClassifier(warm_start=True, tol=None, max_iter=2, shuffle=False,
+                          average=False)
     warm.fit(X, y).fit(X, y)
-    cold = ALMAClassifier(tol=None, max_iter=4, shuffle=False).fit(X, y)
+    cold = ALMAClassifier(tol=None, max_iter=4, shuffle=False,
+                          average=False).fit(X, y)
     assert_allclose(warm.coef_, cold.coef_, rtol=1e-12)
 
 

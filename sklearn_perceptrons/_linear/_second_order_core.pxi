@@ -156,6 +156,8 @@ cpdef enum:
 # negative value a thousand times larger is no rounding of a positive
 # number, the stored inverse has lost its positive definiteness.
 cdef double SO_LOST = 1e3 * 2.220446049250313e-16
+# How many visits ahead AROW's diagonal form asks for its gathers.
+cdef Py_ssize_t AROW_AHEAD = 2
 
 
 cdef int _full_update(
@@ -310,6 +312,27 @@ cdef bint _arow_diagonal_update(
     return False
 
 
+cdef inline void _prefetch_arow_diagonal(
+    const int* X_indices, const int* X_indptr, Py_ssize_t i,
+    const int* y_class, const int* class_rows_ptr, const int* class_rows,
+    const double* coef, const double* precision, Py_ssize_t n_features,
+    Py_ssize_t p,
+) noexcept nogil:
+    """Ask for the weights and the diagonal pairs that CSR row ``i`` will
+    gather, for every row of its class.  AROW's diagonal form updates on
+    most visits, and its pairs are spread over twice the weights' memory:
+    asked for a visit ahead, their cache misses overlap those of the
+    current visit instead of following them."""
+    cdef Py_ssize_t j, q, k, col
+    cdef Py_ssize_t start = X_indptr[i], stop = X_indptr[i + 1]
+    for q in range(class_rows_ptr[y_class[i]], class_rows_ptr[y_class[i] + 1]):
+        k = class_rows[q]
+        for j in range(start, stop):
+            col = X_indices[j]
+            SKP_SO_PREFETCH(coef + k * n_features + col)
+            SKP_SO_PREFETCH(precision + 2 * k * p + 2 * col + 1)
+
+
 cdef int _epoch(
     const floating* X_values, const int* X_indices, const int* X_indptr,
     bint sparse, Py_ssize_t n_features,
@@ -352,6 +375,10 @@ cdef int _epoch(
         (X_indptr[order[0] + 1] - X_indptr[order[0]] if sparse else n_features)
         * sizeof(floating) + 1)
     ahead = max(2, min(32, 8192 // ahead))
+    # AROW's diagonal form on CSR rows: the entries of the weights and of
+    # the diagonal that a visit gathers are asked for AROW_AHEAD visits
+    # before (its indices are then cached: see ``ahead``).
+    cdef bint gather_ahead = sparse and diagonal and arow
     for t in range(n_visits):
         i = order[t]
         if t + ahead < n_visits:
@@ -373,6 +400,10 @@ cdef int _epoch(
             x_values = X_values + X_indptr[i]
             x_indices = X_indices + X_indptr[i]
             nnz = X_indptr[i + 1] - X_indptr[i]
+            if gather_ahead and t + AROW_AHEAD < n_visits:
+                _prefetch_arow_diagonal(X_indices, X_indptr, order[t + AROW_AHEAD],
+                                        y_class, class_rows_ptr, class_rows,
+                                        coef, precision, n_features, p)
         else:
             x_values = X_values + i * n_features
             nnz = n_features

@@ -87,6 +87,56 @@ cpdef enum:
     PASS_NOT_A_NUMBER = 1
     PASS_WEIGHTS_NOT_FINITE = 2
 
+
+# The pass reads its arguments as four named structs, filled once per call
+# (see _epoch).  Structs cannot hold a fused type, so the float32 or float64
+# arrays are ``void`` pointers that the fused functions cast back to
+# ``floating``.
+cdef struct XRows:
+    # The rows of X: dense (``values`` is n_samples x n_features) or CSR.
+    const void* values      # floating; NULL for an empty CSR matrix
+    const int* indices      # CSR only: the column of every stored value
+    const int* indptr       # CSR only: n_samples + 1 offsets
+    Py_ssize_t n_features
+    bint sparse
+
+
+cdef struct Visits:
+    # Which samples the pass visits, in order, and the weight rows each
+    # touches: class c's rows are rows[rows_ptr[c]:rows_ptr[c + 1]], with
+    # the sign of the sample in each.
+    const int* order
+    Py_ssize_t n_visits
+    const int* y_class
+    const double* step
+    const int* rows_ptr
+    const int* rows
+    const signed char* signs
+    const unsigned char* active
+
+
+cdef struct Rule:
+    # The update rule and its parameters (per weight row).
+    int code
+    const double* threshold
+    const double* kappa
+    double intercept_rate
+    bint fit_intercept
+    bint average
+
+
+cdef struct Weights:
+    # What the pass updates in place.
+    void* coef              # floating, (n_rows, n_features)
+    void* intercept         # floating, (n_rows,)
+    double* norm            # the margin rule's ||[w_k; b_k]||
+    double* coef_sum        # Daume's sums, with averaging
+    double* intercept_sum
+    double* visits
+    long long* updates
+    double* losses          # hinge losses of the passive-aggressive rules
+    double* scores          # scratch of the Crammer-Singer rules
+
 cdef extern from "_prefetch.h":
     void SKP_PREFETCH(const void* addr) noexcept nogil
     void SKP_PREFETCH_L2(const void* addr) noexcept nogil
@@ -220,16 +270,9 @@ cdef inline double _pa_step(int rule, double loss, double sq_norm,
 
 
 cdef inline int _multiclass_visit(
-    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
-    Py_ssize_t n_features, Py_ssize_t i, int c,
-    const double* step,
-    const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs,
-    floating* coef, floating* intercept, bint fit_intercept,
-    const unsigned char* active, int rule, const double* threshold,
-    const double* kappa, double intercept_rate,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* losses, double* scores, bint* weights_bad,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    const XRows* X, Py_ssize_t i, const Visits* v, const Rule* r,
+    const Weights* w, bint* weights_bad,
 ) noexcept nogil:
     """The Crammer-Singer rules on one sample of class ``c``.
 
@@ -249,6 +292,28 @@ cdef inline int _multiclass_visit(
     a score that is not a number, else 0; ``weights_bad`` is set when an
     update made a weight non-finite (see ``_row_add``).  The rows move
     together, so only the own row's ``active`` flag is read."""
+    cdef bint sparse = X.sparse
+    cdef Py_ssize_t n_features = X.n_features
+    cdef int c = v.y_class[i]
+    cdef const double* step = v.step
+    cdef const int* class_rows_ptr = v.rows_ptr
+    cdef const int* class_rows = v.rows
+    cdef const signed char* class_signs = v.signs
+    cdef const unsigned char* active = v.active
+    cdef int rule = r.code
+    cdef const double* threshold = r.threshold
+    cdef const double* kappa = r.kappa
+    cdef double intercept_rate = r.intercept_rate
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef floating* coef = <floating*>w.coef
+    cdef floating* intercept = <floating*>w.intercept
+    cdef double* coef_sum = w.coef_sum
+    cdef double* intercept_sum = w.intercept_sum
+    cdef double* visits = w.visits
+    cdef long long* updates = w.updates
+    cdef double* losses = w.losses
+    cdef double* scores = w.scores
     cdef Py_ssize_t p, k, own = -1, best = -1, n_viol = 0
     cdef double raw, own_score = 0.0, best_score = 0.0, scale = 0.0, loss, q
     cdef bint passive_aggressive = rule == RULE_CS_PA1 or rule == RULE_CS_PA2
@@ -398,30 +463,32 @@ cdef inline bint _rule_says_update(
 cdef inline bint _update_row(
     Py_ssize_t k, double scale, double before, double raw,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz,
-    bint sparse, Py_ssize_t n_features, floating* coef, floating* intercept,
-    bint fit_intercept, double intercept_rate, int rule, double* norm,
-    bint average, double* coef_sum, double* intercept_sum, long long* updates,
-    bint* weights_bad,
+    const XRows* X, const Rule* r, const Weights* w, bint* weights_bad,
 ) noexcept nogil:
     """Move row ``k`` by ``scale * x`` and its intercept by ``intercept_rate
     * scale`` after ``before`` visits (its score on x was ``raw``); returns
     True when the margin rule's norm overflows, and sets ``weights_bad``
     when a weight became non-finite (``_row_add``)."""
+    cdef Py_ssize_t n_features = X.n_features
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef floating* intercept = <floating*>w.intercept
+    cdef double* norm = w.norm
     cdef double sq_norm_x, new_sq_norm, intercept_scale
-    updates[k] += 1
+    w.updates[k] += 1
     # Daume's trick: the sum of the iterates over all visits is
     # T * w_T - sum over updates of (visits before it) * delta.
     weights_bad[0] |= _row_add(
-        coef + k * n_features, coef_sum + k * n_features,
-        scale, scale * before, average, x_values, x_indices, nnz, sparse,
+        <floating*>w.coef + k * n_features, w.coef_sum + k * n_features,
+        scale, scale * before, average, x_values, x_indices, nnz, X.sparse,
     )
     if fit_intercept:
-        intercept_scale = scale * intercept_rate
+        intercept_scale = scale * r.intercept_rate
         intercept[k] += <floating>intercept_scale
         weights_bad[0] |= not isfinite(intercept[k])
         if average:
-            intercept_sum[k] += intercept_scale * before
-    if rule == RULE_MARGIN:
+            w.intercept_sum[k] += intercept_scale * before
+    if r.code == RULE_MARGIN:
         # ||w~ + a x~||^2 = ||w~||^2 + 2 a (w~.x~) + a^2 ||x~||^2
         sq_norm_x = _row_sq_norm(x_values, nnz) + fit_intercept
         new_sq_norm = (norm[k] * norm[k] + 2.0 * scale * raw
@@ -433,18 +500,8 @@ cdef inline bint _update_row(
 
 
 cdef int _epoch_rows(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features,
-    const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
-    const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs,
-    floating* coef, floating* intercept, bint fit_intercept,
-    const unsigned char* active,
-    int rule, const double* threshold, const double* kappa, double* norm,
-    double intercept_rate,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* losses,
+    const floating* X_values, const XRows* X, const Visits* v, const Rule* r,
+    const Weights* w,
 ) noexcept nogil:
     """The pass of the rules that treat each row alone (``RULE_THRESHOLD``,
     ``RULE_MARGIN``, ``RULE_PA1``, ``RULE_PA2``); returns its status
@@ -461,7 +518,30 @@ cdef int _epoch_rows(
     :func:`_pa_step` (``C = kappa[k]``), for the squared norm of ``x``
     (computed once per sample, when first needed); PA-I skips a zero ``x``
     altogether, as scikit-learn does (with averaging, where it matters, the
-    norm is computed at every visit to know it)."""
+    norm is computed at every visit to know it).  ``X_values`` is
+    ``X.values`` at its dtype."""
+    cdef const int* X_indices = X.indices
+    cdef const int* X_indptr = X.indptr
+    cdef bint sparse = X.sparse
+    cdef Py_ssize_t n_features = X.n_features
+    cdef const int* order = v.order
+    cdef Py_ssize_t n_visits = v.n_visits
+    cdef const int* y_class = v.y_class
+    cdef const double* step = v.step
+    cdef const int* class_rows_ptr = v.rows_ptr
+    cdef const int* class_rows = v.rows
+    cdef const signed char* class_signs = v.signs
+    cdef const unsigned char* active = v.active
+    cdef int rule = r.code
+    cdef const double* threshold = r.threshold
+    cdef const double* kappa = r.kappa
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef floating* coef = <floating*>w.coef
+    cdef floating* intercept = <floating*>w.intercept
+    cdef double* norm = w.norm
+    cdef double* visits = w.visits
+    cdef double* losses = w.losses
     cdef Py_ssize_t t, i, p, k, nnz, first, last, stop, h, n_hits
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -549,10 +629,8 @@ cdef int _epoch_rows(
                             continue
                         scale *= _pa_step(rule, 1.0 - m, q, kappa[k])
                     if _update_row(
-                        k, scale, visits[k], raw,
-                        x_values, x_indices, nnz, sparse, n_features, coef,
-                        intercept, fit_intercept, intercept_rate, rule, norm,
-                        average, coef_sum, intercept_sum, updates, &weights_bad,
+                        k, scale, visits[k], raw, x_values, x_indices, nnz,
+                        X, r, w, &weights_bad,
                     ):
                         return PASS_NOT_A_NUMBER
                 visits[k] += 1.0
@@ -629,10 +707,8 @@ cdef int _epoch_rows(
                                       q, kappa[class_rows[p]])
                 if _update_row(
                     class_rows[p], scale, seen[p - first],
-                    block[p - first], x_values, x_indices, nnz, sparse,
-                    n_features, coef, intercept, fit_intercept, intercept_rate,
-                    rule, norm, average, coef_sum, intercept_sum, updates,
-                    &weights_bad,
+                    block[p - first], x_values, x_indices, nnz,
+                    X, r, w, &weights_bad,
                 ):
                     return PASS_NOT_A_NUMBER
             first = last
@@ -640,21 +716,20 @@ cdef int _epoch_rows(
 
 
 cdef int _epoch_multiclass(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features,
-    const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
-    const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs,
-    floating* coef, floating* intercept, bint fit_intercept,
-    const unsigned char* active, int rule, const double* threshold,
-    const double* kappa, double intercept_rate,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* losses, double* scores,
+    const floating* X_values, const XRows* X, const Visits* v, const Rule* r,
+    const Weights* w,
 ) noexcept nogil:
     """The pass of the Crammer-Singer rules (see ``_multiclass_visit``);
     returns its status (``_epoch``), at once on a score that is not a
     number."""
+    cdef const int* X_indices = X.indices
+    cdef const int* X_indptr = X.indptr
+    cdef bint sparse = X.sparse
+    cdef Py_ssize_t n_features = X.n_features
+    cdef const int* order = v.order
+    cdef Py_ssize_t n_visits = v.n_visits
+    cdef const int* y_class = v.y_class
+    cdef const double* step = v.step
     cdef Py_ssize_t t, i, nnz
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -668,13 +743,8 @@ cdef int _epoch_multiclass(
                           prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
-        if _multiclass_visit(
-            x_values, x_indices, nnz, sparse, n_features, i, y_class[i], step,
-            class_rows_ptr, class_rows, class_signs, coef, intercept,
-            fit_intercept, active, rule, threshold, kappa, intercept_rate,
-            average, coef_sum, intercept_sum, visits, updates, losses, scores,
-            &weights_bad,
-        ):
+        if _multiclass_visit(x_values, x_indices, nnz, X, i, v, r, w,
+                             &weights_bad):
             return PASS_NOT_A_NUMBER
     return _status(False, weights_bad)
 
@@ -693,6 +763,17 @@ cdef inline int _status(bint not_a_number, bint weights_bad) noexcept nogil:
 cdef inline bint _coupled_rule(int rule) noexcept nogil:
     """Whether the rule couples the rows of a sample (Crammer-Singer)."""
     return RULE_CS_MAX <= rule <= RULE_CS_PA2
+
+
+cdef int _epoch_pass(
+    const floating* X_values, const XRows* X, const Visits* v, const Rule* r,
+    const Weights* w,
+) noexcept nogil:
+    """The pass of :func:`_epoch` on its arguments as structs (``X_values``
+    is ``X.values`` at its dtype, which selects the specialisation)."""
+    if _coupled_rule(r.code):
+        return _epoch_multiclass(X_values, X, v, r, w)
+    return _epoch_rows(X_values, X, v, r, w)
 
 
 cdef int _epoch(
@@ -715,21 +796,39 @@ cdef int _epoch(
     non-finite (dense passes leave that check to their caller), else
     ``PASS_OK``.  The rule is dispatched once per pass, so that no visit
     pays for the others."""
-    if _coupled_rule(rule):
-        return _epoch_multiclass(
-            X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
-            y_class, step, class_rows_ptr, class_rows, class_signs, coef,
-            intercept, fit_intercept, active, rule, threshold, kappa,
-            intercept_rate, average, coef_sum, intercept_sum, visits, updates,
-            losses, scores,
-        )
-    return _epoch_rows(
-        X_values, X_indices, X_indptr, sparse, n_features, order, n_visits,
-        y_class, step, class_rows_ptr, class_rows, class_signs, coef,
-        intercept, fit_intercept, active, rule, threshold, kappa, norm,
-        intercept_rate, average, coef_sum, intercept_sum, visits, updates,
-        losses,
-    )
+    cdef XRows X
+    cdef Visits v
+    cdef Rule r
+    cdef Weights w
+    X.values = X_values
+    X.indices = X_indices
+    X.indptr = X_indptr
+    X.n_features = n_features
+    X.sparse = sparse
+    v.order = order
+    v.n_visits = n_visits
+    v.y_class = y_class
+    v.step = step
+    v.rows_ptr = class_rows_ptr
+    v.rows = class_rows
+    v.signs = class_signs
+    v.active = active
+    r.code = rule
+    r.threshold = threshold
+    r.kappa = kappa
+    r.intercept_rate = intercept_rate
+    r.fit_intercept = fit_intercept
+    r.average = average
+    w.coef = coef
+    w.intercept = intercept
+    w.norm = norm
+    w.coef_sum = coef_sum
+    w.intercept_sum = intercept_sum
+    w.visits = visits
+    w.updates = updates
+    w.losses = losses
+    w.scores = scores
+    return _epoch_pass(X_values, &X, &v, &r, &w)
 
 
 cdef void _scores(

@@ -40,9 +40,14 @@ def _epoch_results(module, X, y_class, average, rule, power=2.0):
                 np.zeros(n_rows), np.zeros((1, 1)), average, coef_sum,
                 intercept_sum, visits, updates, np.ones(n_rows), visits.copy())
         else:
+            (order, y_class, step, ptr, rows, signs, coef, intercept,
+             fit_intercept, active, code, threshold, kappa, norm) = head
             getattr(module, f"epoch_{kind}")(
-                *data, *head, 0.5, average, coef_sum, intercept_sum, visits,
-                updates, np.zeros(n_rows), np.zeros(n_rows))
+                *data, (order, y_class, step), (ptr, rows, signs), coef,
+                intercept, active,
+                (code, threshold, kappa, 0.5, fit_intercept, average),
+                (norm, coef_sum, intercept_sum, visits, updates,
+                 np.zeros(n_rows), np.zeros(n_rows)))
     return coef, intercept, coef_sum, updates
 
 

@@ -876,30 +876,69 @@ def margin_norms(floating[:, ::1] coef, floating[::1] intercept,
             norm[k] = sqrt(s)
 
 
+cdef int _epoch_arrays(
+    const floating* X_values, XRows* X, tuple visits, tuple table,
+    floating[:, ::1] coef, floating[::1] intercept,
+    const unsigned char[::1] active, tuple rule, tuple state,
+) except -1:
+    """Fill the structs of a pass from the arrays of :func:`epoch_dense` /
+    :func:`epoch_csr` (their tuples, typed here) and run it."""
+    cdef const int[::1] order = visits[0]
+    cdef const int[::1] y_class = visits[1]
+    cdef const double[::1] step = visits[2]
+    cdef const int[::1] class_rows_ptr = table[0]
+    cdef const int[::1] class_rows = table[1]
+    cdef const signed char[::1] class_signs = table[2]
+    cdef const double[::1] threshold = rule[1]
+    cdef const double[::1] kappa = rule[2]
+    cdef double[::1] norm = state[0]
+    cdef double[:, ::1] coef_sum = state[1]
+    cdef double[::1] intercept_sum = state[2]
+    cdef double[::1] visit_counts = state[3]
+    cdef long long[::1] updates = state[4]
+    cdef double[::1] losses = state[5]
+    cdef double[::1] scores = state[6]
+    cdef Visits v
+    cdef Rule r
+    cdef Weights w
+    cdef int status
+    v.order = &order[0]
+    v.n_visits = order.shape[0]
+    v.y_class = &y_class[0]
+    v.step = &step[0]
+    v.rows_ptr = &class_rows_ptr[0]
+    v.rows = &class_rows[0]
+    v.signs = &class_signs[0]
+    v.active = &active[0]
+    r.code = rule[0]
+    r.threshold = &threshold[0]
+    r.kappa = &kappa[0]
+    r.intercept_rate = rule[3]
+    r.fit_intercept = rule[4]
+    r.average = rule[5]
+    w.coef = &coef[0, 0]
+    w.intercept = &intercept[0]
+    w.norm = &norm[0]
+    w.coef_sum = &coef_sum[0, 0]
+    w.intercept_sum = &intercept_sum[0]
+    w.visits = &visit_counts[0]
+    w.updates = &updates[0]
+    w.losses = &losses[0]
+    w.scores = &scores[0]
+    with nogil:
+        status = _epoch_pass(X_values, X, &v, &r, &w)
+    return status
+
+
 def epoch_dense(
     const floating[:, ::1] X,
-    const int[::1] order,
-    const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] class_rows_ptr,
-    const int[::1] class_rows,
-    const signed char[::1] class_signs,
+    tuple visits,
+    tuple table,
     floating[:, ::1] coef,
     floating[::1] intercept,
-    bint fit_intercept,
     const unsigned char[::1] active,
-    int rule,
-    const double[::1] threshold,
-    const double[::1] kappa,
-    double[::1] norm,
-    double intercept_rate,
-    bint average,
-    double[:, ::1] coef_sum,
-    double[::1] intercept_sum,
-    double[::1] visits,
-    long long[::1] updates,
-    double[::1] losses,
-    double[::1] scores,
+    tuple rule,
+    tuple state,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of dense X.
 
@@ -908,53 +947,48 @@ def epoch_dense(
     X : ndarray of shape (n_samples, n_features), C-contiguous
         Training data, float32 or float64; ``coef`` and ``intercept`` have the
         same dtype.
-    order : ndarray of int32
-        Indices of the rows to visit, in visiting order.
-    y_class : ndarray of int32 of shape (n_samples,)
-        Class index of every sample (indexes ``class_rows_ptr``).
-    step : ndarray of float64 of shape (n_samples,)
-        Update size of every sample, ``eta0 * sample_weight * class_weight``.
-    class_rows_ptr, class_rows, class_signs : ndarrays
+    visits : tuple ``(order, y_class, step)``
+        ``order`` (int32): the rows to visit, in visiting order; ``y_class``
+        (int32, shape (n_samples,)): the class index of every sample
+        (indexes ``class_rows_ptr``); ``step`` (float64, shape
+        (n_samples,)): the update size of every sample, ``eta0 *
+        sample_weight * class_weight``.
+    table : tuple ``(class_rows_ptr, class_rows, class_signs)``
         The weight rows touched by a sample of class ``c`` are
-        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]``, each with the
-        sign (+1 or -1) the sample takes in that row's binary problem.
+        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]`` (int32), each
+        with the sign (int8, +1 or -1) the sample takes in that row's binary
+        problem.
     coef : ndarray of shape (n_rows, n_features)
         Weights, updated in place.
     intercept : ndarray of shape (n_rows,)
         Intercepts, updated in place (only when ``fit_intercept``).
-    fit_intercept : bool
-        Whether the intercept is learned.
     active : ndarray of uint8 of shape (n_rows,)
         Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
-    rule : int
-        0: update when ``m <= threshold[k]``; 1: update when ``norm[k] == 0``
-        or ``m < kappa[k] * norm[k]`` (margin perceptron); 2, 3: the
-        Crammer-Singer rules "max" and "uniform" (one row per class, the row
-        of sign +1 is the sample's own; see ``_multiclass_visit``); 4, 5:
-        the multiclass passive-aggressive rules PA-I and PA-II; 6, 7: the
-        passive-aggressive rules PA-I and PA-II (``C = kappa[k]``).
-    threshold, kappa : ndarrays of float64 of shape (n_rows,)
-        Parameters of the rule of every row.
-    norm : ndarray of float64 of shape (n_rows,)
-        ``||[w_k; b_k]||``, kept up to date by the margin rule.
-    intercept_rate : float
-        The fraction of an update an intercept takes (scikit-learn's
-        passive-aggressive rules take 0.01 on sparse data; 1 otherwise).
-    average : bool
-        Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
-    coef_sum, intercept_sum : ndarrays of float64
-        Sums ``sum (visits before the update) * delta`` of every row.
-    visits : ndarray of float64 of shape (n_rows,)
-        Number of visits of every row so far; incremented in place.
-    updates : ndarray of int64 of shape (n_rows,)
-        Number of updates of every row; incremented in place (a
-        Crammer-Singer mistake counts once, on the sample's own row).
-    losses : ndarray of float64 of shape (n_rows,)
-        The passive-aggressive rules add the hinge loss of every visit
-        (unused otherwise).
-    scores : ndarray of float64
-        Scratch space of the Crammer-Singer rules, at least as long as the
-        longest span of ``class_rows`` (length 1 is enough otherwise).
+    rule : tuple ``(code, threshold, kappa, intercept_rate, fit_intercept, average)``
+        ``code`` (int): 0: update when ``m <= threshold[k]``; 1: update when
+        ``norm[k] == 0`` or ``m < kappa[k] * norm[k]`` (margin perceptron);
+        2, 3: the Crammer-Singer rules "max" and "uniform" (one row per
+        class, the row of sign +1 is the sample's own; see
+        ``_multiclass_visit``); 4, 5: the multiclass passive-aggressive
+        rules PA-I and PA-II; 6, 7: the passive-aggressive rules PA-I and
+        PA-II (``C = kappa[k]``).  ``threshold``, ``kappa`` (float64, shape
+        (n_rows,)): the parameters of the rule of every row.
+        ``intercept_rate`` (float): the fraction of an update an intercept
+        takes (scikit-learn's passive-aggressive rules take 0.01 on sparse
+        data; 1 otherwise).  ``fit_intercept`` (bool): whether the
+        intercept is learned.  ``average`` (bool): whether to accumulate
+        ``coef_sum``, ``intercept_sum`` (Daume's trick).
+    state : tuple ``(norm, coef_sum, intercept_sum, visits, updates, losses, scores)``
+        Float64 arrays updated in place (``updates`` is int64): ``norm``
+        (n_rows,), ``||[w_k; b_k]||`` kept up to date by the margin rule;
+        ``coef_sum``, ``intercept_sum``, the sums ``sum (visits before the
+        update) * delta`` of every row; ``visits`` (n_rows,), the visits of
+        every row so far; ``updates`` (n_rows,), the updates of every row (a
+        Crammer-Singer mistake counts once, on the sample's own row);
+        ``losses`` (n_rows,), the hinge losses of every visit summed by the
+        passive-aggressive rules (unused otherwise); ``scores``, scratch of
+        the Crammer-Singer rules, at least as long as the longest span of
+        ``class_rows`` (length 1 is enough otherwise).
 
     Returns
     -------
@@ -964,46 +998,27 @@ def epoch_dense(
         mid-pass); 2 (CSR rows only) when an update made a weight
         non-finite.
     """
-    cdef int overflow
-    with nogil:
-        overflow = _epoch(
-            &X[0, 0], NULL, NULL, False, X.shape[1],
-            &order[0], order.shape[0], &y_class[0], &step[0],
-            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
-            rule, &threshold[0], &kappa[0], &norm[0], intercept_rate,
-            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            &losses[0], &scores[0],
-        )
-    return overflow
+    cdef XRows rows
+    rows.values = &X[0, 0]
+    rows.indices = NULL
+    rows.indptr = NULL
+    rows.n_features = X.shape[1]
+    rows.sparse = False
+    return _epoch_arrays(&X[0, 0], &rows, visits, table, coef, intercept,
+                         active, rule, state)
 
 
 def epoch_csr(
     const floating[::1] X_data,
     const int[::1] X_indices,
     const int[::1] X_indptr,
-    const int[::1] order,
-    const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] class_rows_ptr,
-    const int[::1] class_rows,
-    const signed char[::1] class_signs,
+    tuple visits,
+    tuple table,
     floating[:, ::1] coef,
     floating[::1] intercept,
-    bint fit_intercept,
     const unsigned char[::1] active,
-    int rule,
-    const double[::1] threshold,
-    const double[::1] kappa,
-    double[::1] norm,
-    double intercept_rate,
-    bint average,
-    double[:, ::1] coef_sum,
-    double[::1] intercept_sum,
-    double[::1] visits,
-    long long[::1] updates,
-    double[::1] losses,
-    double[::1] scores,
+    tuple rule,
+    tuple state,
 ):
     """Run one pass of the perceptron rule over the rows ``order`` of a CSR X.
 
@@ -1012,19 +1027,14 @@ def epoch_csr(
     """
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
-    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef int overflow
-    with nogil:
-        overflow = _epoch(
-            values, indices, &X_indptr[0], True, coef.shape[1],
-            &order[0], order.shape[0], &y_class[0], &step[0],
-            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
-            rule, &threshold[0], &kappa[0], &norm[0], intercept_rate,
-            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            &losses[0], &scores[0],
-        )
-    return overflow
+    cdef XRows rows
+    rows.values = values
+    rows.indices = &X_indices[0] if X_indices.shape[0] else NULL
+    rows.indptr = &X_indptr[0]
+    rows.n_features = coef.shape[1]
+    rows.sparse = True
+    return _epoch_arrays(values, &rows, visits, table, coef, intercept,
+                         active, rule, state)
 
 
 def scores_dense(const floating[:, ::1] X, const int[::1] rows,

@@ -668,12 +668,13 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         scores = np.empty(max(mask.shape[0], 2) if coupled_rule(rule.code)
                           else 1)
         return _EPOCH[X.dtype, sparse](
-            *_data(X), order, y_class, step, *row_table, rows.coef,
-            rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
-            rows.kappa, rows.norm,
-            rule.sparse_intercept_rate if sparse else 1.0, state.average,
-            rows.coef_sum, rows.intercept_sum, rows.visits, rows.updates,
-            rows.losses, scores,
+            *_data(X), (order, y_class, step), tuple(row_table), rows.coef,
+            rows.intercept, mask,
+            (rule.code, rows.threshold, rows.kappa,
+             rule.sparse_intercept_rate if sparse else 1.0, fit_intercept,
+             state.average),
+            (rows.norm, rows.coef_sum, rows.intercept_sum, rows.visits,
+             rows.updates, rows.losses, scores),
         )
 
     status = _run_in_threads(

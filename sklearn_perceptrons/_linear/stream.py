@@ -62,6 +62,20 @@ def same_key(key, armed):
         return False
 
 
+def lean_call(stream, key, X, y, dtype=None):
+    """``(X, codes)`` of a call that ``stream`` can take, or None (the
+    caller then goes the full way): the key it was armed with, rows of its
+    width (and of ``dtype`` when given) and labels it knows, checked in the
+    one order every stream uses."""
+    if stream.labels is None or not same_key(key, stream.key):
+        return None
+    X = lean_rows(X, stream.n_features, stream.name)
+    if X is None or (dtype is not None and X.dtype != dtype):
+        return None
+    codes = lean_codes(stream.labels, y, X.shape[0])
+    return None if codes is None else (X, codes)
+
+
 def streams(rule):
     """Whether a stream takes the passes of ``rule``: a rule whose updates
     are bounded (``rule.reach``), without a penalty, of the plain walk or
@@ -127,14 +141,10 @@ class LinearStream:
     def learn(self, key, X, y):
         """A whole call: the total of its updates (those of every row in
         ``compiled.updates``), or None, having changed nothing."""
-        if self.labels is None or not same_key(key, self.key):
+        checked = lean_call(self, key, X, y, self.dtype)
+        if checked is None:
             return None
-        X = lean_rows(X, self.n_features, self.name)
-        if X is None or X.dtype != self.dtype:
-            return None
-        codes = lean_codes(self.labels, y, X.shape[0])
-        if codes is None:
-            return None
+        X, codes = checked
         total = self.compiled.learn(*row_arrays(X), codes, self.eta)
         return None if total < 0 else total
 
@@ -301,14 +311,10 @@ class MarginStream:
     def learn(self, key, X, y):
         """A whole call: the total of its updates, or None, having changed
         nothing."""
-        if not same_key(key, self.key):
+        checked = lean_call(self, key, X, y, self.dtype)
+        if checked is None:
             return None
-        X = lean_rows(X, self.n_features, self.name)
-        if X is None or X.dtype != self.dtype:
-            return None
-        codes = lean_codes(self.labels, y, X.shape[0])
-        if codes is None:
-            return None
+        X, codes = checked
         total = self.run(X, codes)
         return None if total < 0 else total
 
@@ -521,14 +527,10 @@ class SecondOrderStream:
         """A whole call: the total of its updates, or None, having changed
         nothing (:attr:`adopted`: the state the estimator must adopt)."""
         self.adopted = None
-        if not same_key(key, self.key):
+        checked = lean_call(self, key, X, y)
+        if checked is None:
             return None
-        X = lean_rows(X, self.n_features, self.name)
-        if X is None:
-            return None
-        codes = lean_codes(self.labels, y, X.shape[0])
-        if codes is None:
-            return None
+        X, codes = checked
         n = len(codes)
         if n > self.order.shape[0]:
             return None  # a long call: the full path
@@ -604,14 +606,10 @@ class ReductionStream:
         self.eta = inner.eta
 
     def learn(self, key, X, y):
-        if not same_key(key, self.key):
+        checked = lean_call(self, key, X, y, self.dtype)
+        if checked is None:
             return None
-        X = lean_rows(X, self.n_features, self.name)
-        if X is None or X.dtype != self.dtype:
-            return None
-        codes = lean_codes(self.labels, y, X.shape[0])
-        if codes is None:
-            return None
+        X, codes = checked
         if self.search is not None:
             updates = self.search.run_rows(X, codes)
         elif self.stream.compiled.learn(*row_arrays(X), codes, self.eta) < 0:

@@ -1,10 +1,36 @@
 # Authors: The sklearn_perceptrons developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Row operations shared by the compiled loops: the dense dot product and
-axpy on contiguous entries, accumulated in float64, and the prefetch of a
-row of X (dense or CSR) ahead of its visit."""
+"""Row operations shared by the compiled loops: the rows of X and the
+visits of a pass as structs, the dense dot product and axpy on contiguous
+entries, accumulated in float64, and the prefetch of a row of X (dense or
+CSR) ahead of its visit."""
 
 from cython cimport floating
+
+
+# Structs cannot hold a fused type, so the float32 or float64 values are a
+# ``void`` pointer that the fused functions cast back to ``floating``.
+cdef struct XRows:
+    # The rows of X: dense (``values`` is n_samples x n_features) or CSR.
+    const void* values      # floating; NULL for an empty CSR matrix
+    const int* indices      # CSR only: the column of every stored value
+    const int* indptr       # CSR only: n_samples + 1 offsets
+    Py_ssize_t n_features
+    bint sparse
+
+
+cdef struct Visits:
+    # Which samples the pass visits, in order, and the weight rows each
+    # touches: class c's rows are rows[rows_ptr[c]:rows_ptr[c + 1]], with
+    # the sign of the sample in each.
+    const int* order
+    Py_ssize_t n_visits
+    const int* y_class
+    const double* step
+    const int* rows_ptr
+    const int* rows
+    const signed char* signs
+    const unsigned char* active
 
 
 cdef extern from "_prefetch.h":

@@ -46,7 +46,7 @@ The walk holds no Python objects and runs without the GIL.
 
 from cython cimport floating
 
-from .._core._rowops cimport prefetch_row
+from .._core._rowops cimport Visits, XRows, prefetch_row
 from libc.math cimport INFINITY, copysign, fabs, fmax, fmin, isfinite, isnan, pow, sqrt
 
 from cpython.buffer cimport (
@@ -89,32 +89,10 @@ cpdef enum:
 
 
 # The pass reads its arguments as four named structs, filled once per call
-# (see _epoch).  Structs cannot hold a fused type, so the float32 or float64
-# arrays are ``void`` pointers that the fused functions cast back to
-# ``floating``.
-cdef struct XRows:
-    # The rows of X: dense (``values`` is n_samples x n_features) or CSR.
-    const void* values      # floating; NULL for an empty CSR matrix
-    const int* indices      # CSR only: the column of every stored value
-    const int* indptr       # CSR only: n_samples + 1 offsets
-    Py_ssize_t n_features
-    bint sparse
-
-
-cdef struct Visits:
-    # Which samples the pass visits, in order, and the weight rows each
-    # touches: class c's rows are rows[rows_ptr[c]:rows_ptr[c + 1]], with
-    # the sign of the sample in each.
-    const int* order
-    Py_ssize_t n_visits
-    const int* y_class
-    const double* step
-    const int* rows_ptr
-    const int* rows
-    const signed char* signs
-    const unsigned char* active
-
-
+# (see _epoch): X and the visits (``XRows``, ``Visits``, shared with the
+# second-order pass through ``_core/_rowops.pxd``), the rule and the weights.
+# Structs cannot hold a fused type, so the float32 or float64 arrays are
+# ``void`` pointers that the fused functions cast back to ``floating``.
 cdef struct Rule:
     # The update rule and its parameters (per weight row).
     int code

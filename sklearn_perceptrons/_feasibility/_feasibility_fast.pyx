@@ -342,7 +342,12 @@ def alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
 
 cdef inline double _dot(rows_t A, Py_ssize_t start, Py_ssize_t end,
                         const double* x) noexcept nogil:
-    """a_i . x, accumulated in float64 (row i is [start, end) in A.data)."""
+    """a_i . x, accumulated in float64 (row i is [start, end) in A.data).
+
+    Not the package's ``row_dot_wide`` (eight partial sums, int32 indices):
+    dense rows take ``dense_dot``'s four sums and CSR rows one sum in order,
+    with int32 or int64 indices; these orders are part of the solvers'
+    results."""
     cdef Py_ssize_t k
     cdef double s = 0.0
     if A.dense:

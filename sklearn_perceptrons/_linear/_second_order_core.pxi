@@ -45,7 +45,14 @@ allocates nothing and runs without the GIL.
 
 from cython cimport floating
 
-from .._core._rowops cimport Visits, XRows, prefetch_row
+from .._core._rowops cimport (
+    SKP_PREFETCH,
+    SKP_PREFETCH_L2,
+    Visits,
+    XRows,
+    prefetch_row,
+    row_dot_wide,
+)
 from libc.math cimport fabs, isfinite, isnan, sqrt
 
 # The update rules, read by Python from this module (``second_order.py``).
@@ -61,15 +68,6 @@ cdef extern from "_second_order_fast.h":
                                  const double* x, double* z) noexcept nogil
     void skp_so_downdate(double* M, Py_ssize_t pp, const double* u) noexcept nogil
 
-cdef extern from "_sparse_dots.h":
-    void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
-                           const double* x, const int* idx, Py_ssize_t nnz,
-                           double* out) noexcept nogil
-    void skp_sparse_dots_df(const double* const* w, Py_ssize_t count,
-                            const float* x, const int* idx, Py_ssize_t nnz,
-                            double* out) noexcept nogil
-
-
 def padded_size(Py_ssize_t p):
     """The side of the stored inverse of ``p`` rows: p rounded up to a
     multiple of 4."""
@@ -80,53 +78,6 @@ def packed_size(Py_ssize_t pp):
     """The number of float64 that hold the inverse of side ``pp`` (its 4 x 4
     blocks on and below the diagonal)."""
     return skp_so_packed_size(pp)
-
-
-# The package's prefetches, under the names this module uses.
-cdef extern from "_prefetch.h":
-    void SKP_SO_PREFETCH "SKP_PREFETCH"(const void* addr) noexcept nogil
-    void SKP_SO_PREFETCH_L2 "SKP_PREFETCH_L2"(const void* addr) noexcept nogil
-
-
-cdef inline double _dense_dot(const double* w, const floating* x,
-                              Py_ssize_t n) noexcept nogil:
-    """``w . x`` over n contiguous entries in the eight partial sums of
-    ``_sparse_dots.h``: a dense row and the same row in CSR form give the
-    same bits, and eight sums (two AVX2 vectors) halve the dependency chain
-    of four."""
-    cdef Py_ssize_t j = 0
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef double s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
-    while j + 8 <= n:
-        s0 += w[j] * x[j]
-        s1 += w[j + 1] * x[j + 1]
-        s2 += w[j + 2] * x[j + 2]
-        s3 += w[j + 3] * x[j + 3]
-        s4 += w[j + 4] * x[j + 4]
-        s5 += w[j + 5] * x[j + 5]
-        s6 += w[j + 6] * x[j + 6]
-        s7 += w[j + 7] * x[j + 7]
-        j += 8
-    while j < n:
-        s0 += w[j] * x[j]
-        j += 1
-    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
-
-
-cdef inline double _dot(
-    const double* w, const floating* x_values, const int* x_indices,
-    Py_ssize_t nnz, bint sparse,
-) noexcept nogil:
-    """``w . x`` for a dense row (``sparse=False``) or a CSR row (eight
-    partial sums: see ``_sparse_dots.h``)."""
-    cdef double out
-    if not sparse:
-        return _dense_dot(w, x_values, nnz)
-    if floating is double:
-        skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &out)
-    else:
-        skp_sparse_dots_df(&w, 1, x_values, x_indices, nnz, &out)
-    return out
 
 
 cdef inline double _abs_dot(const double* x, const double* z,
@@ -238,7 +189,7 @@ cdef int _full_update(
     if fit_intercept:
         x[n_features] = 1.0
     skp_so_downdate_product(M, pp, u, x, z)
-    q = _dense_dot(x, z, p)
+    q = row_dot_wide(x, z, NULL, p, False)
     if not isfinite(q) or (q < 0.0 and -q > SO_LOST * p * _abs_dot(x, z, p)):
         for j in range(pp):
             u[j] = 0.0
@@ -391,8 +342,8 @@ cdef inline void _prefetch_arow_diagonal(
         k = class_rows[q]
         for j in range(start, stop):
             col = X_indices[j]
-            SKP_SO_PREFETCH(coef + k * n_features + col)
-            SKP_SO_PREFETCH(precision + 2 * k * p + 2 * col + 1)
+            SKP_PREFETCH(coef + k * n_features + col)
+            SKP_PREFETCH(precision + 2 * k * p + 2 * col + 1)
 
 
 cdef int _epoch(
@@ -459,10 +410,10 @@ cdef int _epoch(
         if t + 4 * ahead < n_visits:
             later = order[t + 4 * ahead]
             if later != i + 4 * ahead:
-                SKP_SO_PREFETCH_L2(y_class + later)
-                SKP_SO_PREFETCH_L2(step + later)
+                SKP_PREFETCH_L2(y_class + later)
+                SKP_PREFETCH_L2(step + later)
                 if sparse:
-                    SKP_SO_PREFETCH_L2(X_indptr + later)
+                    SKP_PREFETCH_L2(X_indptr + later)
                 else:
                     prefetch_row(X_values, X_indices, X_indptr, sparse,
                                   n_features, later, True)
@@ -479,7 +430,8 @@ cdef int _epoch(
             k = class_rows[q]
             if not active[k]:
                 continue
-            raw = _dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+            raw = row_dot_wide(coef + k * n_features, x_values, x_indices, nnz,
+                               sparse)
             if fit_intercept:
                 raw += intercept[k]
             s = class_signs[q]

@@ -5,8 +5,8 @@
    (n values) with `count` weight rows w[0], ..., w[count - 1], written to
    out[0], ..., out[count - 1]; skp_dense_dots_df: float32 values against
    float64 weights, in float64 (each value widened exactly).  The package's
-   one dense dot product: a single row is count = 1 (row_dot and
-   row_dot_wide of _rowops.pxd).
+   one dense dot product; skp_dense_dots1_* are its single row (row_dot
+   and row_dot_wide of _rowops.pxd call them directly, inlined).
 
    Each dot product is summed in eight partial sums (entry j to sum j % 8,
    the last n % 8 entries to sum 0), combined as
@@ -20,6 +20,8 @@
 #define SKP_DENSE_DOTS_H
 
 #include <stddef.h>
+
+#include "_eight_sums.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 
@@ -36,15 +38,9 @@ typedef float skp_v4f_in __attribute__((vector_size(16), aligned(4), may_alias))
 
 /* G rows at once, G a constant, so that the sums stay in registers.  For
    float64 the eight sums of a row are two vectors (s0-s3, s4-s7); for
-   float32 they are one.  SKP_LAST_ENTRIES_TO_S0 adds the last n % 8
-   entries to s0 (the first lane of `first`), all rows in one loop (a loop
-   per row costs more than the sums it adds). */
-#define SKP_LAST_ENTRIES_TO_S0(G, first)                                    \
-    for (r = 0; r < G; r++)                                                \
-        s0[r] = first[r][0];                                               \
-    for (t = j; t < n; t++)                                                \
-        for (r = 0; r < G; r++)                                            \
-            s0[r] += w[r][t] * x[t]
+   float32 they are one.  The last n % 8 entries go to s0, all rows in one
+   loop (a loop per row costs more than the sums it adds). */
+#define SKP_DENSE_W(r, t) w[r][t]
 
 #define SKP_DEFINE_DENSE_DOTS_D(G, suffix, TX, LOAD4)                      \
     static inline void skp_dense_dots##G##_##suffix(                       \
@@ -63,11 +59,7 @@ typedef float skp_v4f_in __attribute__((vector_size(16), aligned(4), may_alias))
                 hi[r] += *(const skp_v4d_in *)(w[r] + j + 4) * x_hi;       \
             }                                                              \
         }                                                                  \
-        SKP_LAST_ENTRIES_TO_S0(G, lo);                                     \
-        for (r = 0; r < G; r++) {                                          \
-            skp_v4d v = lo[r] + hi[r];                                     \
-            out[r] = ((s0[r] + hi[r][0]) + v[1]) + (v[2] + v[3]);          \
-        }                                                                  \
+        SKP_EIGHT_SUMS_END_D(G, lo, hi, SKP_DENSE_W, x, j, n, out);        \
     }
 
 #define SKP_DEFINE_DENSE_DOTS_F(G)                                          \
@@ -84,10 +76,7 @@ typedef float skp_v4f_in __attribute__((vector_size(16), aligned(4), may_alias))
             for (r = 0; r < G; r++)                                        \
                 acc[r] += *(const skp_v8f_in *)(w[r] + j) * xs;            \
         }                                                                  \
-        SKP_LAST_ENTRIES_TO_S0(G, acc);                                    \
-        for (r = 0; r < G; r++)                                            \
-            out[r] = ((s0[r] + acc[r][4]) + (acc[r][1] + acc[r][5]))       \
-                     + ((acc[r][2] + acc[r][6]) + (acc[r][3] + acc[r][7])); \
+        SKP_EIGHT_SUMS_END_F(G, acc, SKP_DENSE_W, x, j, n, out);           \
     }
 
 #else /* other compilers: one row at a time, the same order */

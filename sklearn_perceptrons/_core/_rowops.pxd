@@ -47,6 +47,14 @@ cdef extern from "_dense_dots.h":
                           const float* x, Py_ssize_t n, float* out) noexcept nogil
     void skp_dense_dots_df(const double* const* w, Py_ssize_t count,
                            const float* x, Py_ssize_t n, double* out) noexcept nogil
+    # One weight row: called directly, the compiler inlines it (the entry
+    # point above, with its groups of rows, it would call).
+    void skp_dense_dots1_d(const double* const* w, const double* x,
+                           Py_ssize_t n, double* out) noexcept nogil
+    void skp_dense_dots1_f(const float* const* w, const float* x,
+                           Py_ssize_t n, float* out) noexcept nogil
+    void skp_dense_dots1_df(const double* const* w, const float* x,
+                            Py_ssize_t n, double* out) noexcept nogil
 
 cdef extern from "_sparse_dots.h":
     void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
@@ -71,12 +79,12 @@ cdef inline floating row_dot(
         if sparse:
             skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &out)
         else:
-            skp_dense_dots_d(&w, 1, x_values, nnz, &out)
+            skp_dense_dots1_d(&w, x_values, nnz, &out)
     else:
         if sparse:
             skp_sparse_dots_f(&w, 1, x_values, x_indices, nnz, &out)
         else:
-            skp_dense_dots_f(&w, 1, x_values, nnz, &out)
+            skp_dense_dots1_f(&w, x_values, nnz, &out)
     return out
 
 
@@ -89,15 +97,11 @@ cdef inline double row_dot_wide(
     rows the bits of :func:`row_dot`."""
     cdef double out
     if floating is double:
-        if sparse:
-            skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &out)
-        else:
-            skp_dense_dots_d(&w, 1, x_values, nnz, &out)
+        return row_dot(w, x_values, x_indices, nnz, sparse)
+    if sparse:
+        skp_sparse_dots_df(&w, 1, x_values, x_indices, nnz, &out)
     else:
-        if sparse:
-            skp_sparse_dots_df(&w, 1, x_values, x_indices, nnz, &out)
-        else:
-            skp_dense_dots_df(&w, 1, x_values, nnz, &out)
+        skp_dense_dots1_df(&w, x_values, nnz, &out)
     return out
 
 

@@ -36,12 +36,9 @@ from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from cpython.exc cimport PyErr_CheckSignals
 
 from .._core._random cimport randint as _randint, uniform as _uniform
-from .._core._rowops cimport dense_axpy, dense_dot
+from .._core._rowops cimport SKP_PREFETCH, dense_axpy, dense_dot
 
 import numpy as np
-
-cdef extern from "_prefetch.h":
-    void SKP_PREFETCH(const void* addr) noexcept nogil
 
 # The orders (module-level ints in Python too); ORDER_CODES maps their names
 # to them.

@@ -390,7 +390,7 @@ cdef inline Py_ssize_t _locate_row(
     return n_features
 
 
-cdef inline void _prefetch_weights(
+cdef void _prefetch_weights(
     const floating* coef, const int* X_indices, const int* X_indptr,
     Py_ssize_t n_features, const int* y_class, const int* class_rows_ptr,
     const int* class_rows, Py_ssize_t i,
@@ -536,9 +536,11 @@ cdef int _epoch_rows(
     cdef bint weights_bad = False
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
-    cdef Py_ssize_t w_ahead = (
-        WEIGHTS_AHEAD if sparse and n_features * sizeof(floating)
-        >= WEIGHTS_PREFETCH_BYTES else n_visits)
+    # The visits before which the weights of a row ahead are prefetched
+    # (none for dense rows and narrow models).
+    cdef Py_ssize_t prefetch_stop = (
+        n_visits - WEIGHTS_AHEAD if sparse and n_features * sizeof(floating)
+        >= WEIGHTS_PREFETCH_BYTES else 0)
     for p in range(SCORE_BLOCK):
         block[p] = 0.0
     for p in range(TABLE_KEPT):
@@ -549,9 +551,10 @@ cdef int _epoch_rows(
                           order, n_visits, y_class, step, t, ahead,
                           prefetch_sequential,
                           &x_values, &x_indices)
-        if t + w_ahead < n_visits:
+        if t < prefetch_stop:
             _prefetch_weights(coef, X_indices, X_indptr, n_features, y_class,
-                              class_rows_ptr, class_rows, order[t + w_ahead])
+                              class_rows_ptr, class_rows,
+                              order[t + WEIGHTS_AHEAD])
         i = order[t]
         c = y_class[i]
         # A sample of weight zero never updates, so it is no mistake either.

@@ -576,6 +576,11 @@ cdef int _epoch_rows(
     # whose state the caller then discards.
     cdef bint not_a_number = False
     cdef bint weights_bad = False
+    # Copies of what the row locator reads at every visit, which the
+    # compiler keeps at hand (the caller's structs it would read again
+    # after every call the loop makes).
+    cdef XRows X_local = X[0]
+    cdef Visits v_local = v[0]
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
     for p in range(SCORE_BLOCK):
@@ -584,7 +589,8 @@ cdef int _epoch_rows(
         kept[p] = 0
 
     for t in range(n_visits):
-        nnz = _locate_row(X_values, X, v, t, ahead, prefetch_sequential,
+        nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
+                          prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]
@@ -738,10 +744,16 @@ cdef int _epoch_multiclass(
     cdef const int* x_indices = NULL
     cdef bint prefetch_sequential
     cdef bint weights_bad = False
+    # Copies of what the row locator reads at every visit, which the
+    # compiler keeps at hand (the caller's structs it would read again
+    # after every call the loop makes).
+    cdef XRows X_local = X[0]
+    cdef Visits v_local = v[0]
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
     for t in range(n_visits):
-        nnz = _locate_row(X_values, X, v, t, ahead, prefetch_sequential,
+        nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
+                          prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
         if _multiclass_visit(x_values, x_indices, nnz, X, i, v, r, w,

@@ -308,6 +308,11 @@ cdef bint _epoch_scaled(
     # The averaging sums are differences of terms of size 1 / wscale: they
     # fold the scale in early, so that they keep all but ~3 digits.
     cdef double fold_below = 1e-3 if average else 1e-9
+    # Copies of what the row locator reads at every visit, which the
+    # compiler keeps at hand (the caller's structs it would read again
+    # after every call the loop makes).
+    cdef XRows X_local = X[0]
+    cdef Visits v_local = v[0]
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X.indptr, sparse,
                                                n_features, n_visits,
                                                &prefetch_sequential)
@@ -319,7 +324,8 @@ cdef bint _epoch_scaled(
                               dual + k * n_features, dual_row + 3 * k,
                               wscale + k, scaled_visits + k, visits[k])
     for t in range(n_visits):
-        nnz = _locate_row(X_values, X, v, t, ahead, prefetch_sequential,
+        nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
+                          prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
         c = y_class[i]

@@ -46,7 +46,18 @@ The walk holds no Python objects and runs without the GIL.
 
 from cython cimport floating
 
-from .._core._rowops cimport prefetch_row
+from .._core._rowops cimport (
+    SKP_PREFETCH,
+    SKP_PREFETCH_L2,
+    Visits,
+    XRows,
+    prefetch_row,
+    row_dot,
+    skp_dense_dots_d,
+    skp_dense_dots_f,
+    skp_sparse_dots_d,
+    skp_sparse_dots_f,
+)
 from libc.math cimport INFINITY, copysign, fabs, fmax, fmin, isfinite, isnan, pow, sqrt
 
 from cpython.buffer cimport (
@@ -89,32 +100,11 @@ cpdef enum:
 
 
 # The pass reads its arguments as four named structs, filled once per call
-# (see _epoch_pass; the scaled walk adds one).  Structs cannot hold a fused
-# type, so the float32 or float64 arrays are ``void`` pointers that the
+# (see _epoch_pass; the scaled walk adds one): X and the visits
+# (``XRows``, ``Visits``, shared with the second-order pass through
+# ``_core/_rowops.pxd``), the rule and the weights.  Structs cannot hold a
+# fused type, so the float32 or float64 arrays are ``void`` pointers that the
 # fused functions cast back to ``floating``.
-cdef struct XRows:
-    # The rows of X: dense (``values`` is n_samples x n_features) or CSR.
-    const void* values      # floating; NULL for an empty CSR matrix
-    const int* indices      # CSR only: the column of every stored value
-    const int* indptr       # CSR only: n_samples + 1 offsets
-    Py_ssize_t n_features
-    bint sparse
-
-
-cdef struct Visits:
-    # Which samples the pass visits, in order, and the weight rows each
-    # touches: class c's rows are rows[rows_ptr[c]:rows_ptr[c + 1]], with
-    # the sign of the sample in each.
-    const int* order
-    Py_ssize_t n_visits
-    const int* y_class
-    const double* step
-    const int* rows_ptr
-    const int* rows
-    const signed char* signs
-    const unsigned char* active
-
-
 cdef struct Rule:
     # The update rule and its parameters (per weight row).
     int code
@@ -136,58 +126,6 @@ cdef struct Weights:
     long long* updates
     double* losses          # hinge losses of the passive-aggressive rules
     double* scores          # scratch of the Crammer-Singer rules
-
-cdef extern from "_prefetch.h":
-    void SKP_PREFETCH(const void* addr) noexcept nogil
-    void SKP_PREFETCH_L2(const void* addr) noexcept nogil
-
-cdef extern from "_dense_dots.h":
-    void skp_dense_dots_d(const double* const* w, Py_ssize_t count,
-                          const double* x, Py_ssize_t n, double* out) noexcept nogil
-    void skp_dense_dots_f(const float* const* w, Py_ssize_t count,
-                          const float* x, Py_ssize_t n, float* out) noexcept nogil
-
-cdef extern from "_sparse_dots.h":
-    void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
-                           const double* x, const int* idx, Py_ssize_t nnz,
-                           double* out) noexcept nogil
-    void skp_sparse_dots_f(const float* const* w, Py_ssize_t count,
-                           const float* x, const int* idx, Py_ssize_t nnz,
-                           float* out) noexcept nogil
-
-
-cdef inline floating _row_dot(
-    const floating* w, const floating* x_values, const int* x_indices,
-    Py_ssize_t nnz, bint sparse,
-) noexcept nogil:
-    """Return w . x for a dense row (``sparse=False``) or a CSR row."""
-    cdef Py_ssize_t j
-    # Eight partial sums hide the latency of the additions and let the
-    # compiler vectorize the dense dot product; the summation order is fixed,
-    # so results stay deterministic.
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
-    if sparse:
-        # The same eight sums (see _sparse_dots.h).
-        if floating is double:
-            skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &s0)
-        else:
-            skp_sparse_dots_f(&w, 1, x_values, x_indices, nnz, &s0)
-        return s0
-    j = 0
-    while j + 8 <= nnz:
-        s0 += w[j] * x_values[j]
-        s1 += w[j + 1] * x_values[j + 1]
-        s2 += w[j + 2] * x_values[j + 2]
-        s3 += w[j + 3] * x_values[j + 3]
-        s4 += w[j + 4] * x_values[j + 4]
-        s5 += w[j + 5] * x_values[j + 5]
-        s6 += w[j + 6] * x_values[j + 6]
-        s7 += w[j + 7] * x_values[j + 7]
-        j += 8
-    while j < nnz:
-        s0 += w[j] * x_values[j]
-        j += 1
-    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
 
 
 cdef inline bint _row_add(
@@ -249,12 +187,12 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
 cdef inline floating _dense_dot_sq(
     const floating* w, const floating* x, Py_ssize_t n, double* sq,
 ) noexcept nogil:
-    """``w . x`` of a dense row as :func:`_row_dot` sums it, and ``||x||^2``
+    """``w . x`` of a dense row as :func:`row_dot` sums it, and ``||x||^2``
     (to ``sq``) as :func:`_row_sq_norm`: the rules that need both at every
     visit (ALMA_2, PA-I with averaging).  Two loops, the second over a row
     the first has just brought into the first-level cache: each keeps its
     full vector width, where one loop for both sums vectorizes poorly."""
-    cdef floating dot = _row_dot(w, x, NULL, n, False)
+    cdef floating dot = row_dot(w, x, NULL, n, False)
     sq[0] = _row_sq_norm(x, n)
     return dot
 
@@ -325,7 +263,7 @@ cdef inline int _multiclass_visit(
         return 0
     for p in range(start, stop):
         k = class_rows[p]
-        raw = _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+        raw = row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
         if fit_intercept:
             raw += intercept[k]
         if isnan(raw):
@@ -617,7 +555,7 @@ cdef int _epoch_rows(
                     # PA-I with averaging needs ||x||^2 at every visit.
                     raw = _dense_dot_sq(coef + k * n_features, x_values, nnz, &q)
                 else:
-                    raw = _row_dot(coef + k * n_features, x_values, x_indices,
+                    raw = row_dot(coef + k * n_features, x_values, x_indices,
                                    nnz, sparse)
                 if fit_intercept:
                     raw += intercept[k]
@@ -669,7 +607,7 @@ cdef int _epoch_rows(
                     kept[first] = 1
             # The rows are scored together (one read of x for several
             # rows, their weights' loads in flight together); each score is
-            # summed as _row_dot sums it.
+            # summed as row_dot sums it.
             if sparse:
                 if floating is double:
                     skp_sparse_dots_d(scored_rows, n_scored, x_values,
@@ -815,7 +753,7 @@ cdef void _scores(
             nnz = n_features
         for k in range(n_weight_rows):
             out[t * n_weight_rows + k] = (
-                _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+                row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
                 + intercept[k]
             )
 

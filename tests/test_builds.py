@@ -33,12 +33,17 @@ def _epoch_results(module, X, y_class, average, rule, power=2.0):
             norm = np.sqrt((coef.astype(np.float64) ** 2).sum(axis=1)
                            + intercept.astype(np.float64) ** 2)
             dual_rows = n_rows if power != 2.0 else 1
+            (order, y_class, step, ptr, rows, signs, coef, intercept,
+             fit_intercept, active, code, threshold, kappa, _) = head
             getattr(module, f"scaled_{kind}")(
-                *data, *head[:-1], norm, np.zeros(n_rows), power,
-                np.zeros((dual_rows, X.shape[1] if power != 2.0 else 1)),
-                np.zeros((dual_rows, 3)), 1.0, 0.0,
-                np.zeros(n_rows), np.zeros((1, 1)), average, coef_sum,
-                intercept_sum, visits, updates, np.ones(n_rows), visits.copy())
+                *data, (order, y_class, step), (ptr, rows, signs), coef,
+                intercept, active,
+                (code, threshold, kappa, 1.0, fit_intercept, average),
+                (norm, coef_sum, intercept_sum, visits, updates),
+                (np.zeros(n_rows), power,
+                 np.zeros((dual_rows, X.shape[1] if power != 2.0 else 1)),
+                 np.zeros((dual_rows, 3)), 1.0, 0.0, np.zeros(n_rows),
+                 np.zeros((1, 1)), np.ones(n_rows), visits.copy()))
         else:
             (order, y_class, step, ptr, rows, signs, coef, intercept,
              fit_intercept, active, code, threshold, kappa, norm) = head

@@ -99,7 +99,7 @@ cdef enum:
     WEIGHTS_AHEAD = 4
     WEIGHTS_PREFETCH_BYTES = 1 << 20
 
-# The status of a pass (see _epoch), read by Python from this module.
+# The status of a pass (see _epoch_pass), read by Python from this module.
 cpdef enum:
     PASS_OK = 0
     PASS_NOT_A_NUMBER = 1
@@ -107,10 +107,11 @@ cpdef enum:
 
 
 # The pass reads its arguments as four named structs, filled once per call
-# (see _epoch): X and the visits (``XRows``, ``Visits``, shared with the
-# second-order pass through ``_core/_rowops.pxd``), the rule and the weights.
-# Structs cannot hold a fused type, so the float32 or float64 arrays are
-# ``void`` pointers that the fused functions cast back to ``floating``.
+# (see _epoch_pass; the scaled walk adds one): X and the visits
+# (``XRows``, ``Visits``, shared with the second-order pass through
+# ``_core/_rowops.pxd``), the rule and the weights.  Structs cannot hold a
+# fused type, so the float32 or float64 arrays are ``void`` pointers that the
+# fused functions cast back to ``floating``.
 cdef struct Rule:
     # The update rule and its parameters (per weight row).
     int code
@@ -356,9 +357,7 @@ cdef inline Py_ssize_t _prefetch_distance(
 
 
 cdef inline Py_ssize_t _locate_row(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features, const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
+    const floating* X_values, const XRows* X, const Visits* v,
     Py_ssize_t t, Py_ssize_t ahead, bint prefetch_sequential,
     const floating** x_values, const int** x_indices,
 ) noexcept nogil:
@@ -368,7 +367,14 @@ cdef inline Py_ssize_t _locate_row(
     When rows are visited out of order, the row ``4 * ahead`` visits later
     (with its class and step, cache misses too) is prefetched into the
     second-level cache and the row ``ahead`` visits later into the first:
-    two stages keep more random rows in flight than one."""
+    two stages keep more random rows in flight than one.  ``X_values`` is
+    ``X.values`` at its dtype."""
+    cdef const int* X_indices = X.indices
+    cdef const int* X_indptr = X.indptr
+    cdef bint sparse = X.sparse
+    cdef Py_ssize_t n_features = X.n_features
+    cdef const int* order = v.order
+    cdef Py_ssize_t n_visits = v.n_visits
     cdef Py_ssize_t i = order[t], later
     if t + ahead < n_visits:
         later = order[t + ahead]
@@ -378,8 +384,8 @@ cdef inline Py_ssize_t _locate_row(
     if t + 4 * ahead < n_visits:
         later = order[t + 4 * ahead]
         if later != i + 4 * ahead:
-            SKP_PREFETCH_L2(y_class + later)
-            SKP_PREFETCH_L2(step + later)
+            SKP_PREFETCH_L2(v.y_class + later)
+            SKP_PREFETCH_L2(v.step + later)
             prefetch_row(X_values, X_indices, X_indptr, sparse, n_features,
                           later, True)
     if sparse:
@@ -468,7 +474,7 @@ cdef int _epoch_rows(
 ) noexcept nogil:
     """The pass of the rules that treat each row alone (``RULE_THRESHOLD``,
     ``RULE_MARGIN``, ``RULE_PA1``, ``RULE_PA2``); returns its status
-    (``_epoch``).
+    (``_epoch_pass``).
 
     A sample with several rows first scores a block of them and decides
     which update, with no branch on a score, then applies the updates: the
@@ -534,6 +540,11 @@ cdef int _epoch_rows(
     # whose state the caller then discards.
     cdef bint not_a_number = False
     cdef bint weights_bad = False
+    # Copies of what the row locator reads at every visit, which the
+    # compiler keeps at hand (the caller's structs it would read again
+    # after every call the loop makes).
+    cdef XRows X_local = X[0]
+    cdef Visits v_local = v[0]
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
     # The visits before which the weights of a row ahead are prefetched
@@ -547,8 +558,7 @@ cdef int _epoch_rows(
         kept[p] = 0
 
     for t in range(n_visits):
-        nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order, n_visits, y_class, step, t, ahead,
+        nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
                           prefetch_sequential,
                           &x_values, &x_indices)
         if t < prefetch_stop:
@@ -692,7 +702,7 @@ cdef int _epoch_multiclass(
     const Weights* w,
 ) noexcept nogil:
     """The pass of the Crammer-Singer rules (see ``_multiclass_visit``);
-    returns its status (``_epoch``), at once on a score that is not a
+    returns its status (``_epoch_pass``), at once on a score that is not a
     number."""
     cdef const int* X_indices = X.indices
     cdef const int* X_indptr = X.indptr
@@ -707,11 +717,15 @@ cdef int _epoch_multiclass(
     cdef const int* x_indices = NULL
     cdef bint prefetch_sequential
     cdef bint weights_bad = False
+    # Copies of what the row locator reads at every visit, which the
+    # compiler keeps at hand (the caller's structs it would read again
+    # after every call the loop makes).
+    cdef XRows X_local = X[0]
+    cdef Visits v_local = v[0]
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
     for t in range(n_visits):
-        nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order, n_visits, y_class, step, t, ahead,
+        nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
                           prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
@@ -741,66 +755,16 @@ cdef int _epoch_pass(
     const floating* X_values, const XRows* X, const Visits* v, const Rule* r,
     const Weights* w,
 ) noexcept nogil:
-    """The pass of :func:`_epoch` on its arguments as structs (``X_values``
-    is ``X.values`` at its dtype, which selects the specialisation)."""
-    if _coupled_rule(r.code):
-        return _epoch_multiclass(X_values, X, v, r, w)
-    return _epoch_rows(X_values, X, v, r, w)
-
-
-cdef int _epoch(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features,
-    const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
-    const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs,
-    floating* coef, floating* intercept, bint fit_intercept,
-    const unsigned char* active,
-    int rule, const double* threshold, const double* kappa, double* norm,
-    double intercept_rate,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* losses, double* scores,
-) noexcept nogil:
     """The pass; returns ``PASS_NOT_A_NUMBER`` on a margin that is not a
     number (``w . x`` overflowed: inf - inf), which no rule can compare,
     ``PASS_WEIGHTS_NOT_FINITE`` when an update of a CSR row made a weight
     non-finite (dense passes leave that check to their caller), else
     ``PASS_OK``.  The rule is dispatched once per pass, so that no visit
-    pays for the others."""
-    cdef XRows X
-    cdef Visits v
-    cdef Rule r
-    cdef Weights w
-    X.values = X_values
-    X.indices = X_indices
-    X.indptr = X_indptr
-    X.n_features = n_features
-    X.sparse = sparse
-    v.order = order
-    v.n_visits = n_visits
-    v.y_class = y_class
-    v.step = step
-    v.rows_ptr = class_rows_ptr
-    v.rows = class_rows
-    v.signs = class_signs
-    v.active = active
-    r.code = rule
-    r.threshold = threshold
-    r.kappa = kappa
-    r.intercept_rate = intercept_rate
-    r.fit_intercept = fit_intercept
-    r.average = average
-    w.coef = coef
-    w.intercept = intercept
-    w.norm = norm
-    w.coef_sum = coef_sum
-    w.intercept_sum = intercept_sum
-    w.visits = visits
-    w.updates = updates
-    w.losses = losses
-    w.scores = scores
-    return _epoch_pass(X_values, &X, &v, &r, &w)
+    pays for the others.  ``X_values`` is ``X.values`` at its dtype, which
+    selects the specialisation."""
+    if _coupled_rule(r.code):
+        return _epoch_multiclass(X_values, X, v, r, w)
+    return _epoch_rows(X_values, X, v, r, w)
 
 
 cdef void _scores(
@@ -848,13 +812,15 @@ def margin_norms(floating[:, ::1] coef, floating[::1] intercept,
             norm[k] = sqrt(s)
 
 
-cdef int _epoch_arrays(
-    const floating* X_values, XRows* X, tuple visits, tuple table,
-    floating[:, ::1] coef, floating[::1] intercept,
+cdef int _pass_structs(
+    tuple visits, tuple table, floating[:, ::1] coef, floating[::1] intercept,
     const unsigned char[::1] active, tuple rule, tuple state,
+    Visits* v, Rule* r, Weights* w,
 ) except -1:
-    """Fill the structs of a pass from the arrays of :func:`epoch_dense` /
-    :func:`epoch_csr` (their tuples, typed here) and run it."""
+    """Fill the structs of a pass from the tuples of :func:`epoch_dense`
+    (typed here); a ``state`` of five arrays (the scaled walk's) leaves
+    ``losses`` and ``scores`` NULL.  The structs point into the arrays,
+    which the caller's tuples keep alive."""
     cdef const int[::1] order = visits[0]
     cdef const int[::1] y_class = visits[1]
     cdef const double[::1] step = visits[2]
@@ -868,12 +834,8 @@ cdef int _epoch_arrays(
     cdef double[::1] intercept_sum = state[2]
     cdef double[::1] visit_counts = state[3]
     cdef long long[::1] updates = state[4]
-    cdef double[::1] losses = state[5]
-    cdef double[::1] scores = state[6]
-    cdef Visits v
-    cdef Rule r
-    cdef Weights w
-    cdef int status
+    cdef double[::1] losses
+    cdef double[::1] scores
     v.order = &order[0]
     v.n_visits = order.shape[0]
     v.y_class = &y_class[0]
@@ -895,8 +857,29 @@ cdef int _epoch_arrays(
     w.intercept_sum = &intercept_sum[0]
     w.visits = &visit_counts[0]
     w.updates = &updates[0]
-    w.losses = &losses[0]
-    w.scores = &scores[0]
+    w.losses = NULL
+    w.scores = NULL
+    if len(state) > 5:
+        losses = state[5]
+        scores = state[6]
+        w.losses = &losses[0]
+        w.scores = &scores[0]
+    return 0
+
+
+cdef int _epoch_arrays(
+    const floating* X_values, XRows* X, tuple visits, tuple table,
+    floating[:, ::1] coef, floating[::1] intercept,
+    const unsigned char[::1] active, tuple rule, tuple state,
+) except -1:
+    """Fill the structs of a pass from the arrays of :func:`epoch_dense` /
+    :func:`epoch_csr` and run it."""
+    cdef Visits v
+    cdef Rule r
+    cdef Weights w
+    cdef int status
+    _pass_structs(visits, table, coef, intercept, active, rule, state,
+                  &v, &r, &w)
     with nogil:
         status = _epoch_pass(X_values, X, &v, &r, &w)
     return status

@@ -7,6 +7,22 @@
 # and a visit O(nnz) on CSR rows (see ``_epoch_scaled``).
 
 
+# What only the scaled walk reads (see _epoch_scaled), beside the plain
+# walk's structs.
+cdef struct ScaledRows:
+    Py_ssize_t n_rows
+    const double* counts    # ALMA's corrections before this pass
+    double power            # ALMA's p
+    double* dual            # ALMA_p's scratch, (n_rows, n_features)
+    double* dual_row        # and (n_rows, 3)
+    double decay            # the l2 penalty's factor of a visit
+    double l1_step          # the l1 penalty a visit adds
+    double* l1_total        # (n_rows,)
+    double* l1_applied      # (n_rows, n_features) when l1_step != 0
+    double* wscale          # the scale of every row
+    double* scaled_visits   # the sum of its scales over the visits
+
+
 cdef inline void _l1_truncate(
     floating* w, double* applied, double wscale, double total, double weight,
     bint average, double* w_sum, const int* x_indices, Py_ssize_t nnz,
@@ -114,17 +130,31 @@ cdef void _alma_p_start(
 
 
 cdef double _alma_p_update(
-    floating* w, double* w_sum, floating* b, double* b_sum, bint fit_intercept,
-    bint average, double P, double visits, double p, double step,
     const floating* x_values, const int* x_indices, Py_ssize_t nnz,
-    bint sparse, double* dual, double* dual_row,
+    const XRows* X, const Rule* r, const Weights* wt, const ScaledRows* sc,
+    Py_ssize_t k, double step,
 ) noexcept nogil:
-    """An ALMA_p correction (p != 2) of one row: ``theta += step x~`` in the
-    scaled dual coordinates (``step`` already divides by the dual scale),
-    ``S`` and the direction ``u`` of the touched coordinates follow, the
-    projection divides the dual scale by ``max(1, ||theta||_p)``; returns
-    the new scale of ``w~``, ``sigma / S^((p - 2) / p)``.  The intercept is
-    kept as it is (``b = scale * u_b``)."""
+    """An ALMA_p correction (p != 2) of row ``k`` by its visit of the row
+    ``x``: ``theta += step x~`` in the scaled dual coordinates (``step``
+    already divides by the dual scale), ``S`` and the direction ``u`` of
+    the touched coordinates follow, the projection divides the dual scale
+    by ``max(1, ||theta||_p)``; returns the new scale of ``w~``, ``sigma /
+    S^((p - 2) / p)``.  The intercept is kept as it is (``b = scale *
+    u_b``)."""
+    cdef Py_ssize_t n_features = X.n_features
+    cdef bint sparse = X.sparse
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef floating* w = <floating*>wt.coef + k * n_features
+    cdef double* w_sum = wt.coef_sum + k * n_features
+    cdef floating* b = <floating*>wt.intercept + k
+    cdef double* b_sum = wt.intercept_sum + k
+    # The scales of the visits so far, and the visits (averaging).
+    cdef double P = sc.scaled_visits[k]
+    cdef double visits = wt.visits[k]
+    cdef double p = sc.power
+    cdef double* dual = sc.dual + k * n_features
+    cdef double* dual_row = sc.dual_row + 3 * k
     cdef Py_ssize_t j, col
     cdef double sigma = dual_row[0], total = dual_row[1], t, t_new, size, scale
     cdef double b_old
@@ -183,19 +213,8 @@ cdef double ROMMA_PARALLEL = 1e-12
 
 
 cdef bint _epoch_scaled(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features,
-    const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
-    const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs,
-    floating* coef, floating* intercept, bint fit_intercept,
-    Py_ssize_t n_rows, const unsigned char* active, int rule,
-    const double* threshold, const double* kappa, double* norm,
-    const double* counts, double power, double* dual, double* dual_row,
-    double decay, double l1_step, double* l1_total, double* l1_applied,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, double* wscale, double* scaled_visits,
+    const floating* X_values, const XRows* X, const Visits* v, const Rule* r,
+    const Weights* wt, const ScaledRows* sc,
 ) noexcept nogil:
     """The pass of the rules that rescale the weights: each row is kept as
     a scale and a direction, ``w_k = wscale[k] * coef[k]``, so that a
@@ -239,8 +258,42 @@ cdef bint _epoch_scaled(
     (``scaled_visits``), the sum of the iterates is ``P * coef -
     coef_sum``; the end of the pass restores the plain form ``visits * w -
     coef_sum``.  Returns True on a margin that is not a number (or a norm
-    that overflowed).
+    that overflowed).  ``X_values`` is ``X.values`` at its dtype; the
+    weights' ``losses`` and ``scores`` are not read.
     """
+    cdef bint sparse = X.sparse
+    cdef Py_ssize_t n_features = X.n_features
+    cdef Py_ssize_t n_visits = v.n_visits
+    cdef const int* order = v.order
+    cdef const int* y_class = v.y_class
+    cdef const double* step = v.step
+    cdef const int* class_rows_ptr = v.rows_ptr
+    cdef const int* class_rows = v.rows
+    cdef const signed char* class_signs = v.signs
+    cdef const unsigned char* active = v.active
+    cdef int rule = r.code
+    cdef const double* threshold = r.threshold
+    cdef const double* kappa = r.kappa
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef floating* coef = <floating*>wt.coef
+    cdef floating* intercept = <floating*>wt.intercept
+    cdef double* norm = wt.norm
+    cdef double* coef_sum = wt.coef_sum
+    cdef double* intercept_sum = wt.intercept_sum
+    cdef double* visits = wt.visits
+    cdef long long* updates = wt.updates
+    cdef Py_ssize_t n_rows = sc.n_rows
+    cdef const double* counts = sc.counts
+    cdef double power = sc.power
+    cdef double* dual = sc.dual
+    cdef double* dual_row = sc.dual_row
+    cdef double decay = sc.decay
+    cdef double l1_step = sc.l1_step
+    cdef double* l1_total = sc.l1_total
+    cdef double* l1_applied = sc.l1_applied
+    cdef double* wscale = sc.wscale
+    cdef double* scaled_visits = sc.scaled_visits
     cdef Py_ssize_t t, i, p, k, j, nnz
     cdef const floating* x_values
     cdef const int* x_indices = NULL
@@ -255,7 +308,12 @@ cdef bint _epoch_scaled(
     # The averaging sums are differences of terms of size 1 / wscale: they
     # fold the scale in early, so that they keep all but ~3 digits.
     cdef double fold_below = 1e-3 if average else 1e-9
-    cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse,
+    # Copies of what the row locator reads at every visit, which the
+    # compiler keeps at hand (the caller's structs it would read again
+    # after every call the loop makes).
+    cdef XRows X_local = X[0]
+    cdef Visits v_local = v[0]
+    cdef Py_ssize_t ahead = _prefetch_distance(X_values, X.indptr, sparse,
                                                n_features, n_visits,
                                                &prefetch_sequential)
     if p_norm:
@@ -266,8 +324,7 @@ cdef bint _epoch_scaled(
                               dual + k * n_features, dual_row + 3 * k,
                               wscale + k, scaled_visits + k, visits[k])
     for t in range(n_visits):
-        nnz = _locate_row(X_values, X_indices, X_indptr, sparse, n_features,
-                          order, n_visits, y_class, step, t, ahead,
+        nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
                           prefetch_sequential,
                           &x_values, &x_indices)
         i = order[t]
@@ -328,13 +385,9 @@ cdef bint _epoch_scaled(
                 if x_norm > 0.0 and m <= threshold[k] * x_norm / sqrt(index):
                     updates[k] += 1
                     s = _alma_p_update(
-                        w, w_sum, intercept + k, intercept_sum + k,
-                        fit_intercept, average, scaled_visits[k], visits[k],
-                        power,
+                        x_values, x_indices, nnz, X, r, wt, sc, k,
                         kappa[k] * fmin(step[i], 1.0) / sqrt(index) * sign
-                        / (x_norm * dual_row[3 * k]),
-                        x_values, x_indices, nnz, sparse,
-                        dual + k * n_features, dual_row + 3 * k)
+                        / (x_norm * dual_row[3 * k]))
                     if fabs(s) < fold_below or fabs(s) * fold_below > 1.0:
                         s = _alma_p_fold(w, w_sum, n_features, s,
                                          scaled_visits + k, average, power,
@@ -432,81 +485,112 @@ cdef bint _epoch_scaled(
     return not_a_number
 
 
+cdef bint _scaled_arrays(
+    const floating* X_values, const XRows* X, tuple visits, tuple table,
+    floating[:, ::1] coef, floating[::1] intercept,
+    const unsigned char[::1] active, tuple rule, tuple state, tuple scaled,
+) except? True:
+    """Fill the structs of a scaled pass from the arrays of
+    :func:`scaled_dense` / :func:`scaled_csr` (their tuples, typed here)
+    and run it."""
+    cdef const double[::1] counts = scaled[0]
+    cdef double[:, ::1] dual = scaled[2]
+    cdef double[:, ::1] dual_row = scaled[3]
+    cdef double[::1] l1_total = scaled[6]
+    cdef double[:, ::1] l1_applied = scaled[7]
+    cdef double[::1] wscale = scaled[8]
+    cdef double[::1] scaled_visits = scaled[9]
+    cdef Visits v
+    cdef Rule r
+    cdef Weights w
+    cdef ScaledRows sc
+    cdef bint overflow
+    _pass_structs(visits, table, coef, intercept, active, rule, state,
+                  &v, &r, &w)
+    sc.n_rows = coef.shape[0]
+    sc.counts = &counts[0]
+    sc.power = scaled[1]
+    sc.dual = &dual[0, 0]
+    sc.dual_row = &dual_row[0, 0]
+    sc.decay = scaled[4]
+    sc.l1_step = scaled[5]
+    sc.l1_total = &l1_total[0]
+    sc.l1_applied = &l1_applied[0, 0]
+    sc.wscale = &wscale[0]
+    sc.scaled_visits = &scaled_visits[0]
+    with nogil:
+        overflow = _epoch_scaled(X_values, X, &v, &r, &w, &sc)
+    return overflow
+
+
 def scaled_dense(
-    const floating[:, ::1] X, const int[::1] order, const int[::1] y_class,
-    const double[::1] step, const int[::1] class_rows_ptr,
-    const int[::1] class_rows, const signed char[::1] class_signs,
-    floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
-    const unsigned char[::1] active, int rule, const double[::1] threshold,
-    const double[::1] kappa, double[::1] norm, const double[::1] counts,
-    double power, double[:, ::1] dual, double[:, ::1] dual_row,
-    double decay, double l1_step, double[::1] l1_total,
-    double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
-    double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
-    double[::1] wscale, double[::1] scaled_visits,
+    const floating[:, ::1] X,
+    tuple visits,
+    tuple table,
+    floating[:, ::1] coef,
+    floating[::1] intercept,
+    const unsigned char[::1] active,
+    tuple rule,
+    tuple state,
+    tuple scaled,
 ):
     """One pass of a rule that rescales the weights over the rows ``order``
     of dense X (see ``_epoch_scaled``): the threshold rule (0) with
     scikit-learn's SGD penalties, ALMA (8), ROMMA (9) or aggressive ROMMA
     (10).
 
-    ``decay`` is the l2 factor of a visit, ``max(0, 1 - eta0 * alpha * (1 -
-    l1_ratio))`` (1 for the other rules); ``l1_step`` the l1 penalty a visit
-    adds, ``eta0 * alpha * l1_ratio``; ``l1_total`` (per row) and
-    ``l1_applied`` (per weight; unused when ``l1_step`` is 0) the cumulative
-    penalty and what each weight took of it, carried from pass to pass.
-    ALMA reads ``threshold = (1 - alpha) B sqrt(p - 1)``, ``kappa = C /
-    sqrt(p - 1)``, ``counts`` (the corrections of every row before this
-    pass) and ``power = p``; for ``p != 2``, ``dual`` (n_rows x n_features)
-    and ``dual_row`` (n_rows x 3) are its scratch (shape (1, 1) and (1, 3)
-    otherwise); ALMA_2 and ROMMA keep ``norm`` (``||[w_k; b_k]||``, exact
-    on entry) up to date.  ``wscale``
-    (ones) and ``scaled_visits`` (a copy of ``visits``) are scratch of the
-    pass.  The other parameters are those of :func:`epoch_dense`.  Returns
-    True on a margin (or a norm) that overflowed.
+    ``visits``, ``table``, ``coef``, ``intercept``, ``active`` and ``rule``
+    are those of :func:`epoch_dense` (the rule's ``intercept_rate`` is not
+    read: an intercept takes the whole update); ``state`` is the first five
+    of :func:`epoch_dense`'s, ``(norm, coef_sum, intercept_sum, visits,
+    updates)``, ALMA_2 and ROMMA keeping ``norm`` (``||[w_k; b_k]||``,
+    exact on entry) up to date.
+
+    ``scaled`` is the tuple ``(counts, power, dual, dual_row, decay,
+    l1_step, l1_total, l1_applied, wscale, scaled_visits)``: ALMA reads
+    ``threshold = (1 - alpha) B sqrt(p - 1)``, ``kappa = C / sqrt(p - 1)``,
+    ``counts`` (float64, the corrections of every row before this pass)
+    and ``power = p``; for ``p != 2``, ``dual`` (n_rows x n_features) and
+    ``dual_row`` (n_rows x 3) are its scratch (shape (1, 1) and (1, 3)
+    otherwise).  ``decay`` is the l2 factor of a visit, ``max(0, 1 - eta0
+    * alpha * (1 - l1_ratio))`` (1 for the other rules); ``l1_step`` the l1
+    penalty a visit adds, ``eta0 * alpha * l1_ratio``; ``l1_total`` (per
+    row) and ``l1_applied`` (per weight; unused when ``l1_step`` is 0) the
+    cumulative penalty and what each weight took of it, carried from pass
+    to pass.  ``wscale`` (ones) and ``scaled_visits`` (a copy of
+    ``visits``) are scratch of the pass.  Returns True on a margin (or a
+    norm) that overflowed.
     """
-    cdef bint overflow
-    with nogil:
-        overflow = _epoch_scaled(
-            &X[0, 0], NULL, NULL, False, X.shape[1],
-            &order[0], order.shape[0], &y_class[0], &step[0],
-            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
-            &active[0], rule, &threshold[0], &kappa[0], &norm[0], &counts[0],
-            power, &dual[0, 0], &dual_row[0, 0], decay, l1_step, &l1_total[0],
-            &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
-            &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
-        )
-    return overflow
+    cdef XRows rows
+    rows.values = &X[0, 0]
+    rows.indices = NULL
+    rows.indptr = NULL
+    rows.n_features = X.shape[1]
+    rows.sparse = False
+    return _scaled_arrays(&X[0, 0], &rows, visits, table, coef, intercept,
+                          active, rule, state, scaled)
 
 
 def scaled_csr(
-    const floating[::1] X_data, const int[::1] X_indices,
-    const int[::1] X_indptr, const int[::1] order, const int[::1] y_class,
-    const double[::1] step, const int[::1] class_rows_ptr,
-    const int[::1] class_rows, const signed char[::1] class_signs,
-    floating[:, ::1] coef, floating[::1] intercept, bint fit_intercept,
-    const unsigned char[::1] active, int rule, const double[::1] threshold,
-    const double[::1] kappa, double[::1] norm, const double[::1] counts,
-    double power, double[:, ::1] dual, double[:, ::1] dual_row,
-    double decay, double l1_step, double[::1] l1_total,
-    double[:, ::1] l1_applied, bint average, double[:, ::1] coef_sum,
-    double[::1] intercept_sum, double[::1] visits, long long[::1] updates,
-    double[::1] wscale, double[::1] scaled_visits,
+    const floating[::1] X_data,
+    const int[::1] X_indices,
+    const int[::1] X_indptr,
+    tuple visits,
+    tuple table,
+    floating[:, ::1] coef,
+    floating[::1] intercept,
+    const unsigned char[::1] active,
+    tuple rule,
+    tuple state,
+    tuple scaled,
 ):
     """:func:`scaled_dense` for a CSR X (int32 indices)."""
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
-    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef bint overflow
-    with nogil:
-        overflow = _epoch_scaled(
-            values, indices, &X_indptr[0], True, coef.shape[1],
-            &order[0], order.shape[0], &y_class[0], &step[0],
-            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            &coef[0, 0], &intercept[0], fit_intercept, coef.shape[0],
-            &active[0], rule, &threshold[0], &kappa[0], &norm[0], &counts[0],
-            power, &dual[0, 0], &dual_row[0, 0], decay, l1_step, &l1_total[0],
-            &l1_applied[0, 0], average, &coef_sum[0, 0], &intercept_sum[0],
-            &visits[0], &updates[0], &wscale[0], &scaled_visits[0],
-        )
-    return overflow
+    cdef XRows rows
+    rows.values = values
+    rows.indices = &X_indices[0] if X_indices.shape[0] else NULL
+    rows.indptr = &X_indptr[0]
+    rows.n_features = coef.shape[1]
+    rows.sparse = True
+    return _scaled_arrays(values, &rows, visits, table, coef, intercept,
+                          active, rule, state, scaled)

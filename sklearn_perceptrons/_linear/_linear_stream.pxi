@@ -13,10 +13,9 @@ ctypedef fused rowfloating:
 
 
 cdef void _sparse_scores(
-    const rowfloating* X_values, const int* X_indices, const int* X_indptr,
-    Py_ssize_t n_samples, const floating* coef, const floating* intercept,
-    Py_ssize_t n_rows, Py_ssize_t n_features, bint average, const double* coef_sum, const double* intercept_sum,
-    const double* visits, bint single_model, double* out,
+    const rowfloating* X_values, const XRows* X, Py_ssize_t n_samples,
+    const floating* coef, const Weights* model, Py_ssize_t n_rows,
+    bint average, bint single_model, double* out,
 ) noexcept nogil:
     """``X @ W.T + b`` for CSR rows, in the arithmetic of SciPy's sparse
     product and NumPy's addition of the intercepts: the entries of a row
@@ -27,7 +26,18 @@ cdef void _sparse_scores(
     ``average`` the mean of Daume's sums, ``coef - coef_sum / max(visits,
     1)`` in float64, as ``LinearState.model`` computes it; ``single_model``
     rounds the model to float32, as the ``astype`` of ``model`` does.  Only
-    the weights of a row's columns are read: O(nnz) per weight row."""
+    the weights of a row's columns are read: O(nnz) per weight row.
+
+    ``X_values`` is ``X.values`` at its dtype, ``coef`` ``model.coef`` at
+    its own; only the model's sums and visits are read beside ``coef`` and
+    ``intercept``, with ``average``."""
+    cdef const int* X_indices = X.indices
+    cdef const int* X_indptr = X.indptr
+    cdef Py_ssize_t n_features = X.n_features
+    cdef const floating* intercept = <const floating*>model.intercept
+    cdef const double* coef_sum = model.coef_sum
+    cdef const double* intercept_sum = model.intercept_sum
+    cdef const double* visits = model.visits
     cdef Py_ssize_t t, k, p, col
     cdef double w, b, v, acc_d
     cdef float acc_f
@@ -105,6 +115,9 @@ def sparse_scores(X_data, X_indices, X_indptr, coef, intercept, sums,
     cdef const double* visits = NULL
     cdef bint average = sums is not None
     cdef Py_ssize_t n_samples = n_indptr - 1
+    cdef XRows rows
+    # The model scored (its other fields are not read).
+    cdef Weights model
     if (x_size not in (4, 8) or w_size not in (4, 8) or b_size != w_size
             or i_size != 4 or p_size != 4 or o_size != 8 or n_samples < 0
             or n_out != n_samples * n_rows or n_coef != n_rows * n_features
@@ -123,27 +136,33 @@ def sparse_scores(X_data, X_indices, X_indptr, coef, intercept, sums,
             raise ValueError("sparse_scores: the sums do not match coef.")
     if n_samples == 0 or n_rows == 0:
         return
+    rows.values = values
+    rows.indices = indices
+    rows.indptr = indptr
+    rows.n_features = n_features
+    rows.sparse = True
+    model.coef = <void*> w
+    model.intercept = <void*> b
+    model.coef_sum = <double*> coef_sum
+    model.intercept_sum = <double*> intercept_sum
+    model.visits = <double*> visits
     with nogil:
         if x_size == 4 and w_size == 4:
-            _sparse_scores(<const float*> values, indices, indptr, n_samples,
-                           <const float*> w, <const float*> b, n_rows,
-                           n_features, average, coef_sum, intercept_sum,
-                           visits, single_model, scores)
+            _sparse_scores(<const float*> values, &rows, n_samples,
+                           <const float*> w, &model, n_rows, average,
+                           single_model, scores)
         elif x_size == 4:
-            _sparse_scores(<const float*> values, indices, indptr, n_samples,
-                           <const double*> w, <const double*> b, n_rows,
-                           n_features, average, coef_sum, intercept_sum,
-                           visits, single_model, scores)
+            _sparse_scores(<const float*> values, &rows, n_samples,
+                           <const double*> w, &model, n_rows, average,
+                           single_model, scores)
         elif w_size == 4:
-            _sparse_scores(<const double*> values, indices, indptr, n_samples,
-                           <const float*> w, <const float*> b, n_rows,
-                           n_features, average, coef_sum, intercept_sum,
-                           visits, single_model, scores)
+            _sparse_scores(<const double*> values, &rows, n_samples,
+                           <const float*> w, &model, n_rows, average,
+                           single_model, scores)
         else:
-            _sparse_scores(<const double*> values, indices, indptr, n_samples,
-                           <const double*> w, <const double*> b, n_rows,
-                           n_features, average, coef_sum, intercept_sum,
-                           visits, single_model, scores)
+            _sparse_scores(<const double*> values, &rows, n_samples,
+                           <const double*> w, &model, n_rows, average,
+                           single_model, scores)
 
 
 cdef inline bint _safe(double bound, double largest, Py_ssize_t n_features,
@@ -192,12 +211,19 @@ cdef class Stream:
     :func:`scaled_dense` and :func:`scaled_csr`, whose pass is O(n_features)
     per row anyway (the scale is folded in at its end).
 
+    ``weights``: the arrays of the state, ``(coef, intercept, coef_sum,
+    intercept_sum, visits)`` (``coef``, ``intercept`` float32 or float64,
+    the others float64), updated in place; ``table``: the row table
+    ``(class_rows_ptr, class_rows, class_signs)`` and ``rule``: ``(code,
+    threshold, kappa, sparse_intercept_rate, fit_intercept, average)``, as
+    :func:`epoch_dense` reads them, but for ``sparse_intercept_rate``, the
+    fraction of an update an intercept takes on CSR rows (dense rows: 1);
+    ``bound``, ``limit``: see :attr:`bound` and :func:`safe_bound`;
     ``reach``, ``normalized``: how far an update moves a weight per unit of
     ``step``, times an entry of the row unless the rule sees normalized rows
-    (the rule's ``Rule.reach`` and ``Rule.normalized``);
-    ``sparse_intercept_rate``: the fraction of an update an intercept takes
-    on CSR rows; ``counts``: ALMA's updates of every row over the state's
-    life, which its passes read and add to.
+    (the rule's ``Rule.reach`` and ``Rule.normalized``); ``counts``: ALMA's
+    updates of every row over the state's life, which its passes read and
+    add to.
 
     The stream reads the rows it is given and nothing else: the caller has
     checked them (C-ordered values of the state's dtype, int32 CSR indices
@@ -208,64 +234,39 @@ cdef class Stream:
     cdef object _order_array
     cdef object _updates_array
     cdef bint single
-    cdef double* coef64
-    cdef float* coef32
-    cdef double* intercept64
-    cdef float* intercept32
-    cdef const int* rows_ptr
-    cdef const int* rows
-    cdef const signed char* signs
-    cdef const unsigned char* active
-    cdef const double* threshold
-    cdef const double* kappa
-    cdef double* norm
-    cdef double* losses
+    # The structs of the passes (see _epoch_pass and _epoch_scaled), filled
+    # when the stream is made; a pass sets its rows, their number and the
+    # intercept rate of their kind.
+    cdef Visits v
+    cdef Rule r
+    cdef Weights w
+    cdef ScaledRows sc
     cdef double* counts
-    cdef double* wscale
-    cdef double* scaled_visits
-    cdef double* l1_total
-    cdef double* l1_applied
-    cdef double* coef_sum
-    cdef double* intercept_sum
-    cdef double* visits
-    cdef long long* updates_
-    cdef double* scores
-    cdef int* order
     cdef int* y_class
     cdef double* step
     cdef Py_ssize_t n_rows, n_features, n_order, n_classes
-    cdef bint fit_intercept, average, normalized
-    cdef int rule
+    cdef bint normalized
     cdef double sparse_intercept_rate, reach
     cdef public double bound
     cdef readonly double limit
 
-    def __init__(self, coef, intercept, class_rows_ptr, class_rows, class_signs,
-                 bint fit_intercept, int rule, threshold, kappa, bint average,
-                 coef_sum, intercept_sum, visits, double bound, double limit,
-                 double sparse_intercept_rate=1.0, double reach=1.0,
-                 bint normalized=False, counts=None):
-        cdef double[:, ::1] c64
-        cdef float[:, ::1] c32
-        cdef double[::1] i64
-        cdef float[::1] i32
-        cdef const int[::1] rp = class_rows_ptr
-        cdef const int[::1] r = class_rows
-        cdef const signed char[::1] s = class_signs
-        cdef const double[::1] th = threshold
-        cdef const double[::1] ka = kappa
-        cdef double[:, ::1] cs = coef_sum
-        cdef double[::1] isum = intercept_sum
-        cdef double[::1] vi = visits
+    def __init__(self, tuple weights, tuple table, tuple rule, double bound,
+                 double limit, double reach=1.0, bint normalized=False,
+                 counts=None):
+        coef, intercept, coef_sum, intercept_sum, visits = weights
+        cdef int code = rule[0]
+        cdef bint average = rule[5]
         self.n_rows, self.n_features = coef.shape[0], coef.shape[1]
-        self.n_classes = rp.shape[0] - 1
-        if (intercept.shape[0] != self.n_rows or th.shape[0] != self.n_rows
-                or ka.shape[0] != self.n_rows or vi.shape[0] != self.n_rows
-                or average and (cs.shape[0] != self.n_rows
-                                or cs.shape[1] != self.n_features
-                                or isum.shape[0] != self.n_rows)):
+        self.n_classes = table[0].shape[0] - 1
+        if (intercept.shape[0] != self.n_rows
+                or rule[1].shape[0] != self.n_rows
+                or rule[2].shape[0] != self.n_rows
+                or visits.shape[0] != self.n_rows
+                or average and (coef_sum.shape[0] != self.n_rows
+                                or coef_sum.shape[1] != self.n_features
+                                or intercept_sum.shape[0] != self.n_rows)):
             raise ValueError("Stream: the arrays of the state do not match.")
-        if rule == RULE_ROMMA or rule == RULE_AROMMA:
+        if code == RULE_ROMMA or code == RULE_AROMMA:
             # Their updates have no bound in terms of x: their passes are
             # always checked, never streamed.
             raise ValueError("Stream: a rule the stream does not take.")
@@ -276,51 +277,46 @@ cdef class Stream:
         active = np.ones(self.n_rows, dtype=np.uint8)
         norm = np.zeros(self.n_rows)
         losses = np.zeros(self.n_rows)
+        updates = np.zeros(self.n_rows, dtype=np.int64)
+        # Scratch of the Crammer-Singer rules (one score per row).
+        scores = np.zeros(max(self.n_rows, 2))
+        state = (norm, coef_sum, intercept_sum, visits, updates, losses, scores)
         # Scratch of the scaled walk (ALMA): scales, their sums over the
         # visits, and unused penalty sums.
         wscale = np.ones(self.n_rows)
         scaled_visits = np.zeros(self.n_rows)
         l1_total = np.zeros(self.n_rows)
         l1_applied = np.zeros((1, 1))
-        updates = np.zeros(self.n_rows, dtype=np.int64)
-        # Scratch of the Crammer-Singer rules (one score per row).
-        scores = np.zeros(max(self.n_rows, 2))
-        cdef const unsigned char[::1] ac = active
-        cdef double[::1] no = norm
-        cdef double[::1] lo = losses
         cdef double[::1] co = counts
         cdef double[::1] ws = wscale
         cdef double[::1] sv = scaled_visits
         cdef double[::1] lt = l1_total
         cdef double[:, ::1] la = l1_applied
-        cdef long long[::1] up = updates
-        cdef double[::1] sc = scores
+        self._grow(256)
         self.single = coef.dtype == np.float32
         if self.single:
-            c32 = coef
-            i32 = intercept
-            self.coef32, self.intercept32 = &c32[0, 0], &i32[0]
+            _pass_structs[float](self._order_array, table, coef, intercept,
+                                 active, rule, state, &self.v, &self.r, &self.w)
         else:
-            c64 = coef
-            i64 = intercept
-            self.coef64, self.intercept64 = &c64[0, 0], &i64[0]
-        self.rows_ptr, self.rows, self.signs = &rp[0], &r[0], &s[0]
-        self.active, self.threshold, self.kappa = &ac[0], &th[0], &ka[0]
-        self.norm, self.updates_ = &no[0], &up[0]
-        self.losses, self.counts = &lo[0], &co[0]
-        self.wscale, self.scaled_visits = &ws[0], &sv[0]
-        self.l1_total, self.l1_applied = &lt[0], &la[0, 0]
-        self.scores = &sc[0]
-        self.coef_sum, self.intercept_sum, self.visits = &cs[0, 0], &isum[0], &vi[0]
-        self.fit_intercept, self.rule, self.average = fit_intercept, rule, average
+            _pass_structs[double](self._order_array, table, coef, intercept,
+                                  active, rule, state, &self.v, &self.r, &self.w)
+        self.sparse_intercept_rate = self.r.intercept_rate
+        self.counts = &co[0]
+        self.sc.n_rows = self.n_rows
+        self.sc.counts = &co[0]
+        self.sc.power = 2.0
+        self.sc.dual = &la[0, 0]
+        self.sc.dual_row = &la[0, 0]
+        self.sc.decay = 1.0
+        self.sc.l1_step = 0.0
+        self.sc.l1_total = &lt[0]
+        self.sc.l1_applied = &la[0, 0]
+        self.sc.wscale = &ws[0]
+        self.sc.scaled_visits = &sv[0]
         self.bound, self.limit = bound, limit
-        self.sparse_intercept_rate, self.reach = sparse_intercept_rate, reach
-        self.normalized = normalized
-        self._grow(256)
+        self.reach, self.normalized = reach, normalized
         # Keep every array alive as long as the pointers are.
-        self._arrays = (coef, intercept, class_rows_ptr, class_rows, class_signs,
-                        threshold, kappa, coef_sum, intercept_sum, visits,
-                        active, norm, updates, scores, losses, counts, wscale,
+        self._arrays = (weights, table, rule, active, state, counts, wscale,
                         scaled_visits, l1_total, l1_applied)
         self._updates_array = updates
         self.refresh_norms()
@@ -332,14 +328,15 @@ cdef class Stream:
         cdef int[::1] od = arrays[0]
         cdef int[::1] yc = arrays[1]
         cdef double[::1] st = arrays[2]
-        self.order, self.y_class, self.step = &od[0], &yc[0], &st[0]
+        self.y_class, self.step = &yc[0], &st[0]
+        self.v.order, self.v.y_class, self.v.step = &od[0], &yc[0], &st[0]
         self.n_order = n
         self._order_array = arrays
 
     def refresh_norms(self):
         """Compute the norms of the margin rule anew from the weights (after
         the caller changed weights in place, e.g. started a row anew)."""
-        if self.rule == RULE_MARGIN:
+        if self.r.code == RULE_MARGIN:
             with nogil:
                 self._norms()
 
@@ -347,19 +344,23 @@ cdef class Stream:
         """``||[w_k; b_k]||`` of every row, from the weights."""
         cdef Py_ssize_t k, j, d = self.n_features
         cdef double s
+        cdef const float* coef32 = <const float*> self.w.coef
+        cdef const double* coef64 = <const double*> self.w.coef
+        cdef const float* intercept32 = <const float*> self.w.intercept
+        cdef const double* intercept64 = <const double*> self.w.intercept
         for k in range(self.n_rows):
             s = 0.0
             if self.single:
                 for j in range(d):
-                    s += <double>self.coef32[k * d + j] * self.coef32[k * d + j]
-                if self.fit_intercept:
-                    s += <double>self.intercept32[k] * self.intercept32[k]
+                    s += <double>coef32[k * d + j] * coef32[k * d + j]
+                if self.r.fit_intercept:
+                    s += <double>intercept32[k] * intercept32[k]
             else:
                 for j in range(d):
-                    s += self.coef64[k * d + j] * self.coef64[k * d + j]
-                if self.fit_intercept:
-                    s += self.intercept64[k] * self.intercept64[k]
-            self.norm[k] = sqrt(s)
+                    s += coef64[k * d + j] * coef64[k * d + j]
+                if self.r.fit_intercept:
+                    s += intercept64[k] * intercept64[k]
+            self.w.norm[k] = sqrt(s)
 
     @property
     def updates(self):
@@ -381,6 +382,7 @@ cdef class Stream:
         cdef const double* p64 = <const double*> X
         cdef const float* p32 = <const float*> X
         cdef bint sparse = indptr != NULL
+        cdef XRows rows
         if n == 0 or d == 0:
             return -1
         if sparse:
@@ -398,7 +400,7 @@ cdef class Stream:
                     largest = value if value == value else INFINITY
         if not largest < INFINITY:
             return -1
-        if self.fit_intercept and largest < 1.0:
+        if self.r.fit_intercept and largest < 1.0:
             largest = 1.0
         for t in range(n):
             total_step = total_step + self.step[t]
@@ -413,63 +415,32 @@ cdef class Stream:
         if not _safe(after, largest, d, self.limit):
             return -1
         for k in range(self.n_rows):
-            self.updates_[k] = 0
-        if self.rule == RULE_ALMA:
+            self.w.updates[k] = 0
+        rows.values = X
+        rows.indices = indices
+        rows.indptr = indptr
+        rows.n_features = d
+        rows.sparse = sparse
+        self.v.n_visits = n
+        self.r.intercept_rate = self.sparse_intercept_rate if sparse else 1.0
+        if self.r.code == RULE_ALMA:
             # The scaled walk: norms exact on entry, scales of 1.
             self._norms()
             for k in range(self.n_rows):
-                self.wscale[k] = 1.0
-                self.scaled_visits[k] = self.visits[k]
+                self.sc.wscale[k] = 1.0
+                self.sc.scaled_visits[k] = self.w.visits[k]
             if self.single:
-                _epoch_scaled(
-                    p32, indices, indptr, sparse, d, self.order, n,
-                    self.y_class, self.step, self.rows_ptr, self.rows,
-                    self.signs, self.coef32, self.intercept32,
-                    self.fit_intercept, self.n_rows, self.active, self.rule,
-                    self.threshold, self.kappa, self.norm, self.counts, 2.0,
-                    self.l1_applied, self.l1_applied, 1.0, 0.0,
-                    self.l1_total, self.l1_applied, self.average,
-                    self.coef_sum, self.intercept_sum, self.visits,
-                    self.updates_, self.wscale, self.scaled_visits,
-                )
+                _epoch_scaled(p32, &rows, &self.v, &self.r, &self.w, &self.sc)
             else:
-                _epoch_scaled(
-                    p64, indices, indptr, sparse, d, self.order, n,
-                    self.y_class, self.step, self.rows_ptr, self.rows,
-                    self.signs, self.coef64, self.intercept64,
-                    self.fit_intercept, self.n_rows, self.active, self.rule,
-                    self.threshold, self.kappa, self.norm, self.counts, 2.0,
-                    self.l1_applied, self.l1_applied, 1.0, 0.0,
-                    self.l1_total, self.l1_applied, self.average,
-                    self.coef_sum, self.intercept_sum, self.visits,
-                    self.updates_, self.wscale, self.scaled_visits,
-                )
+                _epoch_scaled(p64, &rows, &self.v, &self.r, &self.w, &self.sc)
             for k in range(self.n_rows):
-                self.counts[k] += self.updates_[k]
+                self.counts[k] += self.w.updates[k]
         elif self.single:
-            _epoch(
-                p32, indices, indptr, sparse, d, self.order, n,
-                self.y_class, self.step, self.rows_ptr, self.rows,
-                self.signs, self.coef32, self.intercept32,
-                self.fit_intercept, self.active, self.rule,
-                self.threshold, self.kappa, self.norm,
-                self.sparse_intercept_rate if sparse else 1.0, self.average,
-                self.coef_sum, self.intercept_sum, self.visits,
-                self.updates_, self.losses, self.scores,
-            )
+            _epoch_pass(p32, &rows, &self.v, &self.r, &self.w)
         else:
-            _epoch(
-                p64, indices, indptr, sparse, d, self.order, n,
-                self.y_class, self.step, self.rows_ptr, self.rows,
-                self.signs, self.coef64, self.intercept64,
-                self.fit_intercept, self.active, self.rule,
-                self.threshold, self.kappa, self.norm,
-                self.sparse_intercept_rate if sparse else 1.0, self.average,
-                self.coef_sum, self.intercept_sum, self.visits,
-                self.updates_, self.losses, self.scores,
-            )
+            _epoch_pass(p64, &rows, &self.v, &self.r, &self.w)
         for k in range(self.n_rows):
-            total += self.updates_[k]
+            total += self.w.updates[k]
         self.bound = after
         return total
 

@@ -567,7 +567,7 @@ def _run_in_threads(call, arrays, active, table, n_threads, *, average, l1,
     alone); the compiled pass releases the GIL.  The threads are the
     package's pool (:mod:`sklearn_perceptrons._threads`), started once.
     ``cache``: see :func:`_thread_groups`.  Returns the worst status of
-    the groups' passes (see ``_epoch`` in ``_linear_epoch.pxi``).
+    the groups' passes (see ``_epoch_pass`` in ``_linear_epoch.pxi``).
     """
     if n_threads <= 1 or np.count_nonzero(active) <= 1:
         return call(arrays, active, table)
@@ -654,15 +654,17 @@ def run_epoch(X, state, order, y_class, step, table, *, fit_intercept, active,
         if scaled:
             decay, l1_step = (1.0, 0.0) if penalty is None else penalty
             return _SCALED[X.dtype, sparse](
-                *_data(X), order, y_class, step, *row_table, rows.coef,
-                rows.intercept, fit_intercept, mask, rule.code, rows.threshold,
-                rows.kappa, rows.norm, rows.counts, float(rule.power),
-                rows.dual, rows.dual_row, decay, l1_step,
-                rows.l1_total, rows.l1_applied, state.average, rows.coef_sum,
-                rows.intercept_sum, rows.visits, rows.updates,
-                # Scratch of the pass: the scale of every row, and the sum
-                # of its scales over the visits (written at every visit).
-                _own_lines(np.ones(mask.shape[0])), _own_lines(rows.visits),
+                *_data(X), (order, y_class, step), tuple(row_table),
+                rows.coef, rows.intercept, mask,
+                (rule.code, rows.threshold, rows.kappa, 1.0, fit_intercept,
+                 state.average),
+                (rows.norm, rows.coef_sum, rows.intercept_sum, rows.visits,
+                 rows.updates),
+                (rows.counts, float(rule.power), rows.dual, rows.dual_row,
+                 decay, l1_step, rows.l1_total, rows.l1_applied,
+                 # Scratch of the pass: the scale of every row, and the sum
+                 # of its scales over the visits (written at every visit).
+                 _own_lines(np.ones(mask.shape[0])), _own_lines(rows.visits)),
             )
         # Scratch of the Crammer-Singer rules: the scores of one sample's rows.
         scores = np.empty(max(mask.shape[0], 2) if coupled_rule(rule.code)

@@ -92,14 +92,15 @@ def compiled_stream(state, table, rule, fit_intercept, kappa=None):
     its ``rule`` (``kappa``: an array of margin thresholds to use in place
     of the rule's, which the caller may change between passes)."""
     return linear_fast.Stream(
-        state.coef, state.intercept, *table, fit_intercept, rule.code,
-        np.ascontiguousarray(rule.threshold, dtype=np.float64),
-        np.ascontiguousarray(rule.kappa, dtype=np.float64)
-        if kappa is None else kappa,
-        state.average, state.coef_sum, state.intercept_sum, state.visits,
+        (state.coef, state.intercept, state.coef_sum, state.intercept_sum,
+         state.visits),
+        tuple(table),
+        (rule.code, np.ascontiguousarray(rule.threshold, dtype=np.float64),
+         np.ascontiguousarray(rule.kappa, dtype=np.float64)
+         if kappa is None else kappa,
+         rule.sparse_intercept_rate, fit_intercept, state.average),
         weight_bound(state), SAFE_LIMIT[state.coef.dtype],
-        rule.sparse_intercept_rate, float(rule.reach), rule.normalized,
-        getattr(state, "counts", None),
+        float(rule.reach), rule.normalized, getattr(state, "counts", None),
     )
 
 

@@ -23,9 +23,10 @@ digits are reported for both packages.
 
 P13 (threads): the fast path of ``OneVsOnePerceptron(Perceptron(),
 n_jobs=2)`` and of ``OneVsAllPerceptron`` against ``n_jobs=1`` on the
-10-class data (fixed 10 epochs), timed in alternation (medians), target
-<= 0.6x on 2 cores, with a row that says whether the binary estimators are
-identical bit for bit.  The load average is noted beside the ratio.  The
+10-class data (fixed 10 epochs), timed in alternation (medians), reported
+as information (no target: P13's target is on ``KernelPerceptron.predict``),
+with a row that says whether the binary estimators are identical bit for
+bit (required).  The load average is noted beside the ratio.  The
 threads split the binary problems, not the samples (a row's updates depend
 on the order of its samples), so each thread walks all of X: the gain is
 bounded by the cost of reading X once per thread.
@@ -59,7 +60,6 @@ except ImportError:  # run as a script from the benchmarks folder
 
 N_CLASSES = 10
 TARGET = 0.25  # fit time of ours / scikit-learn's
-THREADS_TARGET = 0.6  # fit time with n_jobs=2 / n_jobs=1 (P13)
 
 
 def ten_class_data(n_samples, n_features, seed=0):
@@ -93,7 +93,11 @@ def compare(case, ours, theirs, X_train, y_train, X_test, y_test, repeats):
 
 
 def thread_rows(case, Meta, params, X, y, repeats):
-    """P13 rows: the fast path with two threads against one."""
+    """P13 rows (information): the fast path with two threads against one.
+
+    The time ratio has no target (P13's is on ``KernelPerceptron.predict``):
+    the pairs or rows split between threads each read every row of X.
+    Identical results are still required."""
     one, two = Meta(Perceptron(**params)), Meta(Perceptron(**params), n_jobs=2)
     load, reference = os.getloadavg()[0], two_thread_ratio()
     t_one, t_two = interleaved_times(
@@ -105,8 +109,7 @@ def thread_rows(case, Meta, params, X, y, repeats):
         for a, b in zip(_fit(one, X, y).estimators_, _fit(two, X, y).estimators_)
     )
     return [
-        row(case, "fit time n_jobs=2 / n_jobs=1", t_two / t_one,
-            at_most=THREADS_TARGET,
+        row(case, "fit time n_jobs=2 / n_jobs=1 (information)", t_two / t_one,
             note=f"{t_one * 1e3:.1f} / {t_two * 1e3:.1f} ms, "
                  f"{os.cpu_count()} CPUs, load {load:.1f}, reference "
                  f"two-thread ratio {reference:.2f}"),

@@ -23,7 +23,7 @@ from .._core.base import class_indices, label_index, set_init_params
 from .._core.docstrings import shared_doc
 from .._core.growth import reindex_rows
 from .._core.progress import in_chunks
-from .perceptron import BaseLinearPerceptron, set_binary_state
+from .perceptron import BaseLinearPerceptron, ComputedAttribute, set_binary_state
 from .rows import (
     RULE_MARGIN,
     LinearState,
@@ -987,21 +987,8 @@ class MarginPerceptron(BaseLinearPerceptron):
         "margin_": "_margin", "gamma_": "_gamma",
     }
 
-    @property
-    def margin_(self):
-        return self._margin_and_gamma("margin_")[0]
-
-    @margin_.setter
-    def margin_(self, value):
-        self._margin = value
-
-    @property
-    def gamma_(self):
-        return self._margin_and_gamma("gamma_")[1]
-
-    @gamma_.setter
-    def gamma_(self, value):
-        self._gamma = value
+    margin_ = ComputedAttribute("_margin_and_gamma", 0)
+    gamma_ = ComputedAttribute("_margin_and_gamma", 1)
 
     def _margin_and_gamma(self, name):
         """``(margin_, gamma_)``: as set by the last fit or pass, or

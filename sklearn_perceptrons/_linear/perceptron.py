@@ -67,6 +67,30 @@ from .._core.training import (
 )
 
 
+class ComputedAttribute:
+    """A fitted attribute kept under a private name (``coef_`` in ``_coef``)
+    and, while that is None, computed when read.
+
+    ``compute`` names the owner's method that returns the pair the
+    attribute is item ``position`` of (it is given the public name, for its
+    AttributeError); assigning the attribute stores the value as it is.
+    """
+
+    def __init__(self, compute, position):
+        self.compute, self.position = compute, position
+
+    def __set_name__(self, owner, name):
+        self.name, self.private = name, "_" + name.rstrip("_")
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        return getattr(instance, self.compute)(self.name)[self.position]
+
+    def __set__(self, instance, value):
+        setattr(instance, self.private, value)
+
+
 class BaseLinearPerceptron(BasePerceptron):
     """Weights, the fit and partial_fit drivers, and the decision function of
     the linear perceptrons.
@@ -267,21 +291,8 @@ class BaseLinearPerceptron(BasePerceptron):
     # (public name: private storage, None while stale).
     _published_attributes = {"coef_": "_coef", "intercept_": "_intercept"}
 
-    @property
-    def coef_(self):
-        return self._published("coef_")[0]
-
-    @coef_.setter
-    def coef_(self, value):
-        self._coef = value
-
-    @property
-    def intercept_(self):
-        return self._published("intercept_")[1]
-
-    @intercept_.setter
-    def intercept_(self, value):
-        self._intercept = value
+    coef_ = ComputedAttribute("_published", 0)
+    intercept_ = ComputedAttribute("_published", 1)
 
     def _published(self, name="coef_"):
         """``(coef_, intercept_)``: as set by the last fit or pass, or

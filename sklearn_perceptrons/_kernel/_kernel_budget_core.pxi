@@ -218,6 +218,10 @@ cdef struct State:
     double* cv
     double* dk1
     Py_ssize_t fill_slot
+    # Whether the kernel values among support vectors are read from the
+    # cache: dense X, whose cached values are those the support vectors'
+    # own features give (a CSR row's are computed from its norms).
+    bint kc_pairs
 
 
 include "_kernel_budget_kernels.pxi"
@@ -385,7 +389,8 @@ cdef void _fill_column(
             xv = values + i * d
             acc = 0.0
             for f in range(d):
-                u = sv[f * B + t] - xv[f]
+                # In double, as _dense_reductions subtracts (float32 rows).
+                u = <double> sv[f * B + t] - <double> xv[f]
                 acc += u * u if mode == 0 else fabs(u)
             s.kc[t * s.n_cache + i] = _clamp_log(-s.gamma * acc)
         _exp_line(s.kc + t * s.n_cache, s.n_cache, -s.gamma, s.add, True)
@@ -522,7 +527,12 @@ cdef Py_ssize_t _carry_local(
         return 0
     for a in range(cnt):
         for b in range(a, cnt):
-            v = _pair(s, sv, s.nb[a], s.nb[b])
+            if s.kc_pairs:
+                # The cached column of b at a's training row: the value
+                # _pair computes, bit for bit (dense rows).
+                v = s.kc[s.nb[b] * s.n_cache + s.sv_row[s.nb[a]]]
+            else:
+                v = _pair(s, sv, s.nb[a], s.nb[b])
             if a == b:
                 v += s.ridge
             s.G[a * M + b] = v
@@ -659,6 +669,9 @@ cdef void _update(
             if pairwise:
                 for j in range(n_sv):
                     s.kr[j] = _pair(s, gram, r, j)
+            elif s.kc_pairs:
+                for j in range(n_sv):
+                    s.kr[j] = s.kc[j * s.n_cache + s.sv_row[r]]
             else:
                 _kernels_of_sv(s, sv, col, r, n_sv, s.kr)
         if s.strategy == STRATEGY_FORGETRON:
@@ -920,6 +933,7 @@ cdef class BudgetWalker:
         cdef double[:, ::1] kc, sc
         cdef double[::1] cw
         self.s.kc = NULL
+        self.s.kc_pairs = False
         self.s.n_cache = 0
         self.s.fill_slot = -1
         if getattr(support, "cache_kc", None) is None:
@@ -1027,6 +1041,7 @@ cdef class BudgetWalker:
                              or s.kind == KERNEL_PRECOMPUTED):
             raise ValueError("BudgetWalker: the score cache holds the rows "
                              "of X, of a built-in kernel.")
+        s.kc_pairs = s.kc != NULL and not X.view.sparse
         if t_end <= t_start:
             return STATUS_DONE, t_start
         if not 0 <= t_start <= t_end <= order.shape[0] or updates.shape[0] != s.K:

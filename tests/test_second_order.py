@@ -207,8 +207,9 @@ def fits_of_both_builds(estimator, X, y, monkeypatch, *features):
     fits = []
     for module in _both_builds(*features):
         monkeypatch.setattr(second_order, "_EPOCH", {
-            np.dtype(np.float64): module.epoch["double"],
-            np.dtype(np.float32): module.epoch["float"],
+            (np.dtype(dtype), sparse): getattr(module, f"epoch_{kind}")[name]
+            for dtype, name in ((np.float64, "double"), (np.float32, "float"))
+            for sparse, kind in ((False, "dense"), (True, "csr"))
         })
         fits.append(clone(estimator).fit(X, y))
     return fits

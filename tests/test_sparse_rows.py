@@ -203,3 +203,119 @@ def test_csr_pass_refuses_weights_that_overflow(estimator, dtype):
         est.partial_fit(sp.csr_matrix(dense), y)
     np.testing.assert_array_equal(est.coef_, before[0])
     np.testing.assert_array_equal(est.intercept_, before[1])
+
+
+def _scipy_canonical(X):
+    """SciPy's canonical form of X, in a copy (what validation did before
+    ``sorted_csr``)."""
+    X = X.copy()
+    X.sum_duplicates()
+    return X
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**16), order=st.sampled_from(
+           ["increasing", "decreasing", "any"]),
+       longest=st.sampled_from([8, 64, 100]), repeats=st.booleans(),
+       dtype=st.sampled_from(FLOATS), array=st.booleans())
+def test_sorted_csr_is_scipys_canonical_form(seed, order, longest, repeats,
+                                             dtype, array):
+    """``sorted_csr`` returns SciPy's ``copy`` + ``sum_duplicates`` bit for
+    bit (same type, dtypes and arrays) for rows of distinct columns in any
+    order, None where a row repeats a column or is long and in no order,
+    and never touches the caller's matrix."""
+    from sklearn_perceptrons._core._canonical import sorted_csr
+
+    rng = np.random.default_rng(seed)
+    n_features = 120
+    rows = []
+    for length in rng.integers(0, longest + 1, size=rng.integers(1, 12)):
+        columns = rng.choice(n_features, size=min(length, n_features),
+                             replace=repeats)
+        if order == "increasing":
+            columns = np.sort(columns)
+        elif order == "decreasing":
+            columns = np.sort(columns)[::-1]
+        rows.append(columns)
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    X = (sp.csr_array if array else sp.csr_matrix)(
+        (rng.standard_normal(indptr[-1]).astype(dtype),
+         np.concatenate(rows).astype(np.int32), indptr.astype(np.int32)),
+        shape=(len(rows), n_features))
+    stored = [X.data.copy(), X.indices.copy(), X.indptr.copy()]
+    has_repeats = any(len(np.unique(r)) < len(r) for r in rows)
+    in_no_order = any(len(r) > 64 and (np.diff(r) > 0).any()
+                      and (np.diff(r) < 0).any() for r in rows)
+    ordered = sorted_csr(X)
+    if has_repeats or in_no_order:
+        assert ordered is None
+    else:
+        expected = _scipy_canonical(X)
+        assert type(ordered) is type(X)
+        assert ordered.has_canonical_format
+        for name in ("data", "indices", "indptr"):
+            got, want = getattr(ordered, name), getattr(expected, name)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    for before, after in zip(stored, (X.data, X.indices, X.indptr)):
+        np.testing.assert_array_equal(before, after)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_fit_on_rows_out_of_order_is_the_fit_on_canonical_rows():
+    """Validation puts the rows of a CSR X in canonical form (sorted
+    columns): a fit on rows stored in decreasing order (as a sparse
+    product leaves them) or in no order is the fit on the sorted rows, bit
+    for bit."""
+    from sklearn_perceptrons import PassiveAggressiveClassifier
+
+    rng = np.random.default_rng(3)
+    X = _csr(rng, 60, 50, 0.2, np.float64)
+    y = rng.integers(0, 2, size=60)
+    reversed_rows = X.copy()
+    shuffled_rows = X.copy()
+    for i in range(X.shape[0]):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        for target, permutation in ((reversed_rows, np.arange(b - a)[::-1]),
+                                    (shuffled_rows, rng.permutation(b - a))):
+            target.indices[a:b] = X.indices[a:b][permutation]
+            target.data[a:b] = X.data[a:b][permutation]
+    for estimator in (Perceptron(max_iter=5, tol=None, random_state=0),
+                      PassiveAggressiveClassifier(max_iter=5, tol=None,
+                                                  random_state=0)):
+        reference = clone(estimator).fit(X, y)
+        for stored in (reversed_rows, shuffled_rows):
+            stored = sp.csr_matrix((stored.data, stored.indices, stored.indptr),
+                                   shape=X.shape)
+            assert not stored.has_sorted_indices
+            fitted = clone(estimator).fit(stored, y)
+            np.testing.assert_array_equal(fitted.coef_, reference.coef_)
+            np.testing.assert_array_equal(fitted.intercept_,
+                                          reference.intercept_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_wide_csr_fits_are_those_of_the_narrow_model(dtype):
+    """A model of 2**18 columns (whose CSR passes prefetch the weights of
+    rows ahead) fits as the model of only the columns used, bit for bit:
+    the prefetches change no result."""
+    from sklearn_perceptrons import PassiveAggressiveClassifier
+
+    rng = np.random.default_rng(4)
+    narrow = _csr(rng, 80, 30, 0.3, dtype)
+    columns = np.sort(rng.choice(2**18, size=30, replace=False))
+    wide = sp.csr_matrix(
+        (narrow.data, columns[narrow.indices].astype(np.int32), narrow.indptr),
+        shape=(80, 2**18))
+    y = rng.integers(0, 2, size=80)
+    for estimator in (Perceptron(max_iter=4, tol=None, random_state=0),
+                      Perceptron(max_iter=4, tol=None, shuffle=False,
+                                 average=True),
+                      PassiveAggressiveClassifier(max_iter=4, tol=None,
+                                                  random_state=0)):
+        small = clone(estimator).fit(narrow, y)
+        large = clone(estimator).fit(wide, y)
+        np.testing.assert_array_equal(large.coef_[:, columns], small.coef_)
+        assert not np.delete(large.coef_, columns, axis=1).any()
+        np.testing.assert_array_equal(large.intercept_, small.intercept_)

@@ -30,6 +30,8 @@
 #define SKP_SPARSE_DOTS_H
 
 #include <stddef.h>
+
+#include "_eight_sums.h"
 #if defined(__GNUC__) || defined(__clang__)
 #define SKP_NOINLINE __attribute__((noinline))
 #else
@@ -120,6 +122,8 @@ SKP_DEFINE_SPARSE_DOT1(df, double, float, SKP_EIGHT_SUMS_DF)
 typedef double skp_sv4d __attribute__((vector_size(32)));
 typedef float skp_sv8f __attribute__((vector_size(32)));
 
+/* Row r's weight of entry t (see _eight_sums.h). */
+#define SKP_SPARSE_W(r, t) w[r][idx[t]]
 /* The weights of entries i[0 .. 3] (i[0 .. 7]) of one weight row v. */
 #define SKP_W4(v, i) ((skp_sv4d){(v)[(i)[0]], (v)[(i)[1]], (v)[(i)[2]], (v)[(i)[3]]})
 #define SKP_W8(v, i)                                                        \
@@ -145,15 +149,7 @@ typedef float skp_sv8f __attribute__((vector_size(32)));
                 hi[r] += SKP_W4(w[r], i + 4) * x_hi;                       \
             }                                                              \
         }                                                                  \
-        for (r = 0; r < G; r++)                                            \
-            s0[r] = lo[r][0];                                              \
-        for (t = j; t < nnz; t++)                                          \
-            for (r = 0; r < G; r++)                                        \
-                s0[r] += w[r][idx[t]] * (double)x[t];                      \
-        for (r = 0; r < G; r++) {                                          \
-            skp_sv4d v = lo[r] + hi[r];                                    \
-            out[r] = ((s0[r] + hi[r][0]) + v[1]) + (v[2] + v[3]);          \
-        }                                                                  \
+        SKP_EIGHT_SUMS_END_D(G, lo, hi, SKP_SPARSE_W, x, j, nnz, out);     \
     }
 
 #define SKP_DEFINE_SPARSE_DOTS_F(G)                                         \
@@ -173,14 +169,7 @@ typedef float skp_sv8f __attribute__((vector_size(32)));
             for (r = 0; r < G; r++)                                        \
                 acc[r] += SKP_W8(w[r], i) * xs;                            \
         }                                                                  \
-        for (r = 0; r < G; r++)                                            \
-            s0[r] = acc[r][0];                                             \
-        for (t = j; t < nnz; t++)                                          \
-            for (r = 0; r < G; r++)                                        \
-                s0[r] += w[r][idx[t]] * x[t];                              \
-        for (r = 0; r < G; r++)                                            \
-            out[r] = ((s0[r] + acc[r][4]) + (acc[r][1] + acc[r][5]))       \
-                     + ((acc[r][2] + acc[r][6]) + (acc[r][3] + acc[r][7])); \
+        SKP_EIGHT_SUMS_END_F(G, acc, SKP_SPARSE_W, x, j, nnz, out);        \
     }
 
 #else /* other compilers: one row at a time, the same order */

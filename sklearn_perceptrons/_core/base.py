@@ -30,6 +30,7 @@ from sklearn.utils.validation import (
 )
 
 from .callbacks import CallbackSupport, callback_fit, callback_partial_fit
+from ._canonical import sorted_csr
 from ._lean import check_rows
 from .docstrings import shared_doc
 from .growth import check_classes, find_growth
@@ -78,8 +79,12 @@ def sum_duplicates(X):
     """X with its duplicate CSR entries summed, without touching the caller's
     matrix: SciPy reads duplicates as their sum, but norms computed from the
     stored values would not (a copy only when X has duplicates or unsorted
-    indices)."""
+    indices; rows with distinct columns are sorted in one compiled pass,
+    :func:`sorted_csr`)."""
     if sp.issparse(X) and X.format == "csr" and not X.has_canonical_format:
+        ordered = sorted_csr(X)
+        if ordered is not None:
+            return ordered
         X = X.copy()
         X.sum_duplicates()
     return X

@@ -36,12 +36,9 @@ from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from cpython.exc cimport PyErr_CheckSignals
 
 from .._core._random cimport randint as _randint, uniform as _uniform
-from .._core._rowops cimport dense_axpy, dense_dot
+from .._core._rowops cimport SKP_PREFETCH, dense_axpy, dense_dot
 
 import numpy as np
-
-cdef extern from "_prefetch.h":
-    void SKP_PREFETCH(const void* addr) noexcept nogil
 
 # The orders (module-level ints in Python too); ORDER_CODES maps their names
 # to them.
@@ -342,7 +339,12 @@ def alias_sample(const double[::1] weights, Py_ssize_t n_draws, uint64_t seed):
 
 cdef inline double _dot(rows_t A, Py_ssize_t start, Py_ssize_t end,
                         const double* x) noexcept nogil:
-    """a_i . x, accumulated in float64 (row i is [start, end) in A.data)."""
+    """a_i . x, accumulated in float64 (row i is [start, end) in A.data).
+
+    Not the package's ``row_dot_wide`` (eight partial sums, int32 indices):
+    dense rows take ``dense_dot``'s four sums and CSR rows one sum in order,
+    with int32 or int64 indices; these orders are part of the solvers'
+    results."""
     cdef Py_ssize_t k
     cdef double s = 0.0
     if A.dense:

@@ -224,6 +224,10 @@ cdef inline void _row_view(
 
 cdef inline double _dot(const double* w, const floating* row, const int32_t* cols,
                         Py_ssize_t nnz) noexcept nogil:
+    """``w . x`` of a dense (``cols`` NULL) or CSR row, summed in order: the
+    voted perceptron's predictions are sums of these scores, so this order
+    is part of its results, and the eight sums of ``row_dot_wide``
+    (``_core/_rowops.pxd``) would change them."""
     cdef double total = 0.0
     cdef Py_ssize_t j
     if cols == NULL:

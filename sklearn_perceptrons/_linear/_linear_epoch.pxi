@@ -46,7 +46,18 @@ The walk holds no Python objects and runs without the GIL.
 
 from cython cimport floating
 
-from .._core._rowops cimport prefetch_row
+from .._core._rowops cimport (
+    SKP_PREFETCH,
+    SKP_PREFETCH_L2,
+    Visits,
+    XRows,
+    prefetch_row,
+    row_dot,
+    skp_dense_dots_d,
+    skp_dense_dots_f,
+    skp_sparse_dots_d,
+    skp_sparse_dots_f,
+)
 from libc.math cimport INFINITY, copysign, fabs, fmax, fmin, isfinite, isnan, pow, sqrt
 
 from cpython.buffer cimport (
@@ -80,6 +91,13 @@ cdef enum:
     # Entries of the row table whose row pointers a pass keeps (see
     # _epoch_rows).
     TABLE_KEPT = 256
+    # A CSR pass asks for the weights of the row this many visits ahead
+    # (_prefetch_weights) when a weight row takes this many bytes or more:
+    # more than a second-level cache holds beside the rows of X, so that
+    # its scattered loads would miss; smaller rows stay cached, and the
+    # prefetches would only take the load slots of the dot products.
+    WEIGHTS_AHEAD = 4
+    WEIGHTS_PREFETCH_BYTES = 1 << 20
 
 # The status of a pass (see _epoch), read by Python from this module.
 cpdef enum:
@@ -89,32 +107,10 @@ cpdef enum:
 
 
 # The pass reads its arguments as four named structs, filled once per call
-# (see _epoch).  Structs cannot hold a fused type, so the float32 or float64
-# arrays are ``void`` pointers that the fused functions cast back to
-# ``floating``.
-cdef struct XRows:
-    # The rows of X: dense (``values`` is n_samples x n_features) or CSR.
-    const void* values      # floating; NULL for an empty CSR matrix
-    const int* indices      # CSR only: the column of every stored value
-    const int* indptr       # CSR only: n_samples + 1 offsets
-    Py_ssize_t n_features
-    bint sparse
-
-
-cdef struct Visits:
-    # Which samples the pass visits, in order, and the weight rows each
-    # touches: class c's rows are rows[rows_ptr[c]:rows_ptr[c + 1]], with
-    # the sign of the sample in each.
-    const int* order
-    Py_ssize_t n_visits
-    const int* y_class
-    const double* step
-    const int* rows_ptr
-    const int* rows
-    const signed char* signs
-    const unsigned char* active
-
-
+# (see _epoch): X and the visits (``XRows``, ``Visits``, shared with the
+# second-order pass through ``_core/_rowops.pxd``), the rule and the weights.
+# Structs cannot hold a fused type, so the float32 or float64 arrays are
+# ``void`` pointers that the fused functions cast back to ``floating``.
 cdef struct Rule:
     # The update rule and its parameters (per weight row).
     int code
@@ -136,58 +132,6 @@ cdef struct Weights:
     long long* updates
     double* losses          # hinge losses of the passive-aggressive rules
     double* scores          # scratch of the Crammer-Singer rules
-
-cdef extern from "_prefetch.h":
-    void SKP_PREFETCH(const void* addr) noexcept nogil
-    void SKP_PREFETCH_L2(const void* addr) noexcept nogil
-
-cdef extern from "_dense_dots.h":
-    void skp_dense_dots_d(const double* const* w, Py_ssize_t count,
-                          const double* x, Py_ssize_t n, double* out) noexcept nogil
-    void skp_dense_dots_f(const float* const* w, Py_ssize_t count,
-                          const float* x, Py_ssize_t n, float* out) noexcept nogil
-
-cdef extern from "_sparse_dots.h":
-    void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
-                           const double* x, const int* idx, Py_ssize_t nnz,
-                           double* out) noexcept nogil
-    void skp_sparse_dots_f(const float* const* w, Py_ssize_t count,
-                           const float* x, const int* idx, Py_ssize_t nnz,
-                           float* out) noexcept nogil
-
-
-cdef inline floating _row_dot(
-    const floating* w, const floating* x_values, const int* x_indices,
-    Py_ssize_t nnz, bint sparse,
-) noexcept nogil:
-    """Return w . x for a dense row (``sparse=False``) or a CSR row."""
-    cdef Py_ssize_t j
-    # Eight partial sums hide the latency of the additions and let the
-    # compiler vectorize the dense dot product; the summation order is fixed,
-    # so results stay deterministic.
-    cdef floating s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0
-    if sparse:
-        # The same eight sums (see _sparse_dots.h).
-        if floating is double:
-            skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &s0)
-        else:
-            skp_sparse_dots_f(&w, 1, x_values, x_indices, nnz, &s0)
-        return s0
-    j = 0
-    while j + 8 <= nnz:
-        s0 += w[j] * x_values[j]
-        s1 += w[j + 1] * x_values[j + 1]
-        s2 += w[j + 2] * x_values[j + 2]
-        s3 += w[j + 3] * x_values[j + 3]
-        s4 += w[j + 4] * x_values[j + 4]
-        s5 += w[j + 5] * x_values[j + 5]
-        s6 += w[j + 6] * x_values[j + 6]
-        s7 += w[j + 7] * x_values[j + 7]
-        j += 8
-    while j < nnz:
-        s0 += w[j] * x_values[j]
-        j += 1
-    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
 
 
 cdef inline bint _row_add(
@@ -249,12 +193,12 @@ cdef inline double _row_sq_norm(const floating* x_values, Py_ssize_t nnz) noexce
 cdef inline floating _dense_dot_sq(
     const floating* w, const floating* x, Py_ssize_t n, double* sq,
 ) noexcept nogil:
-    """``w . x`` of a dense row as :func:`_row_dot` sums it, and ``||x||^2``
+    """``w . x`` of a dense row as :func:`row_dot` sums it, and ``||x||^2``
     (to ``sq``) as :func:`_row_sq_norm`: the rules that need both at every
     visit (ALMA_2, PA-I with averaging).  Two loops, the second over a row
     the first has just brought into the first-level cache: each keeps its
     full vector width, where one loop for both sums vectorizes poorly."""
-    cdef floating dot = _row_dot(w, x, NULL, n, False)
+    cdef floating dot = row_dot(w, x, NULL, n, False)
     sq[0] = _row_sq_norm(x, n)
     return dot
 
@@ -325,7 +269,7 @@ cdef inline int _multiclass_visit(
         return 0
     for p in range(start, stop):
         k = class_rows[p]
-        raw = _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+        raw = row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
         if fit_intercept:
             raw += intercept[k]
         if isnan(raw):
@@ -444,6 +388,25 @@ cdef inline Py_ssize_t _locate_row(
         return X_indptr[i + 1] - X_indptr[i]
     x_values[0] = X_values + i * n_features
     return n_features
+
+
+cdef void _prefetch_weights(
+    const floating* coef, const int* X_indices, const int* X_indptr,
+    Py_ssize_t n_features, const int* y_class, const int* class_rows_ptr,
+    const int* class_rows, Py_ssize_t i,
+) noexcept nogil:
+    """Ask the CPU for the weights that CSR row ``i`` will read, when its
+    class has one weight row: a wide model's weights miss the caches, and
+    the scattered loads of a dot product wait on them one block at a time,
+    where prefetches issued a few visits ahead are all in flight."""
+    cdef int c = y_class[i]
+    cdef Py_ssize_t j
+    cdef const floating* w
+    if class_rows_ptr[c + 1] - class_rows_ptr[c] != 1:
+        return
+    w = coef + class_rows[class_rows_ptr[c]] * n_features
+    for j in range(X_indptr[i], X_indptr[i + 1]):
+        SKP_PREFETCH(w + X_indices[j])
 
 
 cdef inline bint _rule_says_update(
@@ -573,6 +536,11 @@ cdef int _epoch_rows(
     cdef bint weights_bad = False
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
+    # The visits before which the weights of a row ahead are prefetched
+    # (none for dense rows and narrow models).
+    cdef Py_ssize_t prefetch_stop = (
+        n_visits - WEIGHTS_AHEAD if sparse and n_features * sizeof(floating)
+        >= WEIGHTS_PREFETCH_BYTES else 0)
     for p in range(SCORE_BLOCK):
         block[p] = 0.0
     for p in range(TABLE_KEPT):
@@ -583,6 +551,10 @@ cdef int _epoch_rows(
                           order, n_visits, y_class, step, t, ahead,
                           prefetch_sequential,
                           &x_values, &x_indices)
+        if t < prefetch_stop:
+            _prefetch_weights(coef, X_indices, X_indptr, n_features, y_class,
+                              class_rows_ptr, class_rows,
+                              order[t + WEIGHTS_AHEAD])
         i = order[t]
         c = y_class[i]
         # A sample of weight zero never updates, so it is no mistake either.
@@ -608,7 +580,7 @@ cdef int _epoch_rows(
                     # PA-I with averaging needs ||x||^2 at every visit.
                     raw = _dense_dot_sq(coef + k * n_features, x_values, nnz, &q)
                 else:
-                    raw = _row_dot(coef + k * n_features, x_values, x_indices,
+                    raw = row_dot(coef + k * n_features, x_values, x_indices,
                                    nnz, sparse)
                 if fit_intercept:
                     raw += intercept[k]
@@ -660,7 +632,7 @@ cdef int _epoch_rows(
                     kept[first] = 1
             # The rows are scored together (one read of x for several
             # rows, their weights' loads in flight together); each score is
-            # summed as _row_dot sums it.
+            # summed as row_dot sums it.
             if sparse:
                 if floating is double:
                     skp_sparse_dots_d(scored_rows, n_scored, x_values,
@@ -852,7 +824,7 @@ cdef void _scores(
             nnz = n_features
         for k in range(n_weight_rows):
             out[t * n_weight_rows + k] = (
-                _row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+                row_dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
                 + intercept[k]
             )
 

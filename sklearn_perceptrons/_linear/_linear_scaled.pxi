@@ -290,7 +290,7 @@ cdef bint _epoch_scaled(
                 if not isfinite(sq_x):
                     return True
             else:
-                raw = s * _row_dot(w, x_values, x_indices, nnz, sparse)
+                raw = s * row_dot(w, x_values, x_indices, nnz, sparse)
             if fit_intercept:
                 raw += intercept[k]
             sign = class_signs[p]

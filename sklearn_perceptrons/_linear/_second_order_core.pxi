@@ -45,7 +45,14 @@ allocates nothing and runs without the GIL.
 
 from cython cimport floating
 
-from .._core._rowops cimport prefetch_row
+from .._core._rowops cimport (
+    SKP_PREFETCH,
+    SKP_PREFETCH_L2,
+    Visits,
+    XRows,
+    prefetch_row,
+    row_dot_wide,
+)
 from libc.math cimport fabs, isfinite, isnan, sqrt
 
 # The update rules, read by Python from this module (``second_order.py``).
@@ -61,15 +68,6 @@ cdef extern from "_second_order_fast.h":
                                  const double* x, double* z) noexcept nogil
     void skp_so_downdate(double* M, Py_ssize_t pp, const double* u) noexcept nogil
 
-cdef extern from "_sparse_dots.h":
-    void skp_sparse_dots_d(const double* const* w, Py_ssize_t count,
-                           const double* x, const int* idx, Py_ssize_t nnz,
-                           double* out) noexcept nogil
-    void skp_sparse_dots_df(const double* const* w, Py_ssize_t count,
-                            const float* x, const int* idx, Py_ssize_t nnz,
-                            double* out) noexcept nogil
-
-
 def padded_size(Py_ssize_t p):
     """The side of the stored inverse of ``p`` rows: p rounded up to a
     multiple of 4."""
@@ -80,53 +78,6 @@ def packed_size(Py_ssize_t pp):
     """The number of float64 that hold the inverse of side ``pp`` (its 4 x 4
     blocks on and below the diagonal)."""
     return skp_so_packed_size(pp)
-
-
-# The package's prefetches, under the names this module uses.
-cdef extern from "_prefetch.h":
-    void SKP_SO_PREFETCH "SKP_PREFETCH"(const void* addr) noexcept nogil
-    void SKP_SO_PREFETCH_L2 "SKP_PREFETCH_L2"(const void* addr) noexcept nogil
-
-
-cdef inline double _dense_dot(const double* w, const floating* x,
-                              Py_ssize_t n) noexcept nogil:
-    """``w . x`` over n contiguous entries in the eight partial sums of
-    ``_sparse_dots.h``: a dense row and the same row in CSR form give the
-    same bits, and eight sums (two AVX2 vectors) halve the dependency chain
-    of four."""
-    cdef Py_ssize_t j = 0
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef double s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0
-    while j + 8 <= n:
-        s0 += w[j] * x[j]
-        s1 += w[j + 1] * x[j + 1]
-        s2 += w[j + 2] * x[j + 2]
-        s3 += w[j + 3] * x[j + 3]
-        s4 += w[j + 4] * x[j + 4]
-        s5 += w[j + 5] * x[j + 5]
-        s6 += w[j + 6] * x[j + 6]
-        s7 += w[j + 7] * x[j + 7]
-        j += 8
-    while j < n:
-        s0 += w[j] * x[j]
-        j += 1
-    return ((s0 + s4) + (s1 + s5)) + ((s2 + s6) + (s3 + s7))
-
-
-cdef inline double _dot(
-    const double* w, const floating* x_values, const int* x_indices,
-    Py_ssize_t nnz, bint sparse,
-) noexcept nogil:
-    """``w . x`` for a dense row (``sparse=False``) or a CSR row (eight
-    partial sums: see ``_sparse_dots.h``)."""
-    cdef double out
-    if not sparse:
-        return _dense_dot(w, x_values, nnz)
-    if floating is double:
-        skp_sparse_dots_d(&w, 1, x_values, x_indices, nnz, &out)
-    else:
-        skp_sparse_dots_df(&w, 1, x_values, x_indices, nnz, &out)
-    return out
 
 
 cdef inline double _abs_dot(const double* x, const double* z,
@@ -160,14 +111,41 @@ cdef double SO_LOST = 1e3 * 2.220446049250313e-16
 cdef Py_ssize_t AROW_AHEAD = 2
 
 
+# The pass reads its arguments as four named structs, filled once per call
+# (see _epoch_arrays): X and the visits (``XRows``, ``Visits``, shared with
+# the linear pass through ``_core/_rowops.pxd``), the rule and the state.
+cdef struct SORule:
+    # Which samples update, and how the rows are kept.
+    int code                # SO_MISTAKE or SO_AROW
+    bint fit_intercept      # the rows are padded with a constant feature 1
+    bint diagonal           # state: ``precision`` (True) or ``inverse``
+    bint average            # accumulate Daume's sums
+    bint hold               # leave the last downdates in ``pending``
+
+
+cdef struct SOState:
+    # What the pass updates in place, every array in float64 but the counts.
+    double* coef            # (n_rows, n_features)
+    double* intercept       # (n_rows,)
+    double* inverse         # full: the packed A^-1 of every row
+    double* precision       # diagonal: the pairs of every row, (n_rows, p, 2)
+    double* work            # full: scratch for x~ and z, 2 pp
+    double* pending         # full: the held-back downdate of every row
+    int* n_pending          # full: whether a row holds one back
+    double* coef_sum        # Daume's sums, with averaging
+    double* intercept_sum
+    double* visits
+    long long* updates
+    Py_ssize_t n_rows
+
+
 cdef int _full_update(
-    double* w, double* b, double* M, double* u, int* pending,
-    double* work, Py_ssize_t n_features,
-    bint fit_intercept, double c, double s, double raw,
-    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
-    bint average, double* w_sum, double* b_sum, double visits,
+    const SORule* r, const SOState* st, Py_ssize_t k,
+    double c, double s, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    const XRows* X,
 ) noexcept nogil:
-    """The Sherman-Morrison step of one row on a mistake (see the module).
+    """The Sherman-Morrison step of row ``k`` on a mistake (see the module).
 
     The row's inverse is ``M - u u^T``: ``u`` (``pp`` entries) is the
     downdate of its previous mistake when ``pending[0]``, zeros otherwise;
@@ -179,12 +157,24 @@ cdef int _full_update(
     after which every further update would be wrong), both with ``u``
     applied and ``w~`` unchanged; ``SO_OK`` otherwise.
     """
+    cdef Py_ssize_t n_features = X.n_features
+    cdef bint sparse = X.sparse
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
-    cdef double* x = work
-    cdef double* z = work + pp
+    cdef double* w = st.coef + k * n_features
+    cdef double* b = st.intercept + k
+    cdef double* M = st.inverse + k * skp_so_packed_size(pp)
+    cdef double* u = st.pending + k * pp
+    cdef int* pending = st.n_pending + k
+    cdef double* w_sum = st.coef_sum + k * n_features
+    cdef double* b_sum = st.intercept_sum + k
+    cdef double visits = st.visits[k]
+    cdef double* x = st.work
+    cdef double* z = st.work + pp
     cdef Py_ssize_t j
-    cdef double q, g, r
+    cdef double q, g, root
     # x~ as a dense, zero-padded float64 vector: O(p), small beside O(p^2).
     if sparse:
         for j in range(pp):
@@ -199,7 +189,7 @@ cdef int _full_update(
     if fit_intercept:
         x[n_features] = 1.0
     skp_so_downdate_product(M, pp, u, x, z)
-    q = _dense_dot(x, z, p)
+    q = row_dot_wide(x, z, NULL, p, False)
     if not isfinite(q) or (q < 0.0 and -q > SO_LOST * p * _abs_dot(x, z, p)):
         for j in range(pp):
             u[j] = 0.0
@@ -219,24 +209,33 @@ cdef int _full_update(
         if fit_intercept:
             b_sum[0] += g * visits * z[n_features]
     # z is zero on the padding, and so is u.
-    r = sqrt(c / (1.0 + c * q))
+    root = sqrt(c / (1.0 + c * q))
     for j in range(pp):
-        u[j] = r * z[j]
+        u[j] = root * z[j]
     pending[0] = 1
     return SO_OK
 
 
 cdef bint _diagonal_update(
-    double* w, double* b, double* Dv, Py_ssize_t n_features,
-    bint fit_intercept, double c, double s,
-    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
-    bint average, double* w_sum, double* b_sum, double visits,
+    const SORule* r, const SOState* st, Py_ssize_t k, double c, double s,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    const XRows* X,
 ) noexcept nogil:
-    """The diagonal step of one row on a mistake: ``A_jj += c x_j^2``,
+    """The diagonal step of row ``k`` on a mistake: ``A_jj += c x_j^2``,
     ``v_j += c s x_j`` and ``w_j = v_j / A_jj`` on the coordinates of x~.
     ``Dv`` holds the pairs ``(A_jj, v_j)``, so that one cache line serves
     both.  Returns True when ``A_jj`` or ``v_j`` overflowed (``w_j`` would
     silently become 0 or NaN)."""
+    cdef Py_ssize_t n_features = X.n_features
+    cdef bint sparse = X.sparse
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef double* w = st.coef + k * n_features
+    cdef double* b = st.intercept + k
+    cdef double* Dv = st.precision + 2 * k * (n_features + fit_intercept)
+    cdef double* w_sum = st.coef_sum + k * n_features
+    cdef double* b_sum = st.intercept_sum + k
+    cdef double visits = st.visits[k]
     cdef Py_ssize_t j, col
     cdef double x, d, v, w_new
     cdef double cs = c * s
@@ -268,16 +267,26 @@ cdef bint _diagonal_update(
 
 
 cdef bint _arow_diagonal_update(
-    double* w, double* b, double* Dv, Py_ssize_t n_features,
-    bint fit_intercept, double c, double s, double raw,
-    const floating* x_values, const int* x_indices, Py_ssize_t nnz, bint sparse,
-    bint average, double* w_sum, double* b_sum, double visits,
+    const SORule* r, const SOState* st, Py_ssize_t k,
+    double c, double s, double raw,
+    const floating* x_values, const int* x_indices, Py_ssize_t nnz,
+    const XRows* X,
 ) noexcept nogil:
-    """AROW's diagonal step of one row: with ``z_j = x_j / A_jj`` and ``q =
+    """AROW's diagonal step of row ``k``: with ``z_j = x_j / A_jj`` and ``q =
     x~ . z``, ``w~ += c (s - raw) / (1 + c q) z`` (the mean moves along the
     old diagonal), then ``A_jj += c x_j^2``.  ``Dv`` holds the pairs
     ``(A_jj, 1 / A_jj)``: one division per coordinate, where it changes.
     Returns True when ``q`` or an ``A_jj`` overflowed."""
+    cdef Py_ssize_t n_features = X.n_features
+    cdef bint sparse = X.sparse
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint average = r.average
+    cdef double* w = st.coef + k * n_features
+    cdef double* b = st.intercept + k
+    cdef double* Dv = st.precision + 2 * k * (n_features + fit_intercept)
+    cdef double* w_sum = st.coef_sum + k * n_features
+    cdef double* b_sum = st.intercept_sum + k
+    cdef double visits = st.visits[k]
     cdef Py_ssize_t j, col
     cdef double x, q = 0.0, g, d, step
     for j in range(nnz):
@@ -313,47 +322,59 @@ cdef bint _arow_diagonal_update(
 
 
 cdef inline void _prefetch_arow_diagonal(
-    const int* X_indices, const int* X_indptr, Py_ssize_t i,
-    const int* y_class, const int* class_rows_ptr, const int* class_rows,
-    const double* coef, const double* precision, Py_ssize_t n_features,
+    const XRows* X, const Visits* v, const SOState* st, Py_ssize_t i,
     Py_ssize_t p,
 ) noexcept nogil:
     """Ask for the weights and the diagonal pairs that CSR row ``i`` will
-    gather, for every row of its class.  AROW's diagonal form updates on
-    most visits, and its pairs are spread over twice the weights' memory:
-    asked for a visit ahead, their cache misses overlap those of the
-    current visit instead of following them."""
+    gather, for every row of its class (``p`` = n_features + fit_intercept).
+    AROW's diagonal form updates on most visits, and its pairs are spread
+    over twice the weights' memory: asked for a visit ahead, their cache
+    misses overlap those of the current visit instead of following them."""
+    cdef const int* X_indices = X.indices
+    cdef Py_ssize_t n_features = X.n_features
+    cdef const int* class_rows = v.rows
+    cdef const double* coef = st.coef
+    cdef const double* precision = st.precision
     cdef Py_ssize_t j, q, k, col
-    cdef Py_ssize_t start = X_indptr[i], stop = X_indptr[i + 1]
-    for q in range(class_rows_ptr[y_class[i]], class_rows_ptr[y_class[i] + 1]):
+    cdef Py_ssize_t start = X.indptr[i], stop = X.indptr[i + 1]
+    cdef int c = v.y_class[i]
+    for q in range(v.rows_ptr[c], v.rows_ptr[c + 1]):
         k = class_rows[q]
         for j in range(start, stop):
             col = X_indices[j]
-            SKP_SO_PREFETCH(coef + k * n_features + col)
-            SKP_SO_PREFETCH(precision + 2 * k * p + 2 * col + 1)
+            SKP_PREFETCH(coef + k * n_features + col)
+            SKP_PREFETCH(precision + 2 * k * p + 2 * col + 1)
 
 
 cdef int _epoch(
-    const floating* X_values, const int* X_indices, const int* X_indptr,
-    bint sparse, Py_ssize_t n_features,
-    const int* order, Py_ssize_t n_visits,
-    const int* y_class, const double* step,
-    const int* class_rows_ptr, const int* class_rows,
-    const signed char* class_signs,
-    double* coef, double* intercept, bint fit_intercept,
-    const unsigned char* active,
-    bint diagonal, double* inverse, double* precision, double* work,
-    double* pending, int* n_pending,
-    bint average, double* coef_sum, double* intercept_sum, double* visits,
-    long long* updates, Py_ssize_t n_rows, bint hold, int rule,
+    const floating* X_values, const XRows* X, const Visits* v,
+    const SORule* r, const SOState* st,
 ) noexcept nogil:
     """The pass; returns ``SO_OVERFLOW``, at once, on a score that is not a
     number (``w . x`` overflowed: inf - inf), which cannot be compared with
     0, or on an update that overflowed (``x~^T A^-1 x~``, ``A_jj`` or
     ``v_j``), and ``SO_NOT_POSITIVE`` when the inverse lost its positive
     definiteness (see :func:`_full_update`); the held-back downdates are
-    applied either way, unless ``hold`` leaves them in ``pending`` for
+    applied either way, unless ``r.hold`` leaves them in ``pending`` for
     :func:`apply_downdates`."""
+    cdef const int* X_indices = X.indices
+    cdef const int* X_indptr = X.indptr
+    cdef bint sparse = X.sparse
+    cdef Py_ssize_t n_features = X.n_features
+    cdef const int* order = v.order
+    cdef Py_ssize_t n_visits = v.n_visits
+    cdef const int* y_class = v.y_class
+    cdef const double* step = v.step
+    cdef const int* class_rows_ptr = v.rows_ptr
+    cdef const int* class_rows = v.rows
+    cdef const signed char* class_signs = v.signs
+    cdef const unsigned char* active = v.active
+    cdef bint fit_intercept = r.fit_intercept
+    cdef bint diagonal = r.diagonal
+    cdef double* coef = st.coef
+    cdef double* intercept = st.intercept
+    cdef double* visits = st.visits
+    cdef long long* updates = st.updates
     cdef Py_ssize_t p = n_features + fit_intercept
     cdef Py_ssize_t pp = skp_so_padded(p)
     cdef Py_ssize_t packed = skp_so_packed_size(pp)
@@ -363,7 +384,7 @@ cdef int _epoch(
     cdef const int* x_indices = NULL
     cdef double raw, s, c
     # The margin below which a sample updates: 0 (<=) or AROW's 1 (<).
-    cdef bint arow = rule == SO_AROW
+    cdef bint arow = r.code == SO_AROW
     # Rows visited out of order (shuffle) are prefetched in two stages, which
     # keep more random reads in flight than one: the row ``ahead`` visits
     # later into the first-level cache, and for the row ``4 * ahead`` later
@@ -389,10 +410,10 @@ cdef int _epoch(
         if t + 4 * ahead < n_visits:
             later = order[t + 4 * ahead]
             if later != i + 4 * ahead:
-                SKP_SO_PREFETCH_L2(y_class + later)
-                SKP_SO_PREFETCH_L2(step + later)
+                SKP_PREFETCH_L2(y_class + later)
+                SKP_PREFETCH_L2(step + later)
                 if sparse:
-                    SKP_SO_PREFETCH_L2(X_indptr + later)
+                    SKP_PREFETCH_L2(X_indptr + later)
                 else:
                     prefetch_row(X_values, X_indices, X_indptr, sparse,
                                   n_features, later, True)
@@ -401,9 +422,7 @@ cdef int _epoch(
             x_indices = X_indices + X_indptr[i]
             nnz = X_indptr[i + 1] - X_indptr[i]
             if gather_ahead and t + AROW_AHEAD < n_visits:
-                _prefetch_arow_diagonal(X_indices, X_indptr, order[t + AROW_AHEAD],
-                                        y_class, class_rows_ptr, class_rows,
-                                        coef, precision, n_features, p)
+                _prefetch_arow_diagonal(X, v, st, order[t + AROW_AHEAD], p)
         else:
             x_values = X_values + i * n_features
             nnz = n_features
@@ -411,7 +430,8 @@ cdef int _epoch(
             k = class_rows[q]
             if not active[k]:
                 continue
-            raw = _dot(coef + k * n_features, x_values, x_indices, nnz, sparse)
+            raw = row_dot_wide(coef + k * n_features, x_values, x_indices, nnz,
+                               sparse)
             if fit_intercept:
                 raw += intercept[k]
             s = class_signs[q]
@@ -424,138 +444,144 @@ cdef int _epoch(
                 updates[k] += 1
                 if diagonal and arow:
                     overflow = _arow_diagonal_update(
-                        coef + k * n_features, intercept + k,
-                        precision + 2 * k * p,
-                        n_features, fit_intercept, c, s, raw,
-                        x_values, x_indices, nnz, sparse,
-                        average, coef_sum + k * n_features, intercept_sum + k,
-                        visits[k],
-                    )
-                    if overflow:
-                        break
+                        r, st, k, c, s, raw, x_values, x_indices, nnz, X)
                 elif diagonal:
                     overflow = _diagonal_update(
-                        coef + k * n_features, intercept + k,
-                        precision + 2 * k * p,
-                        n_features, fit_intercept, c, s,
-                        x_values, x_indices, nnz, sparse,
-                        average, coef_sum + k * n_features, intercept_sum + k,
-                        visits[k],
-                    )
-                    if overflow:
-                        break
+                        r, st, k, c, s, x_values, x_indices, nnz, X)
                 else:
                     overflow = _full_update(
-                        coef + k * n_features, intercept + k, inverse + k * packed,
-                        pending + k * pp, n_pending + k,
-                        work, n_features, fit_intercept, c, s, raw,
-                        x_values, x_indices, nnz, sparse,
-                        average, coef_sum + k * n_features, intercept_sum + k,
-                        visits[k])
-                    if overflow:
-                        break
+                        r, st, k, c, s, raw, x_values, x_indices, nnz, X)
+                if overflow:
+                    break
             visits[k] += 1.0
         if overflow:
             break
-    if not diagonal and not hold:
-        for k in range(n_rows):
-            if n_pending[k]:
-                skp_so_downdate(inverse + k * packed, pp, pending + k * pp)
-                n_pending[k] = 0
+    if not diagonal and not r.hold:
+        for k in range(st.n_rows):
+            if st.n_pending[k]:
+                skp_so_downdate(st.inverse + k * packed, pp, st.pending + k * pp)
+                st.n_pending[k] = 0
     return overflow
 
 
-def epoch(
-    const floating[::1] X_data,
-    const int[::1] X_indices,
-    const int[::1] X_indptr,
-    bint sparse,
-    const int[::1] order,
-    const int[::1] y_class,
-    const double[::1] step,
-    const int[::1] class_rows_ptr,
-    const int[::1] class_rows,
-    const signed char[::1] class_signs,
-    double[:, ::1] coef,
-    double[::1] intercept,
-    bint fit_intercept,
+cdef int _epoch_arrays(
+    const floating* X_values, const XRows* X, tuple visits, tuple table,
+    const unsigned char[::1] active, tuple rule, tuple state,
+) except -1:
+    """Fill the structs of a pass from the arrays of :func:`epoch_dense` /
+    :func:`epoch_csr` (their tuples, typed here) and run it."""
+    cdef const int[::1] order = visits[0]
+    cdef const int[::1] y_class = visits[1]
+    cdef const double[::1] step = visits[2]
+    cdef const int[::1] class_rows_ptr = table[0]
+    cdef const int[::1] class_rows = table[1]
+    cdef const signed char[::1] class_signs = table[2]
+    cdef double[:, ::1] coef = state[0]
+    cdef double[::1] intercept = state[1]
+    cdef double[::1] inverse = state[2]
+    cdef double[::1] precision = state[3]
+    cdef double[::1] work = state[4]
+    cdef double[::1] pending = state[5]
+    cdef int[::1] n_pending = state[6]
+    cdef double[:, ::1] coef_sum = state[7]
+    cdef double[::1] intercept_sum = state[8]
+    cdef double[::1] visit_counts = state[9]
+    cdef long long[::1] updates = state[10]
+    cdef Visits v
+    cdef SORule r
+    cdef SOState st
+    cdef int status
+    if order.shape[0] == 0:
+        return SO_OK
+    v.order = &order[0]
+    v.n_visits = order.shape[0]
+    v.y_class = &y_class[0]
+    v.step = &step[0]
+    v.rows_ptr = &class_rows_ptr[0]
+    v.rows = &class_rows[0]
+    v.signs = &class_signs[0]
+    v.active = &active[0]
+    r.code = rule[0]
+    r.fit_intercept = rule[1]
+    r.diagonal = rule[2]
+    r.average = rule[3]
+    r.hold = rule[4]
+    st.coef = &coef[0, 0]
+    st.intercept = &intercept[0]
+    st.inverse = &inverse[0]
+    st.precision = &precision[0]
+    st.work = &work[0]
+    st.pending = &pending[0]
+    st.n_pending = &n_pending[0]
+    st.coef_sum = &coef_sum[0, 0]
+    st.intercept_sum = &intercept_sum[0]
+    st.visits = &visit_counts[0]
+    st.updates = &updates[0]
+    st.n_rows = coef.shape[0]
+    with nogil:
+        status = _epoch(X_values, X, &v, &r, &st)
+    return status
+
+
+def epoch_dense(
+    const floating[:, ::1] X,
+    tuple visits,
+    tuple table,
     const unsigned char[::1] active,
-    bint diagonal,
-    double[::1] inverse,
-    double[::1] precision,
-    double[::1] work,
-    double[::1] pending,
-    int[::1] n_pending,
-    bint average,
-    double[:, ::1] coef_sum,
-    double[::1] intercept_sum,
-    double[::1] visits,
-    long long[::1] updates,
-    bint hold=False,
-    int rule=SO_MISTAKE,
+    tuple rule,
+    tuple state,
 ):
-    """Run one pass of the second-order rule over the rows ``order`` of X.
+    """Run one pass of the second-order rule over the rows ``order`` of dense X.
 
     Parameters
     ----------
-    X_data, X_indices, X_indptr : ndarrays
-        Training data, float32 or float64: the CSR arrays (int32 indices),
-        or for dense X its C-contiguous values (``X.reshape(-1)``) and two
-        unused index arrays.
-    sparse : bool
-        Whether X is CSR.
-    order : ndarray of int32
-        Indices of the rows to visit, in visiting order.
-    y_class : ndarray of int32 of shape (n_samples,)
-        Class index of every sample (indexes ``class_rows_ptr``).
-    step : ndarray of float64 of shape (n_samples,)
-        Weight ``c`` of every sample, ``sample_weight * class_weight``.
-    class_rows_ptr, class_rows, class_signs : ndarrays
+    X : ndarray of shape (n_samples, n_features), C-contiguous
+        Training data, float32 or float64 (the state is float64 either way).
+    visits : tuple ``(order, y_class, step)``
+        ``order`` (int32): the rows to visit, in visiting order; ``y_class``
+        (int32, shape (n_samples,)): the class index of every sample
+        (indexes ``class_rows_ptr``); ``step`` (float64, shape
+        (n_samples,)): the weight ``c`` of every sample, ``sample_weight *
+        class_weight``.
+    table : tuple ``(class_rows_ptr, class_rows, class_signs)``
         The rows touched by a sample of class ``c`` are
-        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]``, each with the
-        sign (+1 or -1) the sample takes in that row's binary problem.
-    coef : ndarray of float64 of shape (n_rows, n_features)
-        Weights ``w = (A^-1 v)[:n_features]``, updated in place.
-    intercept : ndarray of float64 of shape (n_rows,)
-        The padded coordinate of ``A^-1 v`` (only when ``fit_intercept``).
-    fit_intercept : bool
-        Whether the rows are padded with a constant feature 1.
+        ``class_rows[class_rows_ptr[c]:class_rows_ptr[c + 1]]`` (int32), each
+        with the sign (int8, +1 or -1) the sample takes in that row's binary
+        problem.
     active : ndarray of uint8 of shape (n_rows,)
         Rows with ``active[k] == 0`` are frozen: no update, no visit counted.
-    diagonal : bool
-        Which state the rows keep: ``precision`` (diag(A) and v) or ``inverse``.
-    inverse : ndarray of float64 of shape (n_rows * packed_size(pp),)
-        The symmetric ``A^-1`` of every row, zero-padded to
-        ``pp = padded_size(p)`` rows and columns: its 4 x 4 blocks on and
-        below the diagonal, block row after block row, each block row-major
-        (unused if diagonal).
-    precision : ndarray of float64 of shape (n_rows * p * 2,)
-        The pairs ``(A_jj, v_j)`` of every row, ``j < p`` (unused unless
-        diagonal).
-    work : ndarray of float64 of shape (2 * pp,)
-        Scratch space for ``x~`` and ``z = A^-1 x~`` (unused if diagonal).
-    pending : ndarray of float64 of shape (n_rows * pp,)
-        Zeros: room for the held-back downdate of every row (unused if
-        diagonal); all are applied before the pass returns.
-    n_pending : ndarray of int32 of shape (n_rows,)
-        Zeros (whether a row holds a downdate back).
-    average : bool
-        Whether to accumulate ``coef_sum``, ``intercept_sum`` (Daume's trick).
-    coef_sum, intercept_sum : ndarrays of float64
-        Sums ``sum (visits before the update) * delta`` of every row.
-    visits : ndarray of float64 of shape (n_rows,)
-        Number of visits of every row so far; incremented in place.
-    updates : ndarray of int64 of shape (n_rows,)
-        Number of updates of every row; incremented in place.
-    hold : bool, default=False
-        Leave the downdates of the last mistake of every row in ``pending``
-        and ``n_pending`` instead of applying them: a pass that visits every
-        row at most once then leaves ``inverse`` as it was, so that a caller
-        can check the outcome before :func:`apply_downdates` commits it.
-    rule : int, default=0
-        0: update on a mistake (the second-order perceptron); 1: on a
-        positive hinge loss, AROW (with its diagonal form when
-        ``diagonal``).
+    rule : tuple ``(code, fit_intercept, diagonal, average, hold)``
+        ``code`` (int): ``SO_MISTAKE`` (0), update on a mistake (the
+        second-order perceptron), or ``SO_AROW`` (1), on a positive hinge
+        loss (AROW, with its diagonal form when ``diagonal``).
+        ``fit_intercept`` (bool): whether the rows are padded with a
+        constant feature 1.  ``diagonal`` (bool): which state the rows
+        keep, ``precision`` (diag(A) and v) or ``inverse``.  ``average``
+        (bool): whether to accumulate ``coef_sum``, ``intercept_sum``
+        (Daume's trick).  ``hold`` (bool): leave the downdates of the last
+        mistake of every row in ``pending`` and ``n_pending`` instead of
+        applying them: a pass that visits every row at most once then
+        leaves ``inverse`` as it was, so that a caller can check the
+        outcome before :func:`apply_downdates` commits it.
+    state : tuple ``(coef, intercept, inverse, precision, work, pending, n_pending, coef_sum, intercept_sum, visits, updates)``
+        Float64 arrays updated in place (``n_pending`` is int32,
+        ``updates`` int64): ``coef`` (n_rows, n_features), the weights
+        ``w = (A^-1 v)[:n_features]``; ``intercept`` (n_rows,), the padded
+        coordinate of ``A^-1 v`` (only when ``fit_intercept``); ``inverse``
+        (n_rows * packed_size(pp),), the symmetric ``A^-1`` of every row,
+        zero-padded to ``pp = padded_size(p)`` rows and columns, ``p =
+        n_features + fit_intercept``: its 4 x 4 blocks on and below the
+        diagonal, block row after block row, each block row-major (unused
+        if diagonal); ``precision`` (n_rows * p * 2,), the pairs ``(A_jj,
+        v_j)`` of every row (unused unless diagonal); ``work`` (2 * pp,),
+        scratch for ``x~`` and ``z = A^-1 x~`` (unused if diagonal);
+        ``pending`` (n_rows * pp,), zeros: room for the held-back downdate
+        of every row (unused if diagonal), all applied before the pass
+        returns unless ``hold``; ``n_pending`` (n_rows,), zeros (whether a
+        row holds a downdate back); ``coef_sum``, ``intercept_sum``, the
+        sums ``sum (visits before the update) * delta`` of every row;
+        ``visits`` (n_rows,), the visits of every row so far; ``updates``
+        (n_rows,), the updates of every row.
 
     Returns
     -------
@@ -565,24 +591,42 @@ def epoch(
         floating-point range, 2 when the inverse of ``A`` lost its positive
         definiteness (an ill-conditioned ``A``).
     """
+    cdef const floating* values = &X[0, 0] if X.shape[0] and X.shape[1] else NULL
+    cdef XRows rows
+    rows.values = values
+    rows.indices = NULL
+    rows.indptr = NULL
+    rows.n_features = X.shape[1]
+    rows.sparse = False
+    return _epoch_arrays(values, &rows, visits, table, active, rule, state)
+
+
+def epoch_csr(
+    const floating[::1] X_data,
+    const int[::1] X_indices,
+    const int[::1] X_indptr,
+    tuple visits,
+    tuple table,
+    const unsigned char[::1] active,
+    tuple rule,
+    tuple state,
+):
+    """Run one pass of the second-order rule over the rows ``order`` of a
+    CSR X.
+
+    ``X_data``, ``X_indices`` and ``X_indptr`` are the CSR arrays (int32
+    indices); every other parameter is as in :func:`epoch_dense`.
+    """
     # An all-zero CSR matrix has empty data: point at something valid anyway.
     cdef const floating* values = &X_data[0] if X_data.shape[0] else NULL
-    cdef const int* indices = &X_indices[0] if X_indices.shape[0] else NULL
-    cdef int overflow
-    if order.shape[0] == 0:
-        return SO_OK
-    with nogil:
-        overflow = _epoch(
-            values, indices, &X_indptr[0], sparse, coef.shape[1],
-            &order[0], order.shape[0], &y_class[0], &step[0],
-            &class_rows_ptr[0], &class_rows[0], &class_signs[0],
-            &coef[0, 0], &intercept[0], fit_intercept, &active[0],
-            diagonal, &inverse[0], &precision[0], &work[0],
-            &pending[0], &n_pending[0],
-            average, &coef_sum[0, 0], &intercept_sum[0], &visits[0], &updates[0],
-            coef.shape[0], hold, rule,
-        )
-    return overflow
+    cdef double[:, ::1] coef = state[0]
+    cdef XRows rows
+    rows.values = values
+    rows.indices = &X_indices[0] if X_indices.shape[0] else NULL
+    rows.indptr = &X_indptr[0]
+    rows.n_features = coef.shape[1]
+    rows.sparse = True
+    return _epoch_arrays(values, &rows, visits, table, active, rule, state)
 
 
 def apply_downdates(double[::1] inverse, double[::1] pending, int[::1] n_pending,

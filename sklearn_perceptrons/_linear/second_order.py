@@ -38,11 +38,15 @@ from .._core.training import record_partial_pass
 
 _second_order_fast = select_build(f"{__package__}._second_order_fast", "FMA3")
 
+# The typed specialisations of the compiled pass, by (dtype of X, whether X
+# is CSR), picked once: indexing a fused function at every call would redo
+# the dtype dispatch.
 _EPOCH = {
-    np.dtype(np.float64): _second_order_fast.epoch["double"],
-    np.dtype(np.float32): _second_order_fast.epoch["float"],
+    (np.dtype(np.float64), False): _second_order_fast.epoch_dense["double"],
+    (np.dtype(np.float32), False): _second_order_fast.epoch_dense["float"],
+    (np.dtype(np.float64), True): _second_order_fast.epoch_csr["double"],
+    (np.dtype(np.float32), True): _second_order_fast.epoch_csr["float"],
 }
-_NO_INDEX = np.zeros(1, dtype=np.int32)
 # The update rules of the compiled pass, and the status of a pass that lost
 # the positive definiteness of A^-1: the enums of _second_order_core.pxi.
 SO_MISTAKE = _second_order_fast.SO_MISTAKE
@@ -224,10 +228,11 @@ class SecondOrderState:
             pending = held.pending = _aligned_zeros(n_rows * pp)
             n_pending = held.n_pending = np.zeros(n_rows, dtype=np.int32)
         held.arguments = (
-            *table, self.coef, self.intercept, self.fit_intercept, active,
-            self.diagonal, inverse, precision, work, pending, n_pending,
-            self.average, self.coef_sum, self.intercept_sum, self.visits,
-            updates, True, self.rule)
+            tuple(table), active,
+            (self.rule, self.fit_intercept, self.diagonal, self.average, True),
+            (self.coef, self.intercept, inverse, precision, work, pending,
+             n_pending, self.coef_sum, self.intercept_sum, self.visits,
+             updates))
         return held
 
     def held_pass(self, X, order, y_class, step, held):
@@ -236,10 +241,10 @@ class SecondOrderState:
         downdates of ``A^-1`` are left in ``held`` for :meth:`apply_held`
         (or :meth:`drop_held`).  Returns whether the pass overflowed."""
         if type(X) is np.ndarray:
-            data = (X.reshape(-1), _NO_INDEX, _NO_INDEX, False)
-        else:
-            data = (*row_arrays(X), True)
-        return _EPOCH[X.dtype](*data, order, y_class, step, *held.arguments)
+            return _EPOCH[X.dtype, False](X, (order, y_class, step),
+                                          *held.arguments)
+        return _EPOCH[X.dtype, True](*row_arrays(X), (order, y_class, step),
+                                     *held.arguments)
 
     def apply_held(self, held):
         """Apply the downdates a :meth:`held_pass` held back."""
@@ -278,24 +283,20 @@ class SecondOrderState:
         n_rows = self.coef.shape[0]
         updates = np.zeros(n_rows, dtype=np.int64)
         sparse = sp.issparse(X)
-        if sparse:
-            data = (X.data, X.indices, X.indptr, True)
-        else:
-            data = (X.reshape(-1), _NO_INDEX, _NO_INDEX, False)
+        data = (X.data, X.indices, X.indptr) if sparse else (X,)
         pp = _second_order_fast.padded_size(self.coef.shape[1] + self.fit_intercept)
         if not self.diagonal:
             self.inverse = _aligned(self.inverse)
-        args = (
-            *data, order, y_class, step, *table, self.coef, self.intercept,
-            self.fit_intercept, active, self.diagonal,
-            _UNUSED if self.diagonal else self.inverse.reshape(-1),
-            self.precision.reshape(-1) if self.diagonal else _UNUSED,
-            _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
-            _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
-            np.zeros(n_rows, dtype=np.int32), self.average, self.coef_sum,
-            self.intercept_sum, self.visits, updates, False, self.rule,
-        )
-        overflow = _EPOCH[X.dtype](*args)
+        overflow = _EPOCH[X.dtype, sparse](
+            *data, (order, y_class, step), tuple(table), active,
+            (self.rule, self.fit_intercept, self.diagonal, self.average, False),
+            (self.coef, self.intercept,
+             _UNUSED if self.diagonal else self.inverse.reshape(-1),
+             self.precision.reshape(-1) if self.diagonal else _UNUSED,
+             _UNUSED if self.diagonal else _aligned_zeros(2 * pp),
+             _UNUSED if self.diagonal else _aligned_zeros(n_rows * pp),
+             np.zeros(n_rows, dtype=np.int32), self.coef_sum,
+             self.intercept_sum, self.visits, updates))
         if overflow == _NOT_POSITIVE:
             raise self._not_positive_error(X, step)
         if overflow:

@@ -7,7 +7,16 @@ With a budget of B support vectors, a visit computes the scores of the
 visited sample from the support vectors themselves: B kernel values,
 O(B * n_features) (O(B * nnz) for a CSR row), whatever the number of
 training samples.  Nothing of length n_samples is kept but the labels,
-weights and the order of the epoch.
+weights and the order of the epoch, except by the score cache of a fit
+whose budget is a sizeable part of the rows (``_bind_cache``): the kernel
+columns of the B slots over the training rows and the scores of every row
+of the iterate.  A visit then reads its scores, O(K); a new support vector
+computes its column, O(n * n_features), and adds it to the scores of the
+rows it updates; a removal changes the scores by the removed vector's
+coefficients times its column, or, when "local_projection" carries them
+onto its neighbours, times the difference of the carried combination of
+their columns and its own: O(n * (M + K)).  The scores so kept equal the
+scores a visit computes afresh up to rounding.
 
 The support vectors keep their features in the dtype of X (float32 or
 float64, through the fused type ``floating``), in one of two stores: for
@@ -197,6 +206,22 @@ cdef struct State:
     int* nb
     double* G
     double* cvec
+    # The score cache (see ``_cache_add``; ``kc`` NULL without it): the
+    # kernel columns of the support vectors' slots over the ``n_cache`` rows
+    # of X (B, n_cache), the scores of the iterate of every row (K,
+    # n_cache), an n_cache-vector and a K-vector; ``fill_slot`` the slot
+    # whose column a visit must compute (-1: none).  Both are slot- and
+    # row-major so that the updates run over contiguous columns.
+    double* kc
+    double* sc
+    Py_ssize_t n_cache
+    double* cv
+    double* dk1
+    Py_ssize_t fill_slot
+    # Whether the kernel values among support vectors are read from the
+    # cache: dense X, whose cached values are those the support vectors'
+    # own features give (a CSR row's are computed from its norms).
+    bint kc_pairs
 
 
 include "_kernel_budget_kernels.pxi"
@@ -296,6 +321,101 @@ cdef void _forgetron_shrink(State* s, Py_ssize_t r, Py_ssize_t n_sv,
             s.newsum[k] += s.visits[k] * (phi - 1.0) * old
 
 
+cdef void _cache_add(State* s, Py_ssize_t slot, const double* v,
+                     const double* da) noexcept nogil:
+    """Add ``da[k] * v[i]`` to the cached score of row k of every sample
+    i, v the kernel column of ``slot`` (``v`` NULL) or an n_cache-vector:
+    the change of the cached scores when the coefficients of row k change
+    by ``da[k]`` times v's coefficients, O(n_cache) per row k of nonzero
+    ``da[k]``."""
+    cdef Py_ssize_t i, k, K = s.K, n = s.n_cache
+    cdef double a
+    cdef const double* col = s.kc + slot * n if v == NULL else v
+    cdef double* out
+    for k in range(K):
+        a = da[k]
+        if a == 0.0:
+            continue
+        out = s.sc + k * n
+        for i in range(n):
+            out[i] += a * col[i]
+
+
+cdef void _cache_removal(State* s, Py_ssize_t r, Py_ssize_t cnt,
+                         bint carried) noexcept nogil:
+    """The cached scores once vector r leaves: with ``carried`` its current
+    coefficients went to the ``cnt`` neighbours of ``_carry_local``
+    (``s.nb``, ``s.cvec``: a change of ``alpha[r] * (sum_a cvec[a] K'(x,
+    sv_nb[a]) - K'(x, sv_r))``), else they are dropped.  O(n_cache * (cnt +
+    the nonzero coefficients of r))."""
+    cdef Py_ssize_t i, a, k, K = s.K, n = s.n_cache
+    cdef double c
+    cdef const double* col
+    if not carried or cnt == 0:
+        for k in range(K):
+            s.dk1[k] = -s.alpha[r * K + k]
+        _cache_add(s, r, NULL, s.dk1)
+        return
+    col = s.kc + r * n
+    for i in range(n):
+        s.cv[i] = -col[i]
+    for a in range(cnt):
+        c = s.cvec[a]
+        col = s.kc + s.nb[a] * n
+        for i in range(n):
+            s.cv[i] += c * col[i]
+    _cache_add(s, r, s.cv, s.alpha + r * K)
+
+
+cdef void _fill_column(
+    State* s, const floating* values, const MatrixView* X, const floating* sv,
+    Py_ssize_t t,
+) noexcept nogil:
+    """kc[i, t] = K'(x_i, sv_t) for every row i of X, computed as a visit
+    computes it (``_kernels`` on the one support vector t, bit for bit):
+    O(n_cache * n_features), O(nnz) per CSR row."""
+    cdef State one = s[0]
+    cdef Py_ssize_t i, f, d = X.n_features, B = s.B
+    cdef const floating* xv
+    cdef Probe x
+    cdef double v, acc, u
+    cdef bint need_stats = X.sparse or s.kind == KERNEL_COSINE
+    cdef int mode = _mode(s.kind)
+    if not X.sparse and mode < 2 and d > 0 and s.gamma != 0.0:
+        # The exponential kernels of dense rows: the distances of all rows
+        # (summed over the features in order, the exponent clamped as
+        # ``_dense_reductions`` folds it), then one vectorized exponential.
+        for i in range(s.n_cache):
+            xv = values + i * d
+            acc = 0.0
+            for f in range(d):
+                # In double, as _dense_reductions subtracts (float32 rows).
+                u = <double> sv[f * B + t] - <double> xv[f]
+                acc += u * u if mode == 0 else fabs(u)
+            s.kc[t * s.n_cache + i] = _clamp_log(-s.gamma * acc)
+        _exp_line(s.kc + t * s.n_cache, s.n_cache, -s.gamma, s.add, True)
+        return
+    # Any other kernel: the visit's own kernels, on a set of one vector.
+    one.sv_norm = s.sv_norm + t
+    one.sv_row = s.sv_row + t
+    x.idx = NULL
+    x.nnz = d
+    x.sparse = X.sparse
+    x.sq = 0.0
+    x.l1 = 0.0
+    for i in range(s.n_cache):
+        if X.sparse:
+            xv = values + X.indptr[i]
+            x.idx = X.indices + X.indptr[i]
+            x.nnz = X.indptr[i + 1] - X.indptr[i]
+        else:
+            xv = values + i * d
+        if need_stats:
+            _row_stats(xv, &x)
+        _kernels(&one, xv, &x, sv + t, 1, &v)
+        s.kc[t * s.n_cache + i] = v
+
+
 cdef double _pair(
     State* s, const floating* sv, Py_ssize_t a, Py_ssize_t b,
 ) noexcept nogil:
@@ -371,7 +491,7 @@ cdef void _cholesky_solve(
     _cholesky_apply(G, n, ld, c, 1)
 
 
-cdef void _carry_local(
+cdef Py_ssize_t _carry_local(
     State* s, const floating* sv, Py_ssize_t r, Py_ssize_t n_sv, bint current,
 ) noexcept nogil:
     """Project vector r onto the span of its M nearest kept vectors in
@@ -380,7 +500,8 @@ cdef void _carry_local(
     With ``current``, r's current coefficients and Daume's sums are carried
     by c; otherwise only its share of the average, which in Daume's terms is
     ``-(asum - visits alpha)`` (what is left of the sums once its current
-    coefficient is dropped)."""
+    coefficient is dropped).  Returns the number of neighbours, left in
+    ``s.nb`` with their coefficients in ``s.cvec``."""
     cdef Py_ssize_t q, j, a, b, pos, cnt = 0, K = s.K, M = s.M
     cdef double v, ca
     # One pass keeping the M largest K'(r, j)^2 / K'(j, j) in decreasing
@@ -403,10 +524,15 @@ cdef void _carry_local(
     for a in range(cnt):
         s.cvec[a] = s.kr[s.nb[a]]
     if cnt == 0:
-        return
+        return 0
     for a in range(cnt):
         for b in range(a, cnt):
-            v = _pair(s, sv, s.nb[a], s.nb[b])
+            if s.kc_pairs:
+                # The cached column of b at a's training row: the value
+                # _pair computes, bit for bit (dense rows).
+                v = s.kc[s.nb[b] * s.n_cache + s.sv_row[s.nb[a]]]
+            else:
+                v = _pair(s, sv, s.nb[a], s.nb[b])
             if a == b:
                 v += s.ridge
             s.G[a * M + b] = v
@@ -423,6 +549,7 @@ cdef void _carry_local(
             else:
                 s.asum[j * K + q] += ca * (s.asum[r * K + q]
                                            - s.visits[q] * s.alpha[r * K + q])
+    return cnt
 
 
 cdef void _project_out(State* s, Py_ssize_t r, Py_ssize_t n_sv) noexcept nogil:
@@ -494,7 +621,7 @@ cdef void _update(
     computed) in the ``n_up`` rows of ``upd_rows`` (kernel values with the
     support vectors in ``kv``; ``gram`` the rows of a Gram matrix, read by
     ``KERNEL_PRECOMPUTED`` instead of ``sv``)."""
-    cdef Py_ssize_t j, k, u, f, p, r, t, K = s.K, d = s.d
+    cdef Py_ssize_t j, k, u, f, p, r, t, K = s.K, d = s.d, cnt = 0
     cdef Py_ssize_t n_sv = s.counters[C_N_SV]
     cdef double delta
     cdef bint pairwise = s.kind == KERNEL_PRECOMPUTED
@@ -502,14 +629,21 @@ cdef void _update(
     # A sample that is already a support vector keeps its slot.
     for j in range(n_sv):
         if s.sv_row[j] == i:
+            if s.kc != NULL:
+                for k in range(K):
+                    s.dk1[k] = 0.0
             for u in range(n_up):
                 k = s.upd_rows[u]
                 delta = s.upd_delta[u]
                 s.alpha[j * K + k] += delta
                 if s.average:
                     s.asum[j * K + k] += s.visits[k] * delta
+                if s.kc != NULL:
+                    s.dk1[k] = delta
                 s.updates[k] += 1
                 s.forget_m[k] += 1.0
+            if s.kc != NULL:
+                _cache_add(s, j, NULL, s.dk1)
             s.counters[C_CLOCK] += 1
             s.sv_time[j] = s.counters[C_CLOCK]
             return
@@ -535,6 +669,9 @@ cdef void _update(
             if pairwise:
                 for j in range(n_sv):
                     s.kr[j] = _pair(s, gram, r, j)
+            elif s.kc_pairs:
+                for j in range(n_sv):
+                    s.kr[j] = s.kc[j * s.n_cache + s.sv_row[r]]
             else:
                 _kernels_of_sv(s, sv, col, r, n_sv, s.kr)
         if s.strategy == STRATEGY_FORGETRON:
@@ -542,9 +679,12 @@ cdef void _update(
         if s.strategy == STRATEGY_PROJECTION:
             _project_out(s, r, n_sv)
         elif s.strategy == STRATEGY_LOCAL_PROJECTION:
-            _carry_local(s, pairs_of, r, n_sv, True)
+            cnt = _carry_local(s, pairs_of, r, n_sv, True)
         elif s.average:
             _carry_local(s, pairs_of, r, n_sv, False)
+        if s.kc != NULL:
+            _cache_removal(s, r, cnt,
+                           s.strategy == STRATEGY_LOCAL_PROJECTION)
         # The new vector takes the slot of the removed one.
         t = r
     if pairwise:
@@ -582,6 +722,8 @@ cdef void _update(
     if s.strategy == STRATEGY_PROJECTION:
         _insert_inverse(s, t, n_sv)
     s.counters[C_N_SV] = n_sv
+    # The visit computes the new column, then adds the vector's scores.
+    s.fill_slot = t
 
 
 cdef int _walk(
@@ -622,7 +764,10 @@ cdef int _walk(
         if need_stats:
             _row_stats(xv, &x)
         n_sv = s.counters[C_N_SV]
-        if K == 1:
+        if s.kc != NULL:
+            for k in range(K):
+                s.score[k] = s.sc[k * s.n_cache + i]
+        elif K == 1:
             s.score[0] = _kernels(s, xv, &x, sv, n_sv, s.kv, s.alpha)
         else:
             _kernels(s, xv, &x, sv, n_sv, s.kv)
@@ -649,7 +794,11 @@ cdef int _walk(
         if n_up > 0:
             if not need_stats and s.kind != KERNEL_PRECOMPUTED:
                 _row_stats(xv, &x)
+            s.fill_slot = -1
             _update(s, sv, col, xv, &x, i, n_up, values)
+            if s.kc != NULL and s.fill_slot >= 0:
+                _fill_column(s, values, X, sv, s.fill_slot)
+                _cache_add(s, s.fill_slot, NULL, s.alpha + s.fill_slot * K)
         for p in range(s.rows_ptr[c], s.rows_ptr[c + 1]):
             s.visits[s.rows[p]] += 1.0
         if s.counters[C_N_SV] > s.counters[C_MAX_SV]:
@@ -775,6 +924,34 @@ cdef class BudgetWalker:
         self.s.nb = &iwork[K]
         self.s.G = &work[3 * B + 4 * K]
         self.s.cvec = &work[3 * B + 4 * K + M * M]
+        self._bind_cache(support, B, K)
+
+    cdef _bind_cache(self, support, Py_ssize_t B, Py_ssize_t K):
+        """The score cache, when ``support.cache_kc`` is not None:
+        ``cache_kc`` (B, n), ``cache_sc`` (K, n) and ``cache_work`` (n + K
+        doubles), float64."""
+        cdef double[:, ::1] kc, sc
+        cdef double[::1] cw
+        self.s.kc = NULL
+        self.s.kc_pairs = False
+        self.s.n_cache = 0
+        self.s.fill_slot = -1
+        if getattr(support, "cache_kc", None) is None:
+            return
+        kc = support.cache_kc
+        sc = support.cache_sc
+        cw = support.cache_work
+        if (kc.shape[0] != B or sc.shape[1] != kc.shape[1]
+                or sc.shape[0] != K or cw.shape[0] != kc.shape[1] + K
+                or kc.shape[1] < 1 or self.s.sparse_store
+                or self.s.strategy == STRATEGY_PROJECTION
+                or self.s.strategy == STRATEGY_FORGETRON):
+            raise ValueError("BudgetWalker: the score cache does not fit.")
+        self.s.kc = &kc[0, 0]
+        self.s.sc = &sc[0, 0]
+        self.s.n_cache = kc.shape[1]
+        self.s.cv = &cw[0]
+        self.s.dk1 = &cw[kc.shape[1]]
 
     cdef _bind_pool(self, support, Py_ssize_t B):
         cdef float[::1] pool_f
@@ -860,6 +1037,11 @@ cdef class BudgetWalker:
         cdef int status
         cdef State* s = &self.s
         self._check_rows(X)
+        if s.kc != NULL and (X.view.n_rows != s.n_cache
+                             or s.kind == KERNEL_PRECOMPUTED):
+            raise ValueError("BudgetWalker: the score cache holds the rows "
+                             "of X, of a built-in kernel.")
+        s.kc_pairs = s.kc != NULL and not X.view.sparse
         if t_end <= t_start:
             return STATUS_DONE, t_start
         if not 0 <= t_start <= t_end <= order.shape[0] or updates.shape[0] != s.K:

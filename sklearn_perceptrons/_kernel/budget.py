@@ -5,7 +5,11 @@
 With a budget of B support vectors, a visit computes the scores of its
 sample from the support vectors themselves (B kernel values), so that an
 epoch costs O(n_samples * B * n_features) and no array of per-sample scores
-is kept: ``fit`` on a million rows is a few passes over X.  The compiled
+is kept: ``fit`` on a million rows is a few passes over X.  A fresh
+``fit`` whose budget is a sizeable part of the rows keeps a score cache
+instead (see :func:`cache_applies`): the kernel columns of the support
+vectors over the training rows and the scores of every row, so that a visit
+reads its scores, O(n_classes), and only an update costs O(n_samples).  The compiled
 walk (``_kernel_budget_fast``) owns the visits and the removals; this module
 owns the state between calls, its conversion to and from a
 :class:`~sklearn_perceptrons._kernel.dual.DualState`, the epochs, the
@@ -99,6 +103,21 @@ PAIRWISE_BLOCK = 1024
 # factor of O(B * nnz); wider rows take the CSR store, O(B * nnz) whatever
 # the number of features.  Both stores fit the same model.
 DENSE_STORE_RATIO = 16
+# A fresh ``fit`` keeps the score cache (see :func:`cache_applies`) when
+# there are at most this many rows per slot of the budget: a visit then
+# reads its scores, O(K), where the walk without it computes B kernel
+# values and B * K products, and a new support vector costs a kernel
+# column, O(n * n_features), and a removal O(n * K) per coefficient it
+# changes.  With n <= CACHE_ROWS_PER_SLOT * B the columns an epoch computes
+# (one per new vector) cost at most CACHE_ROWS_PER_SLOT times the kernel
+# values of an epoch without the cache, and far less once the mistakes
+# thin out.
+CACHE_ROWS_PER_SLOT = 4
+# Strategies the score cache serves: their removals change the
+# coefficients of a few vectors (the removed one and its neighbours);
+# "projection" and "forgetron" change every vector's.
+_CACHE_STRATEGIES = frozenset(
+    STRATEGY_CODES[name] for name in ("local_projection", "random", "oldest"))
 
 
 def pool_size(slots, rows):
@@ -140,6 +159,23 @@ def gram_applies(estimator, kernel, X):
             and per_row >= GRAM_MIN_FEATURES
             and 8.0 * n * n <= float(estimator.cache_size) * 2**20
             and n <= GRAM_ROWS_PER_SLOT * estimator.budget)
+
+
+def cache_applies(estimator, kernel, X, n_rows):
+    """Whether a fresh budgeted ``fit`` on X keeps the score cache: the
+    kernel columns of the B support vectors over the n training rows and
+    the scores of every row (``n * (B + K)`` float64 values, within
+    ``cache_size``), for a built-in kernel, a strategy of
+    ``_CACHE_STRATEGIES`` and ``n <= CACHE_ROWS_PER_SLOT * B``.  The walk
+    visits the same rows and makes the same updates either way; the cached
+    scores are sums kept up to date, equal to the scores computed afresh up
+    to rounding."""
+    n, B = X.shape[0], int(estimator.budget)
+    return (kernel.code < _PAIRWISE
+            and STRATEGY_CODES[estimator.budget_strategy] in _CACHE_STRATEGIES
+            and n <= CACHE_ROWS_PER_SLOT * B
+            and 8.0 * n * (B + n_rows)
+            <= float(estimator.cache_size) * 2**20)
 
 
 class _Pairwise:
@@ -184,7 +220,8 @@ class _BudgetState:
     """
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
-                 step_by_class=False, pairwise=None, capacity=None, rows=None):
+                 step_by_class=False, pairwise=None, capacity=None, rows=None,
+                 cache_rows=None):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
         # Slots: the budget, or ``capacity`` when fewer vectors can be held
@@ -249,6 +286,15 @@ class _BudgetState:
         M = neighbours(self.strategy)
         self.work = np.zeros(3 * slots + 4 * n_rows + M * M + M)
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
+        # The score cache of ``cache_rows`` training rows (see
+        # ``cache_applies``; the CSR store and a Gram matrix go without).
+        self.cache_kc = None
+        if (cache_rows is not None and not self.sparse_store
+                and pairwise is None
+                and self.strategy in _CACHE_STRATEGIES):
+            self.cache_kc = np.zeros((slots, cache_rows))
+            self.cache_sc = np.zeros((n_rows, cache_rows))
+            self.cache_work = np.zeros(cache_rows + n_rows)
         self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
 
     def _make_pool(self, size, slots, dtype):
@@ -426,6 +472,11 @@ class _BudgetState:
                 # The pool grew since the snapshot.
                 setattr(self, name, value.copy())
                 regrown = True
+        if self.cache_kc is not None:
+            # The cached scores are those of the iterate left: the walk
+            # goes on without them.
+            self.cache_kc = None
+            regrown = True
         if regrown:
             self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
 
@@ -534,7 +585,20 @@ class _ModelCheck:
             candidates = [True, False]
             coefs = [alpha - walk.asum[:n] / np.maximum(walk.visits, 1.0), alpha]
         coef = np.hstack(coefs)
-        if walk.pairwise is not None and walk.pairwise.features is not None:
+        if walk.cache_kc is not None:
+            # The cached scores of the iterate, and those of the average
+            # from the cached kernel columns: alpha - asum / visits.
+            # (all rows, when they are all checked: no copy)
+            every = self.rows.shape[0] == walk.cache_sc.shape[1]
+            rows = slice(None) if every else self.rows
+            S = walk.cache_sc[:, rows].T
+            parts = [S]
+            if self.average:
+                columns = walk.cache_kc[:n, rows]
+                parts = [S - (walk.asum[:n].T @ columns).T
+                         / np.maximum(walk.visits, 1.0), S]
+            scores = np.hstack(parts)
+        elif walk.pairwise is not None and walk.pairwise.features is not None:
             # The training Gram matrix: whole rows, then the support
             # vectors' columns (two gathers NumPy makes fast, where a
             # gather of both at once is not).
@@ -683,9 +747,12 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
         # matrix computed once lets it read them (the walk of "precomputed").
         Z = np.ascontiguousarray(kernel.matrix(X, X), dtype=np.float64)
         pairwise = _Pairwise(kernel, Z, params.fit_intercept, features=X)
+    cache = (state is None and pairwise is None
+             and cache_applies(params, kernel, X, n_rows))
     walk = _BudgetState(params, kernel, X.shape[1], n_rows, Z.dtype,
                         step_by_class=by_class, pairwise=pairwise,
-                        rows=X if sp.issparse(X) else None)
+                        rows=X if sp.issparse(X) else None,
+                        cache_rows=n if cache else None)
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)

@@ -174,8 +174,16 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         at least 128 values, with a budget of at least an eighth of the
         rows and a training Gram matrix that fits in ``cache_size``, ``fit``
         computes that matrix once (O(n_samples**2 * n_features)) and reads
-        the kernel values from it, O(B) per visit.  A budget of at least
-        the number of training rows changes nothing.  "precomputed" and
+        the kernel values from it, O(B) per visit.  With a budget of at
+        least a quarter of the rows (and strategy "local_projection",
+        "random" or "oldest", a built-in kernel, n_samples * (B +
+        n_classes) values within ``cache_size``), ``fit`` keeps the kernel
+        columns of the support vectors over the training rows and every
+        row's scores: a visit then costs O(n_classes), a new support vector
+        O(n_samples * n_features) (its kernel column) and a removal
+        O(n_samples * (n_neighbours + n_classes)); the model is that of the
+        walk without them, up to rounding.  A budget of at least the number
+        of training rows changes nothing.  "precomputed" and
         callable kernels are supported: a visit reads B entries of the Gram
         matrix; a callable is called on blocks of 1,024 rows (at least B)
         and the support vectors, O(B) kernel values per visit.

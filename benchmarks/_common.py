@@ -8,6 +8,7 @@ a target (``at_most`` or ``at_least``) is a *target row*; a row without one is
 an *information row*.  Reports fit in 100 columns.
 """
 
+import argparse
 import textwrap
 import time
 import warnings
@@ -199,3 +200,19 @@ def format_table(rows):
             lines += textwrap.wrap(str(case), WIDTH, subsequent_indent="    ")
         lines += format_row(r)
     return "\n".join(lines)
+
+
+def command_line(doc, *, sets=False):
+    """The options of a benchmark script run on its own: ``--full`` for the
+    full sizes (default: the quick sizes of the main job) and, with
+    ``sets``, the names of the data sets to run.  ``--help`` prints them;
+    an unknown option is an error, not a run at full length."""
+    parser = argparse.ArgumentParser(
+        description=doc.strip().splitlines()[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true",
+                        help="full sizes (default: the main job's quick sizes)")
+    if sets:
+        parser.add_argument("sets", nargs="*", metavar="NAME",
+                            help="only these data sets (default: all)")
+    return parser.parse_args()

@@ -27,7 +27,6 @@ more than the paired standard error printed).
 Run ``python benchmarks/bench_crammer_singer.py``.
 """
 
-import sys
 import warnings
 
 import numpy as np
@@ -38,7 +37,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 
 def datasets(quick):
@@ -121,4 +120,4 @@ def _compare(kind, name, X, y, folds):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

@@ -21,13 +21,12 @@ Run ``python benchmarks/bench_distributed.py [--full]``.
 """
 
 import logging
-import sys
 import time
 import warnings
 
 import numpy as np
 
-from _common import format_table, row, single_threaded
+from _common import format_table, row, single_threaded, command_line
 
 N_FEATURES = 20
 MARGIN = 0.05
@@ -208,4 +207,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

@@ -33,7 +33,6 @@ Run ``python benchmarks/bench_kernel.py [--full]``.
 
 import copy
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -47,6 +46,7 @@ from sklearn.svm import SVC
 from sklearn_perceptrons import KernelPerceptron
 
 from _common import (
+    command_line,
     format_table, interleaved_times, row, single_threaded, two_thread_ratio,
 )
 
@@ -186,4 +186,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

@@ -47,7 +47,6 @@ Run ``python benchmarks/bench_kernel_budget.py [--full]``.
 
 import contextlib
 import io
-import sys
 import time
 import tracemalloc
 import warnings
@@ -68,7 +67,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_perceptrons import KernelPerceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 BUDGETS = [50, 100, 200, 400, None]
 DEFAULT = KernelPerceptron().budget_strategy
@@ -257,4 +256,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

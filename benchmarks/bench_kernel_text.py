@@ -31,7 +31,6 @@ Run ``python benchmarks/bench_kernel_text.py [--full]``; ``run(quick)``
 returns the rows for ``benchmarks/run.py``.
 """
 
-import sys
 import time
 import tracemalloc
 import warnings
@@ -42,7 +41,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sklearn_perceptrons import KernelPerceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 WIDTHS = (10**3, 10**5)
 
@@ -161,4 +160,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

@@ -12,7 +12,6 @@ Run ``python benchmarks/bench_linear.py [--full]``.
 """
 
 import os
-import sys
 import time
 import tracemalloc
 import warnings
@@ -28,6 +27,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_perceptrons import Perceptron
 
 from _common import (
+    command_line,
     cv_accuracy,
     format_table,
     interleaved_times,
@@ -260,4 +260,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

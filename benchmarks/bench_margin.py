@@ -64,7 +64,6 @@ Run ``python benchmarks/bench_margin.py [--full]``; ``run(quick)`` returns the
 table rows for ``benchmarks/run.py``.
 """
 
-import sys
 import warnings
 from time import perf_counter, process_time
 
@@ -78,9 +77,11 @@ from sklearn_perceptrons import MarginPerceptron, Perceptron
 from sklearn_perceptrons.bounds import margin, max_margin, radius
 
 try:
-    from benchmarks._common import format_table, interleaved_times, row, single_threaded
+    from benchmarks._common import (
+        command_line, format_table, interleaved_times, row, single_threaded)
 except ImportError:  # run as a script from the benchmarks folder
-    from _common import format_table, interleaved_times, row, single_threaded
+    from _common import (
+        command_line, format_table, interleaved_times, row, single_threaded)
 
 
 def _separable_blobs(n_samples, n_features, gap, seed=0):
@@ -448,4 +449,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

@@ -35,7 +35,6 @@ Run ``python benchmarks/bench_multiclass.py [--full]``.
 """
 
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -49,12 +48,12 @@ from sklearn_perceptrons import OneVsAllPerceptron, OneVsOnePerceptron, Perceptr
 
 try:
     from benchmarks._common import (
-        cv_accuracy, format_table, interleaved_times, row, single_threaded,
+        command_line, cv_accuracy, format_table, interleaved_times, row, single_threaded,
         two_thread_ratio,
     )
 except ImportError:  # run as a script from the benchmarks folder
     from _common import (
-        cv_accuracy, format_table, interleaved_times, row, single_threaded,
+        command_line, cv_accuracy, format_table, interleaved_times, row, single_threaded,
         two_thread_ratio,
     )
 
@@ -187,4 +186,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

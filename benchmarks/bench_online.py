@@ -24,7 +24,6 @@
 Run ``python benchmarks/bench_online.py [--full]``.
 """
 
-import sys
 import warnings
 
 import numpy as np
@@ -44,7 +43,7 @@ from sklearn_perceptrons import (
     ROMMAClassifier,
 )
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 from bench_second_order import cpu_and_wall_times, dense_data, text_data
 from bench_tour import DATASETS, Missing, sample
 
@@ -345,4 +344,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

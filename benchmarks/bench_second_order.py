@@ -32,7 +32,6 @@
 Run ``python benchmarks/bench_second_order.py [--full]``.
 """
 
-import sys
 import warnings
 from time import process_time
 
@@ -42,7 +41,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sklearn_perceptrons import Perceptron, SecondOrderPerceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 EPOCHS = 5
 
@@ -226,4 +225,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

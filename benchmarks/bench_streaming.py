@@ -18,7 +18,6 @@ cost of calls of 1, 8 and 32 rows of
 same calls with a fixed margin.
 """
 
-import sys
 import time
 
 import numpy as np
@@ -34,7 +33,7 @@ from sklearn_perceptrons import (
     SecondOrderPerceptron,
 )
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 try:
     from river import linear_model as river_linear
@@ -247,4 +246,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

@@ -29,7 +29,6 @@ repeat and are medians, with BLAS limited to one thread.
 Run ``python benchmarks/bench_text.py [--full]``.
 """
 
-import sys
 import time
 import warnings
 
@@ -42,7 +41,7 @@ from sklearn.svm import LinearSVC
 
 from sklearn_perceptrons import MarginPerceptron, Perceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 try:
     from river import linear_model as river_linear
@@ -320,5 +319,5 @@ def run(quick=True):
 
 if __name__ == "__main__":
     start = time.perf_counter()
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))
     print(f"({time.perf_counter() - start:.0f} s)")

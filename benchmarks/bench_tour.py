@@ -46,13 +46,12 @@ The report gives one row per target (the worst set, the offenders in the
 note) and prints three tables, 80 columns wide: mean accuracy (with a mark
 where a target is missed), worst-fold accuracy and median fit time.
 
-Run ``python benchmarks/bench_tour.py [--full] [--sets NAME ...]``;
+Run ``python benchmarks/bench_tour.py [--full] [NAME ...]``;
 ``run(quick)`` returns the report rows for ``benchmarks/run.py``.
 """
 
 import inspect
 import math
-import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -66,7 +65,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import sklearn_perceptrons
 
-from _common import format_table, row, single_threaded
+from _common import format_table, row, single_threaded, command_line
 
 #: Width of the tables this suite prints.
 TABLE_WIDTH = 80
@@ -600,6 +599,5 @@ def run(quick=True, sets=None, names=None, verbose=True):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    names = [a for a in args if not a.startswith("--")]
-    print(format_table(run(quick="--full" not in args, sets=names or None)))
+    options = command_line(__doc__, sets=True)
+    print(format_table(run(quick=not options.full, sets=options.sets or None)))

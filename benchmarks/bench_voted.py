@@ -25,7 +25,6 @@ Run ``python benchmarks/bench_voted.py [--full]`` (quick mode: 10 epochs only
 in the accuracy table).
 """
 
-import sys
 import warnings
 
 import numpy as np
@@ -36,7 +35,7 @@ from sklearn.preprocessing import StandardScaler
 
 from sklearn_perceptrons import KernelPerceptron, Perceptron, VotedPerceptron
 
-from _common import format_table, interleaved_times, row, single_threaded
+from _common import format_table, interleaved_times, row, single_threaded, command_line
 
 N_PREDICT = 10_000
 
@@ -145,4 +144,4 @@ def run(quick=True):
 
 
 if __name__ == "__main__":
-    print(format_table(run(quick="--full" not in sys.argv)))
+    print(format_table(run(quick=not command_line(__doc__).full)))

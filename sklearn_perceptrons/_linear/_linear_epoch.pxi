@@ -91,13 +91,6 @@ cdef enum:
     # Entries of the row table whose row pointers a pass keeps (see
     # _epoch_rows).
     TABLE_KEPT = 256
-    # A CSR pass asks for the weights of the row this many visits ahead
-    # (_prefetch_weights) when a weight row takes this many bytes or more:
-    # more than a second-level cache holds beside the rows of X, so that
-    # its scattered loads would miss; smaller rows stay cached, and the
-    # prefetches would only take the load slots of the dot products.
-    WEIGHTS_AHEAD = 4
-    WEIGHTS_PREFETCH_BYTES = 1 << 20
 
 # The status of a pass (see _epoch_pass), read by Python from this module.
 cpdef enum:
@@ -396,25 +389,6 @@ cdef inline Py_ssize_t _locate_row(
     return n_features
 
 
-cdef void _prefetch_weights(
-    const floating* coef, const int* X_indices, const int* X_indptr,
-    Py_ssize_t n_features, const int* y_class, const int* class_rows_ptr,
-    const int* class_rows, Py_ssize_t i,
-) noexcept nogil:
-    """Ask the CPU for the weights that CSR row ``i`` will read, when its
-    class has one weight row: a wide model's weights miss the caches, and
-    the scattered loads of a dot product wait on them one block at a time,
-    where prefetches issued a few visits ahead are all in flight."""
-    cdef int c = y_class[i]
-    cdef Py_ssize_t j
-    cdef const floating* w
-    if class_rows_ptr[c + 1] - class_rows_ptr[c] != 1:
-        return
-    w = coef + class_rows[class_rows_ptr[c]] * n_features
-    for j in range(X_indptr[i], X_indptr[i + 1]):
-        SKP_PREFETCH(w + X_indices[j])
-
-
 cdef inline bint _rule_says_update(
     int rule, double m, Py_ssize_t k, const double* threshold,
     const double* kappa, const double* norm,
@@ -547,11 +521,6 @@ cdef int _epoch_rows(
     cdef Visits v_local = v[0]
     cdef Py_ssize_t ahead = _prefetch_distance(X_values, X_indptr, sparse, n_features,
                                                n_visits, &prefetch_sequential)
-    # The visits before which the weights of a row ahead are prefetched
-    # (none for dense rows and narrow models).
-    cdef Py_ssize_t prefetch_stop = (
-        n_visits - WEIGHTS_AHEAD if sparse and n_features * sizeof(floating)
-        >= WEIGHTS_PREFETCH_BYTES else 0)
     for p in range(SCORE_BLOCK):
         block[p] = 0.0
     for p in range(TABLE_KEPT):
@@ -561,10 +530,6 @@ cdef int _epoch_rows(
         nnz = _locate_row(X_values, &X_local, &v_local, t, ahead,
                           prefetch_sequential,
                           &x_values, &x_indices)
-        if t < prefetch_stop:
-            _prefetch_weights(coef, X_indices, X_indptr, n_features, y_class,
-                              class_rows_ptr, class_rows,
-                              order[t + WEIGHTS_AHEAD])
         i = order[t]
         c = y_class[i]
         # A sample of weight zero never updates, so it is no mistake either.

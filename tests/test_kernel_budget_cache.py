@@ -35,8 +35,9 @@ def data(n_classes, sparse, n=240, seed=3):
     return X, y
 
 
-def fit_both(X, y, monkeypatch, sample_weight=None, **params):
-    """(cached fit, uncached fit, whether the first kept the cache)."""
+def watch_cache(m):
+    """Within the monkeypatch context ``m``: a list that gets, for each
+    budgeted walk made, whether it keeps the score cache."""
     made = []
     original = _kernel_budget._BudgetState.__init__
 
@@ -44,8 +45,14 @@ def fit_both(X, y, monkeypatch, sample_weight=None, **params):
         original(self, *args, **kwargs)
         made.append(self.cache_kc is not None)
 
+    m.setattr(_kernel_budget._BudgetState, "__init__", spy)
+    return made
+
+
+def fit_both(X, y, monkeypatch, sample_weight=None, **params):
+    """(cached fit, uncached fit, whether the first kept the cache)."""
     with monkeypatch.context() as m:
-        m.setattr(_kernel_budget._BudgetState, "__init__", spy)
+        made = watch_cache(m)
         cached = KernelPerceptron(**params).fit(
             X, y, sample_weight=sample_weight)
         used = made[-1]
@@ -128,15 +135,8 @@ def test_cache_rule(monkeypatch):
     X, y = data(2, False, n=200)
 
     def uses(Z=X, **params):
-        made = []
-        original = _kernel_budget._BudgetState.__init__
-
-        def spy(self, *args, **kwargs):
-            original(self, *args, **kwargs)
-            made.append(self.cache_kc is not None)
-
         with monkeypatch.context() as m:
-            m.setattr(_kernel_budget._BudgetState, "__init__", spy)
+            made = watch_cache(m)
             KernelPerceptron(random_state=0, **params).fit(Z, y)
         return made[-1]
 

@@ -990,16 +990,11 @@ class MarginPerceptron(BaseLinearPerceptron):
     margin_ = ComputedAttribute("_margin_and_gamma", 0)
     gamma_ = ComputedAttribute("_margin_and_gamma", 1)
 
-    def _margin_and_gamma(self, name):
+    def _margin_and_gamma(self):
         """``(margin_, gamma_)``: as set by the last fit or pass, or
         computed from the batch of the last lean call (see
         :meth:`_after_learn`) when first read after it."""
-        try:
-            margin, gamma = self._margin, self._gamma
-        except AttributeError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}"
-            ) from None
+        margin, gamma = self._margin, self._gamma
         if margin is None or gamma is None:
             X, y, fixed = self._last_batch
             classes, state = self.classes_, self._state

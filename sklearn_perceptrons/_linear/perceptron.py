@@ -72,8 +72,9 @@ class ComputedAttribute:
     and, while that is None, computed when read.
 
     ``compute`` names the owner's method that returns the pair the
-    attribute is item ``position`` of (it is given the public name, for its
-    AttributeError); assigning the attribute stores the value as it is.
+    attribute is item ``position`` of; before the private name is set
+    (unfitted), reading raises the AttributeError of a missing attribute.
+    Assigning the attribute stores the value as it is.
     """
 
     def __init__(self, compute, position):
@@ -85,7 +86,10 @@ class ComputedAttribute:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
-        return getattr(instance, self.compute)(self.name)[self.position]
+        if self.private not in vars(instance):
+            raise AttributeError(f"{type(instance).__name__!r} object has no "
+                                 f"attribute {self.name!r}")
+        return getattr(instance, self.compute)()[self.position]
 
     def __set__(self, instance, value):
         setattr(instance, self.private, value)
@@ -294,16 +298,11 @@ class BaseLinearPerceptron(BasePerceptron):
     coef_ = ComputedAttribute("_published", 0)
     intercept_ = ComputedAttribute("_published", 1)
 
-    def _published(self, name="coef_"):
+    def _published(self):
         """``(coef_, intercept_)``: as set by the last fit or pass, or
         computed from the state when a pass moved the model since (an
         average, which a one-row call does not recompute)."""
-        try:
-            coef, intercept = self._coef, self._intercept
-        except AttributeError:
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}"
-            ) from None
+        coef, intercept = self._coef, self._intercept
         if coef is None or intercept is None:
             model = self._public_model(self._state.model())
             if coef is None:

@@ -15,6 +15,12 @@ import inspect
 import math
 import numbers
 
+try:
+    from typing import dataclass_transform
+except ImportError:  # Python 3.10: only type checkers read it
+    def dataclass_transform(**kwargs):
+        return lambda cls: cls
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
@@ -37,6 +43,62 @@ from .growth import check_classes, find_growth
 from .training import MistakesLog
 
 _FLOAT_DTYPES = (np.float64, np.float32)
+
+
+@dataclass_transform(kw_only_default=True, eq_default=False)
+class DeclaredParameters:
+    """A base that writes a scikit-learn constructor from declared parameters.
+
+    A subclass declares each constructor parameter once, as an annotated
+    class attribute whose value is its default (``aggressive: bool =
+    False``).  Its ``__init__`` takes them as keyword-only arguments: the
+    parameters the class adds first, in the order written, then its bases'
+    in theirs; a parameter declared again keeps its place and takes the new
+    default.  A class that writes its own ``__init__`` keeps it.
+
+    The generated constructor is what scikit-learn asks of a hand-written
+    one: an explicit keyword signature (``get_params``, ``set_params`` and
+    ``clone`` read it) that stores each argument unchanged under its own
+    name and does nothing else.  It is compiled from source text, as the
+    standard library's dataclasses compile theirs, so that it is a plain
+    function: its signature, defaults and errors on unknown or positional
+    arguments are Python's own.  The declarations are removed from the
+    class once read, so that a class has no attribute named after a
+    parameter (an instance does).  Type checkers and IDEs read them as the
+    fields of a keyword-only dataclass (PEP 681).
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        inherited = getattr(cls, "_declared_defaults", {})
+        own = {}
+        for name in inspect.get_annotations(cls):
+            if name not in vars(cls):
+                raise TypeError(
+                    f"{cls.__name__}.{name} is declared without a default; "
+                    "every constructor parameter of a scikit-learn estimator "
+                    "has one.")
+            own[name] = vars(cls)[name]
+            delattr(cls, name)
+        cls._declared_defaults = {
+            **{name: value for name, value in own.items()
+               if name not in inherited},
+            **{name: own.get(name, value) for name, value in inherited.items()},
+        }
+        if own and "__init__" not in vars(cls):
+            cls.__init__ = _keyword_constructor(cls, cls._declared_defaults)
+
+
+def _keyword_constructor(cls, defaults):
+    """``def __init__(self, *, name=default, ...)`` storing every argument."""
+    signature = ", ".join(f"{name}=_defaults[{name!r}]" for name in defaults)
+    body = "".join(f"\n    self.{name} = {name}" for name in defaults)
+    namespace = {"_defaults": dict(defaults)}
+    exec(f"def __init__(self, *, {signature}):{body}", namespace)
+    init = namespace["__init__"]
+    init.__module__ = cls.__module__
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
 
 
 def set_init_params(estimator, params):

@@ -406,6 +406,16 @@ fragment("warm_start_iterate_param", """
         running average, if any, starts anew).
 """)
 
+fragment("average_default_param", """
+    average : bool, default=True
+        If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
+        every sample visit of training; False gives the last iterate, the
+        paper's output.  The average is the default because it is as
+        accurate or more on nearly every real data set (the last iterate of
+        a noisy stream can fall below the majority class); it costs O(d)
+        more per update.
+""")
+
 fragment("seed_verbose_params", """
     random_state : int, RandomState instance or None, default=0
         Seed of the epoch permutations and of the validation split.

@@ -19,11 +19,16 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._core.base import class_indices, label_index, set_init_params
+from .._core.base import class_indices, label_index
 from .._core.docstrings import shared_doc
 from .._core.growth import reindex_rows
 from .._core.progress import in_chunks
-from .perceptron import BaseLinearPerceptron, ComputedAttribute, set_binary_state
+from .perceptron import (
+    BaseLinearPerceptron,
+    ComputedAttribute,
+    EpochParameters,
+    set_binary_state,
+)
 from .rows import (
     RULE_MARGIN,
     LinearState,
@@ -604,7 +609,7 @@ def adopt_search_row(estimator, state, search):
 
 
 @shared_doc
-class MarginPerceptron(BaseLinearPerceptron):
+class MarginPerceptron(EpochParameters, BaseLinearPerceptron):
     """The margin perceptron, with a certified search for a large margin.
 
     Works on the padded vectors ``x~ = [x; 1]`` and weights ``w~ = [w; b]``
@@ -873,6 +878,9 @@ class MarginPerceptron(BaseLinearPerceptron):
     1.0
     """
 
+    margin: float | str = "auto"
+    epsilon: float = 0.5
+
     _state_types = {"_state": LinearState, "_search_state": _MarginSearch}
 
     _parameter_constraints = {
@@ -883,27 +891,6 @@ class MarginPerceptron(BaseLinearPerceptron):
         ],
         "epsilon": [Interval(numbers.Real, 0, 1, closed="right")],
     }
-
-    def __init__(
-        self,
-        *,
-        margin="auto",
-        epsilon=0.5,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        shuffle=True,
-        average=False,
-        class_weight=None,
-        early_stopping=False,
-        validation_fraction=0.1,
-        warm_start=False,
-        random_state=0,
-        verbose=0,
-        grow_classes=False,
-    ):
-        set_init_params(self, locals())
 
     @property
     def _rule_reads_data(self):

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._core.base import fit_method, set_init_params
 from .._core.docstrings import shared_doc
-from .perceptron import BaseLinearPerceptron
+from .perceptron import BaseLinearPerceptron, EpochParameters
 from .rows import (
     RULE_ALMA,
     RULE_AROMMA,
@@ -32,7 +32,7 @@ from .rows import (
     CountedState,
     Rule,
 )
-from .second_order import SO_AROW, SecondOrderPerceptron
+from .second_order import SO_AROW, BaseSecondOrder
 
 # The fraction of an update scikit-learn's SGD gives the intercept on sparse
 # data (``SPARSE_INTERCEPT_DECAY`` of its linear models).
@@ -268,7 +268,7 @@ class PassiveAggressiveClassifier(BaseLinearPerceptron):
 
 
 @shared_doc
-class ALMAClassifier(BaseLinearPerceptron):
+class ALMAClassifier(EpochParameters, BaseLinearPerceptron):
     """ALMA_p: the approximate large margin algorithm (Gentile 2001).
 
     A perceptron-like online algorithm that converges to a hyperplane whose
@@ -328,13 +328,7 @@ class ALMAClassifier(BaseLinearPerceptron):
 
     {{epoch_params}}
 
-    average : bool, default=True
-        If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
-        every sample visit of training; False gives the last iterate, the
-        paper's output.  The average is the default because it is as
-        accurate or more on nearly every real data set (the last iterate of
-        a noisy stream can fall below the majority class); it costs O(d)
-        more per update.
+    {{average_default_param}}
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: a correction on a sample of class ``j`` takes
@@ -402,6 +396,12 @@ class ALMAClassifier(BaseLinearPerceptron):
     True
     """
 
+    p: float = 2
+    alpha: float = 0.9
+    B: float | None = None
+    C: float = 2**0.5
+    average: bool = True
+
     _state_types = {"_state": CountedState}
     _state_class = CountedState
 
@@ -412,29 +412,6 @@ class ALMAClassifier(BaseLinearPerceptron):
         "B": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
     }
-
-    def __init__(
-        self,
-        *,
-        p=2,
-        alpha=0.9,
-        B=None,
-        C=2**0.5,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        shuffle=True,
-        average=True,
-        class_weight=None,
-        early_stopping=False,
-        validation_fraction=0.1,
-        warm_start=False,
-        random_state=0,
-        verbose=0,
-        grow_classes=False,
-    ):
-        set_init_params(self, locals())
 
     def _initial_state(self, X, n_rows, coef_init, intercept_init):
         state = super()._initial_state(X, n_rows, coef_init, intercept_init)
@@ -463,7 +440,7 @@ class ALMAClassifier(BaseLinearPerceptron):
 
 
 @shared_doc
-class ROMMAClassifier(BaseLinearPerceptron):
+class ROMMAClassifier(EpochParameters, BaseLinearPerceptron):
     """ROMMA: the relaxed online maximum margin algorithm (Li & Long 2002).
 
     On a mistake (``s w~ . x~ <= 0``; with ``aggressive=True`` whenever the
@@ -502,13 +479,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
 
     {{epoch_params}}
 
-    average : bool, default=True
-        If True, ``coef_`` and ``intercept_`` are the average of ``w~`` over
-        every sample visit of training; False gives the last iterate, the
-        paper's output.  The average is the default because it is as
-        accurate or more on nearly every real data set (the last iterate of
-        a noisy stream can fall below the majority class); it costs O(d)
-        more per update.
+    {{average_default_param}}
 
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, with the sample weights: a sample of weight
@@ -588,30 +559,13 @@ class ROMMAClassifier(BaseLinearPerceptron):
     True
     """
 
+    aggressive: bool = False
+    average: bool = True
+
     _parameter_constraints = {
         **BaseLinearPerceptron._parameter_constraints,
         "aggressive": ["boolean"],
     }
-
-    def __init__(
-        self,
-        *,
-        aggressive=False,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        shuffle=True,
-        average=True,
-        class_weight=None,
-        early_stopping=False,
-        validation_fraction=0.1,
-        warm_start=False,
-        random_state=0,
-        verbose=0,
-        grow_classes=False,
-    ):
-        set_init_params(self, locals())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -628,7 +582,7 @@ class ROMMAClassifier(BaseLinearPerceptron):
 
 
 @shared_doc
-class AROWClassifier(SecondOrderPerceptron):
+class AROWClassifier(BaseSecondOrder):
     """AROW: adaptive regularization of weight vectors (Crammer, Kulesza &
     Dredze 2009).
 
@@ -745,35 +699,14 @@ class AROWClassifier(SecondOrderPerceptron):
     (1, 2)
     """
 
+    r: float = 1.0
+
     _parameter_constraints = {
-        **{name: rule for name, rule
-           in SecondOrderPerceptron._parameter_constraints.items()
-           if name != "a"},
+        **BaseSecondOrder._parameter_constraints,
         "r": [Interval(numbers.Real, 0, None, closed="neither")],
     }
 
     _update_rule_code = SO_AROW
-
-    def __init__(
-        self,
-        *,
-        r=1.0,
-        diagonal=False,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        shuffle=True,
-        average=False,
-        class_weight=None,
-        early_stopping=False,
-        validation_fraction=0.1,
-        warm_start=False,
-        random_state=0,
-        verbose=0,
-        grow_classes=False,
-    ):
-        set_init_params(self, locals())
 
     def _regularization(self):
         return float(self.r)

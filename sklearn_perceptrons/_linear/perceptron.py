@@ -27,6 +27,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from .._core.base import (
     N_JOBS_CONSTRAINT,
     BasePerceptron,
+    DeclaredParameters,
     decision_shape,
     fit_method,
     forget_stream,
@@ -638,6 +639,34 @@ class BaseLinearPerceptron(BasePerceptron):
 
 
 _LEAN_KEYS = {}
+
+
+class EpochParameters(DeclaredParameters):
+    """The parameters of an epoch-trained linear estimator, declared once.
+
+    Mixed in before :class:`BaseLinearPerceptron` by the estimators whose
+    constructor is their own parameters followed by these (the shared
+    docstring fragments ``{{epoch_params}}`` and
+    ``{{early_stopping_params}}`` describe them): the margin, second-order,
+    AROW, ALMA and ROMMA classifiers.  :class:`Perceptron` and
+    :class:`~sklearn_perceptrons.PassiveAggressiveClassifier` keep
+    scikit-learn's parameter order, with their own parameters among these,
+    and so write their constructors out.
+    """
+
+    fit_intercept: bool = True
+    max_iter: int = 1000
+    tol: float | None = 1e-3
+    n_iter_no_change: int = 5
+    shuffle: bool = True
+    average: bool = False
+    class_weight: dict | str | None = None
+    early_stopping: bool = False
+    validation_fraction: float = 0.1
+    warm_start: bool = False
+    random_state: int | np.random.RandomState | None = 0
+    verbose: int = 0
+    grow_classes: bool = False
 
 
 @shared_doc

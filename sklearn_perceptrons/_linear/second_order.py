@@ -23,13 +23,12 @@ from sklearn.utils._param_validation import Interval
 from .._core.base import (
     fit_method,
     label_index,
-    set_init_params,
     stream_cache,
 )
 from .._core.cpu import select_build
 from .._core.docstrings import shared_doc
 from .._core.growth import reindex_rows
-from .perceptron import BaseLinearPerceptron
+from .perceptron import BaseLinearPerceptron, EpochParameters
 from .rows import StateTrainer, check_finite_weights, overflow_error, row_arrays
 from .stream import SecondOrderStream
 from .._core.tables import one_vs_all_table
@@ -354,8 +353,121 @@ class SecondOrderTrainer(StateTrainer):
         return updates
 
 
+class BaseSecondOrder(EpochParameters, BaseLinearPerceptron):
+    """The state, trainer and streaming of :class:`SecondOrderPerceptron` and
+    :class:`~sklearn_perceptrons.AROWClassifier`: the same Sherman-Morrison
+    updates of ``A^-1``, triggered by mistakes or by the hinge loss
+    (``_update_rule_code``), with the regularization named ``a`` or ``r``
+    (``_regularization``)."""
+
+    diagonal: bool = False
+
+    _state_types = {"_state": SecondOrderState}
+
+    _parameter_constraints = {
+        **BaseLinearPerceptron._parameter_constraints,
+        "diagonal": ["boolean"],
+    }
+
+    # -- state ---------------------------------------------------------------
+
+    def _regularization(self):
+        """The regularization ``a`` of ``A = a I + ...`` (AROW's ``r``)."""
+        raise NotImplementedError
+
+    def _new_state(self, X, n_rows):
+        n_features = X.shape[1]
+        if not self.diagonal:
+            p = n_features + bool(self.fit_intercept)
+            pp = _second_order_fast.padded_size(p)
+            size = 8 * n_rows * _second_order_fast.packed_size(pp)
+            memory = _physical_memory()
+            if memory is not None and size > memory // 2:
+                raise ValueError(
+                    f"{type(self).__name__}(diagonal=False) needs {n_rows} "
+                    f"matrices of {p} x {p} float64 ({size / 2**30:.1f} GiB), "
+                    "more than half of this machine's memory. Use "
+                    "diagonal=True for wide data."
+                )
+        return SecondOrderState(
+            n_rows, n_features, a=self._regularization(),
+            rule=self._update_rule_code, diagonal=self.diagonal,
+            fit_intercept=self.fit_intercept, average=self.average, dtype=X.dtype,
+        )
+
+    def _initial_state(self, X, n_rows, coef_init=None, intercept_init=None):
+        # The driver's hook; there is no coef_init: A and w start together.
+        previous = getattr(self, "_state", None)
+        if self.warm_start and previous is not None:
+            self._check_warm_start_shape(n_rows, X.shape[1])
+            for name in ("diagonal", "fit_intercept"):
+                if getattr(previous, name) != bool(getattr(self, name)):
+                    raise ValueError(
+                        f"warm_start=True continues the previous fit, which had "
+                        f"{name}={getattr(previous, name)}; {name} cannot change "
+                        "between warm-started fits: set warm_start=False to "
+                        "fit a new model."
+                    )
+            state = previous.copy()
+            state.average = bool(self.average)
+            state.coef_sum = np.zeros(state.coef.shape if self.average else (1, 1))
+            state.intercept_sum = np.zeros(n_rows if self.average else 1)
+            state.visits = np.zeros(n_rows)
+            state.dtype = X.dtype.name
+            return state
+        return self._new_state(X, n_rows)
+
+    def _grow_rows(self, source, sign):
+        # A new class's row starts as a row of a new model: A = a I, w = 0.
+        self._state = self._state.grown(source, sign, self._regularization())
+
+    def _trainer(self, X, y_class, step, table, state, train_idx):
+        # The driver's hook: fit trains through SecondOrderTrainer.
+        return SecondOrderTrainer(X, y_class, step, table, state)
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        X, y_class, sample_weight, classes = self._validate_partial_fit_data(
+            X, y, classes, sample_weight
+        )
+        n_classes = classes.shape[0]
+        n_rows = 1 if n_classes == 2 else n_classes
+        table = one_vs_all_table(n_classes)
+        step = self._partial_fit_steps(classes, y_class, sample_weight)
+        # The state is float64 whatever X is: a batch of the other float
+        # type is read as it is, never cast.
+        if hasattr(self, "_state"):
+            state = self._state.copy()
+        else:
+            state = self._new_state(X, n_rows)
+        log = FitLog(self.verbose) if self.verbose else None
+        trainer = SecondOrderTrainer(X, y_class, step, table, state)
+        total = int(trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
+                                      np.ones(n_rows, dtype=np.uint8)).sum())
+        if log is not None:
+            log.partial(getattr(self, "n_iter_", 0) + 1, X.shape[0], total,
+                        trainer.weight_norm())
+        self.classes_ = classes
+        self._state = state
+        self.coef_, self.intercept_ = state.model()
+        record_partial_pass(self, total)
+        cache = stream_cache(self)
+        cache.pop("fast", None)
+        labels = label_index(classes)
+        if self._lean_calls() and labels is not None:
+            cache["fast"] = SecondOrderStream(
+                state, table, labels=labels, eta=self._learning_rate(),
+                key=self._lean_key(), name=type(self).__name__)
+        return self
+
+    def _after_learn(self, X, y, stream, total):
+        if stream.adopted is not None:
+            # A call of several full-mode rows ran on a copy.
+            self._state = stream.adopted
+        super()._after_learn(X, y, stream, total)
+
+
 @shared_doc
-class SecondOrderPerceptron(BaseLinearPerceptron):
+class SecondOrderPerceptron(BaseSecondOrder):
     """The second-order perceptron: a perceptron that whitens by the data it erred on.
 
     Predicts ``sign(v^T (a I + S S^T + x x^T)^-1 x)`` for a sample ``x``,
@@ -508,133 +620,18 @@ class SecondOrderPerceptron(BaseLinearPerceptron):
     (1, 2)
     """
 
-    _state_types = {"_state": SecondOrderState}
+    a: float = 1.0
 
     _parameter_constraints = {
-        **BaseLinearPerceptron._parameter_constraints,
+        **BaseSecondOrder._parameter_constraints,
         "a": [Interval(numbers.Real, 0, None, closed="neither")],
-        "diagonal": ["boolean"],
     }
-
-    def __init__(
-        self,
-        *,
-        a=1.0,
-        diagonal=False,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        shuffle=True,
-        average=False,
-        class_weight=None,
-        early_stopping=False,
-        validation_fraction=0.1,
-        warm_start=False,
-        random_state=0,
-        verbose=0,
-        grow_classes=False,
-    ):
-        set_init_params(self, locals())
-
-    # -- state ---------------------------------------------------------------
 
     # The compiled pass's rule: update on mistakes.
     _update_rule_code = SO_MISTAKE
 
     def _regularization(self):
-        """The ``a`` of ``A = a I + ...``."""
         return float(self.a)
-
-    def _new_state(self, X, n_rows):
-        n_features = X.shape[1]
-        if not self.diagonal:
-            p = n_features + bool(self.fit_intercept)
-            pp = _second_order_fast.padded_size(p)
-            size = 8 * n_rows * _second_order_fast.packed_size(pp)
-            memory = _physical_memory()
-            if memory is not None and size > memory // 2:
-                raise ValueError(
-                    f"{type(self).__name__}(diagonal=False) needs {n_rows} "
-                    f"matrices of {p} x {p} float64 ({size / 2**30:.1f} GiB), "
-                    "more than half of this machine's memory. Use "
-                    "diagonal=True for wide data."
-                )
-        return SecondOrderState(
-            n_rows, n_features, a=self._regularization(),
-            rule=self._update_rule_code, diagonal=self.diagonal,
-            fit_intercept=self.fit_intercept, average=self.average, dtype=X.dtype,
-        )
-
-    def _initial_state(self, X, n_rows, coef_init=None, intercept_init=None):
-        # The driver's hook; there is no coef_init: A and w start together.
-        previous = getattr(self, "_state", None)
-        if self.warm_start and previous is not None:
-            self._check_warm_start_shape(n_rows, X.shape[1])
-            for name in ("diagonal", "fit_intercept"):
-                if getattr(previous, name) != bool(getattr(self, name)):
-                    raise ValueError(
-                        f"warm_start=True continues the previous fit, which had "
-                        f"{name}={getattr(previous, name)}; {name} cannot change "
-                        "between warm-started fits: set warm_start=False to "
-                        "fit a new model."
-                    )
-            state = previous.copy()
-            state.average = bool(self.average)
-            state.coef_sum = np.zeros(state.coef.shape if self.average else (1, 1))
-            state.intercept_sum = np.zeros(n_rows if self.average else 1)
-            state.visits = np.zeros(n_rows)
-            state.dtype = X.dtype.name
-            return state
-        return self._new_state(X, n_rows)
-
-    def _grow_rows(self, source, sign):
-        # A new class's row starts as a row of a new model: A = a I, w = 0.
-        self._state = self._state.grown(source, sign, self._regularization())
-
-    def _trainer(self, X, y_class, step, table, state, train_idx):
-        # The driver's hook: fit trains through SecondOrderTrainer.
-        return SecondOrderTrainer(X, y_class, step, table, state)
-
-    def _partial_fit(self, X, y, classes, sample_weight):
-        X, y_class, sample_weight, classes = self._validate_partial_fit_data(
-            X, y, classes, sample_weight
-        )
-        n_classes = classes.shape[0]
-        n_rows = 1 if n_classes == 2 else n_classes
-        table = one_vs_all_table(n_classes)
-        step = self._partial_fit_steps(classes, y_class, sample_weight)
-        # The state is float64 whatever X is: a batch of the other float
-        # type is read as it is, never cast.
-        if hasattr(self, "_state"):
-            state = self._state.copy()
-        else:
-            state = self._new_state(X, n_rows)
-        log = FitLog(self.verbose) if self.verbose else None
-        trainer = SecondOrderTrainer(X, y_class, step, table, state)
-        total = int(trainer.run_epoch(np.arange(X.shape[0], dtype=np.int32),
-                                      np.ones(n_rows, dtype=np.uint8)).sum())
-        if log is not None:
-            log.partial(getattr(self, "n_iter_", 0) + 1, X.shape[0], total,
-                        trainer.weight_norm())
-        self.classes_ = classes
-        self._state = state
-        self.coef_, self.intercept_ = state.model()
-        record_partial_pass(self, total)
-        cache = stream_cache(self)
-        cache.pop("fast", None)
-        labels = label_index(classes)
-        if self._lean_calls() and labels is not None:
-            cache["fast"] = SecondOrderStream(
-                state, table, labels=labels, eta=self._learning_rate(),
-                key=self._lean_key(), name=type(self).__name__)
-        return self
-
-    def _after_learn(self, X, y, stream, total):
-        if stream.adopted is not None:
-            # A call of several full-mode rows ran on a copy.
-            self._state = stream.adopted
-        super()._after_learn(X, y, stream, total)
 
     # -- public API ----------------------------------------------------------
 

@@ -49,6 +49,20 @@ def watch_cache(m):
     return made
 
 
+def watch_walks(m):
+    """Within the monkeypatch context ``m`` (or ``monkeypatch`` itself): a
+    list that gets every budgeted walk made."""
+    walks = []
+    original = _kernel_budget._BudgetState.__init__
+
+    def spy(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        walks.append(self)
+
+    m.setattr(_kernel_budget._BudgetState, "__init__", spy)
+    return walks
+
+
 def fit_both(X, y, monkeypatch, sample_weight=None, **params):
     """(cached fit, uncached fit, whether the first kept the cache)."""
     with monkeypatch.context() as m:
@@ -106,14 +120,7 @@ def test_cached_scores_are_the_scores_of_the_iterate(strategy, n_classes,
     """After an epoch, every training row's cached scores equal its scores
     computed afresh from the support vectors and coefficients."""
     X, y = data(n_classes, False)
-    walks = []
-    original = _kernel_budget._BudgetState.__init__
-
-    def spy(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        walks.append(self)
-
-    monkeypatch.setattr(_kernel_budget._BudgetState, "__init__", spy)
+    walks = watch_walks(monkeypatch)
     # tol=None: no model check, so the walk keeps its last iterate.
     KernelPerceptron(budget=60, budget_strategy=strategy, tol=None,
                      max_iter=3, random_state=0).fit(X, y)
@@ -149,3 +156,68 @@ def test_cache_rule(monkeypatch):
     assert not uses(budget=50, cache_size=8 * 200 * 51 / 2**20 / 2)
     assert not uses(X @ X.T, budget=50, kernel="precomputed")
     assert not uses(budget=50, kernel=lambda A, B: A @ B.T)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_column_store_fits_the_same_model_bit_for_bit(kernel, n_classes,
+                                                      dtype, monkeypatch):
+    """A column copied from the store of columns by row is the column the
+    walk computes: with and without the store (cache_size between the
+    cache's size and the cache's plus the store's), the same model to the
+    last bit, on a budget small enough for rows to enter the support set
+    again."""
+    X, y = data(n_classes, False)
+    X = X.astype(dtype)
+    n, budget = X.shape[0], 60
+    K = 1 if n_classes == 2 else n_classes
+    cache_only = 8 * n * (budget + K + n / 2) / 2**20
+    fits = []
+    for cache_size in (200, cache_only):
+        with monkeypatch.context() as m:
+            walks = watch_walks(m)
+            fits.append(KernelPerceptron(
+                kernel=kernel, budget=budget, cache_size=cache_size,
+                random_state=0).fit(X, y))
+            fits[-1].walk = walks[-1]
+    stored, computed = fits
+    assert int(stored.walk.cache_store_done.sum()) > 0
+    assert not hasattr(computed.walk, "cache_store_done")
+    assert_array_equal(stored.support_, computed.support_)
+    assert stored.n_iter_ == computed.n_iter_
+    assert_array_equal(stored.dual_coef_, computed.dual_coef_)
+    assert_array_equal(stored.decision_function(X), computed.decision_function(X))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_column_store_holds_each_rows_column(monkeypatch):
+    """Every column the store marks as computed is the kernel column of its
+    row, with the intercept's constant; rows that entered the support set
+    more than once were computed once."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, y = data(3, False)
+    with monkeypatch.context() as m:
+        walks = watch_walks(m)
+        # tol=None: no model check, so the walk keeps its cache to the end.
+        est = KernelPerceptron(budget=60, tol=None, max_iter=3,
+                               random_state=0).fit(X, y)
+    walk = walks[-1]
+    rows = np.flatnonzero(walk.cache_store_done)
+    assert rows.shape[0] > 60  # more rows entered than the budget holds
+    assert est.n_mistakes_ > rows.shape[0]  # and some of them came back
+    gamma = 1.0 / (X.shape[1] * X.var())
+    expected = rbf_kernel(X[rows], X, gamma=gamma) + 1.0
+    assert_allclose(walk.cache_store[rows], expected, rtol=1e-12)
+
+
+def test_column_store_rule():
+    """The store comes with the cache when n * (n + B + K) float64 values
+    fit in cache_size."""
+    X = np.zeros((400, 3))
+    fits = lambda **p: _kernel_budget.store_applies(  # noqa: E731
+        KernelPerceptron(budget=100, **p), X, 2)
+    assert fits()
+    assert fits(cache_size=8 * 400 * 502 / 2**20)
+    assert not fits(cache_size=8 * 400 * 502 / 2**20 * 0.999)

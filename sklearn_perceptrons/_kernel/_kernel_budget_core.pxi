@@ -11,8 +11,9 @@ weights and the order of the epoch, except by the score cache of a fit
 whose budget is a sizeable part of the rows (``_bind_cache``): the kernel
 columns of the B slots over the training rows and the scores of every row
 of the iterate.  A visit then reads its scores, O(K); a new support vector
-computes its column, O(n * n_features), and adds it to the scores of the
-rows it updates; a removal changes the scores by the removed vector's
+computes its column, O(n * n_features) (or copies it, O(n), from the
+store of columns by row, ``kstore``, when its row's was computed before),
+and adds it to the scores of the rows it updates; a removal changes the scores by the removed vector's
 coefficients times its column, or, when "local_projection" carries them
 onto its neighbours, times the difference of the carried combination of
 their columns and its own: O(n * (M + K)).  The scores so kept equal the
@@ -84,6 +85,7 @@ from cython cimport floating
 from libc.math cimport fabs, sqrt, tanh
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
+from libc.string cimport memcpy
 
 from .._core._random cimport randint
 from ._matrix cimport Matrix, MatrixView
@@ -222,12 +224,54 @@ cdef struct State:
     # cache: dense X, whose cached values are those the support vectors'
     # own features give (a CSR row's are computed from its norms).
     bint kc_pairs
+    # The columns of the cache by training row (n_cache, n_cache), those
+    # computed so far flagged in ``kstore_done``; NULL without them.  A
+    # column depends only on its row, so a sample that enters the support
+    # set again copies its column instead of computing it.
+    double* kstore
+    unsigned char* kstore_done
 
 
 include "_kernel_budget_kernels.pxi"
 
 
 # -- the support set -----------------------------------------------------------
+
+cdef Py_ssize_t _smallest_weighted_norm(
+    const double* alpha, Py_ssize_t K, const double* weight, Py_ssize_t n,
+) noexcept nogil:
+    """The first j of smallest ``weight[j] * sum_k alpha[j, k]**2`` (each
+    sum over k in order).  Four vectors at a time, a sum each, so that the
+    additions of one vector do not wait on one another."""
+    cdef Py_ssize_t j = 0, k, h, best = 0
+    cdef double s0, s1, s2, s3, a, best_loss = -1.0
+    cdef double loss[4]
+    cdef const double* row
+    while j < n:
+        s0 = s1 = s2 = s3 = 0.0
+        row = alpha + j * K
+        if j + 4 <= n:
+            for k in range(K):
+                s0 += row[k] * row[k]
+                s1 += row[K + k] * row[K + k]
+                s2 += row[2 * K + k] * row[2 * K + k]
+                s3 += row[3 * K + k] * row[3 * K + k]
+            loss[0], loss[1], loss[2], loss[3] = s0, s1, s2, s3
+            h = 4
+        else:
+            for k in range(K):
+                a = row[k]
+                s0 += a * a
+            loss[0] = s0
+            h = 1
+        for k in range(h):
+            a = loss[k] * weight[j + k]
+            if best_loss < 0.0 or a < best_loss:
+                best_loss = a
+                best = j + k
+        j += h
+    return best
+
 
 cdef Py_ssize_t _pick_removal(State* s, Py_ssize_t n_sv) noexcept nogil:
     cdef Py_ssize_t j, k, best = 0
@@ -247,17 +291,7 @@ cdef Py_ssize_t _pick_removal(State* s, Py_ssize_t n_sv) noexcept nogil:
                 best = j
         return best
     if s.strategy == STRATEGY_LOCAL_PROJECTION:
-        best_loss = -1.0
-        for j in range(n_sv):
-            loss = 0.0
-            for k in range(s.K):
-                a = s.alpha[j * s.K + k]
-                loss += a * a
-            loss *= s.sv_self[j]
-            if best_loss < 0.0 or loss < best_loss:
-                best_loss = loss
-                best = j
-        return best
+        return _smallest_weighted_norm(s.alpha, s.K, s.sv_self, n_sv)
     for j in range(1, n_sv):
         if s.sv_time[j] < s.sv_time[best]:
             best = j
@@ -321,99 +355,7 @@ cdef void _forgetron_shrink(State* s, Py_ssize_t r, Py_ssize_t n_sv,
             s.newsum[k] += s.visits[k] * (phi - 1.0) * old
 
 
-cdef void _cache_add(State* s, Py_ssize_t slot, const double* v,
-                     const double* da) noexcept nogil:
-    """Add ``da[k] * v[i]`` to the cached score of row k of every sample
-    i, v the kernel column of ``slot`` (``v`` NULL) or an n_cache-vector:
-    the change of the cached scores when the coefficients of row k change
-    by ``da[k]`` times v's coefficients, O(n_cache) per row k of nonzero
-    ``da[k]``."""
-    cdef Py_ssize_t i, k, K = s.K, n = s.n_cache
-    cdef double a
-    cdef const double* col = s.kc + slot * n if v == NULL else v
-    cdef double* out
-    for k in range(K):
-        a = da[k]
-        if a == 0.0:
-            continue
-        out = s.sc + k * n
-        for i in range(n):
-            out[i] += a * col[i]
-
-
-cdef void _cache_removal(State* s, Py_ssize_t r, Py_ssize_t cnt,
-                         bint carried) noexcept nogil:
-    """The cached scores once vector r leaves: with ``carried`` its current
-    coefficients went to the ``cnt`` neighbours of ``_carry_local``
-    (``s.nb``, ``s.cvec``: a change of ``alpha[r] * (sum_a cvec[a] K'(x,
-    sv_nb[a]) - K'(x, sv_r))``), else they are dropped.  O(n_cache * (cnt +
-    the nonzero coefficients of r))."""
-    cdef Py_ssize_t i, a, k, K = s.K, n = s.n_cache
-    cdef double c
-    cdef const double* col
-    if not carried or cnt == 0:
-        for k in range(K):
-            s.dk1[k] = -s.alpha[r * K + k]
-        _cache_add(s, r, NULL, s.dk1)
-        return
-    col = s.kc + r * n
-    for i in range(n):
-        s.cv[i] = -col[i]
-    for a in range(cnt):
-        c = s.cvec[a]
-        col = s.kc + s.nb[a] * n
-        for i in range(n):
-            s.cv[i] += c * col[i]
-    _cache_add(s, r, s.cv, s.alpha + r * K)
-
-
-cdef void _fill_column(
-    State* s, const floating* values, const MatrixView* X, const floating* sv,
-    Py_ssize_t t,
-) noexcept nogil:
-    """kc[i, t] = K'(x_i, sv_t) for every row i of X, computed as a visit
-    computes it (``_kernels`` on the one support vector t, bit for bit):
-    O(n_cache * n_features), O(nnz) per CSR row."""
-    cdef State one = s[0]
-    cdef Py_ssize_t i, f, d = X.n_features, B = s.B
-    cdef const floating* xv
-    cdef Probe x
-    cdef double v, acc, u
-    cdef bint need_stats = X.sparse or s.kind == KERNEL_COSINE
-    cdef int mode = _mode(s.kind)
-    if not X.sparse and mode < 2 and d > 0 and s.gamma != 0.0:
-        # The exponential kernels of dense rows: the distances of all rows
-        # (summed over the features in order, the exponent clamped as
-        # ``_dense_reductions`` folds it), then one vectorized exponential.
-        for i in range(s.n_cache):
-            xv = values + i * d
-            acc = 0.0
-            for f in range(d):
-                # In double, as _dense_reductions subtracts (float32 rows).
-                u = <double> sv[f * B + t] - <double> xv[f]
-                acc += u * u if mode == 0 else fabs(u)
-            s.kc[t * s.n_cache + i] = _clamp_log(-s.gamma * acc)
-        _exp_line(s.kc + t * s.n_cache, s.n_cache, -s.gamma, s.add, True)
-        return
-    # Any other kernel: the visit's own kernels, on a set of one vector.
-    one.sv_norm = s.sv_norm + t
-    one.sv_row = s.sv_row + t
-    x.idx = NULL
-    x.nnz = d
-    x.sparse = X.sparse
-    x.sq = 0.0
-    x.l1 = 0.0
-    for i in range(s.n_cache):
-        if X.sparse:
-            xv = values + X.indptr[i]
-            x.idx = X.indices + X.indptr[i]
-            x.nnz = X.indptr[i + 1] - X.indptr[i]
-        else:
-            xv = values + i * d
-        if need_stats:
-            _row_stats(xv, &x)
-        _kernels(&one, xv, &x, sv + t, 1, &v)
-        s.kc[t * s.n_cache + i] = v
+include "_kernel_budget_cache.pxi"
 
 
 cdef double _pair(
@@ -504,21 +446,27 @@ cdef Py_ssize_t _carry_local(
     ``s.nb`` with their coefficients in ``s.cvec``."""
     cdef Py_ssize_t q, j, a, b, pos, cnt = 0, K = s.K, M = s.M
     cdef double v, ca
+    # Local copies: the compiler would reload the fields of s after every
+    # store through these pointers.
+    cdef double* top = s.cvec
+    cdef int* nb = s.nb
+    cdef const double* kr = s.kr
+    cdef const double* self_k = s.sv_self
     # One pass keeping the M largest K'(r, j)^2 / K'(j, j) in decreasing
     # order (``cvec`` holds the values meanwhile), ties to the lower slot.
     for j in range(n_sv):
-        if j == r or not s.sv_self[j] > 0.0:
+        if j == r or not self_k[j] > 0.0:
             continue
-        v = s.kr[j] * s.kr[j] / s.sv_self[j]
-        if cnt == M and not v > s.cvec[M - 1]:
+        v = kr[j] * kr[j] / self_k[j]
+        if cnt == M and not v > top[M - 1]:
             continue
         pos = cnt if cnt < M else M - 1
-        while pos > 0 and s.cvec[pos - 1] < v:
-            s.cvec[pos] = s.cvec[pos - 1]
-            s.nb[pos] = s.nb[pos - 1]
+        while pos > 0 and top[pos - 1] < v:
+            top[pos] = top[pos - 1]
+            nb[pos] = nb[pos - 1]
             pos -= 1
-        s.cvec[pos] = v
-        s.nb[pos] = <int> j
+        top[pos] = v
+        nb[pos] = <int> j
         if cnt < M:
             cnt += 1
     for a in range(cnt):
@@ -797,7 +745,7 @@ cdef int _walk(
             s.fill_slot = -1
             _update(s, sv, col, xv, &x, i, n_up, values)
             if s.kc != NULL and s.fill_slot >= 0:
-                _fill_column(s, values, X, sv, s.fill_slot)
+                _slot_column(s, values, X, sv, s.fill_slot)
                 _cache_add(s, s.fill_slot, NULL, s.alpha + s.fill_slot * K)
         for p in range(s.rows_ptr[c], s.rows_ptr[c + 1]):
             s.visits[s.rows[p]] += 1.0
@@ -929,10 +877,14 @@ cdef class BudgetWalker:
     cdef _bind_cache(self, support, Py_ssize_t B, Py_ssize_t K):
         """The score cache, when ``support.cache_kc`` is not None:
         ``cache_kc`` (B, n), ``cache_sc`` (K, n) and ``cache_work`` (n + K
-        doubles), float64."""
-        cdef double[:, ::1] kc, sc
+        doubles), float64; with ``support.cache_store`` (n, n) and
+        ``cache_store_done`` (n, uint8, zeros), the store of columns by row."""
+        cdef double[:, ::1] kc, sc, store
         cdef double[::1] cw
+        cdef unsigned char[::1] done
         self.s.kc = NULL
+        self.s.kstore = NULL
+        self.s.kstore_done = NULL
         self.s.kc_pairs = False
         self.s.n_cache = 0
         self.s.fill_slot = -1
@@ -952,6 +904,15 @@ cdef class BudgetWalker:
         self.s.n_cache = kc.shape[1]
         self.s.cv = &cw[0]
         self.s.dk1 = &cw[kc.shape[1]]
+        if getattr(support, "cache_store", None) is None:
+            return
+        store = support.cache_store
+        done = support.cache_store_done
+        if store.shape[0] != kc.shape[1] or store.shape[1] != kc.shape[1] \
+                or done.shape[0] != kc.shape[1]:
+            raise ValueError("BudgetWalker: the column store does not fit.")
+        self.s.kstore = &store[0, 0]
+        self.s.kstore_done = &done[0]
 
     cdef _bind_pool(self, support, Py_ssize_t B):
         cdef float[::1] pool_f

@@ -9,7 +9,9 @@ is kept: ``fit`` on a million rows is a few passes over X.  A fresh
 ``fit`` whose budget is a sizeable part of the rows keeps a score cache
 instead (see :func:`cache_applies`): the kernel columns of the support
 vectors over the training rows and the scores of every row, so that a visit
-reads its scores, O(n_classes), and only an update costs O(n_samples).  The compiled
+reads its scores, O(n_classes), and only an update costs O(n_samples);
+within ``cache_size``, every training row's column once computed, so that a
+row that enters the support set again copies it (:func:`store_applies`).  The compiled
 walk (``_kernel_budget_fast``) owns the visits and the removals; this module
 owns the state between calls, its conversion to and from a
 :class:`~sklearn_perceptrons._kernel.dual.DualState`, the epochs, the
@@ -178,6 +180,16 @@ def cache_applies(estimator, kernel, X, n_rows):
             <= float(estimator.cache_size) * 2**20)
 
 
+def store_applies(estimator, X, n_rows):
+    """Whether a fit with the score cache also keeps the kernel column of
+    every training row it computes (``n * n`` float64 values, with the
+    cache's ``n * (B + K)`` within ``cache_size``): a sample that enters the
+    support set again, after a removal, then copies its column, O(n),
+    instead of computing it, O(n * n_features)."""
+    n, B = X.shape[0], int(estimator.budget)
+    return 8.0 * n * (n + B + n_rows) <= float(estimator.cache_size) * 2**20
+
+
 class _Pairwise:
     """Kernel values of a "precomputed" or callable kernel between rows of
     Z (the Gram matrix itself, or the rows the callable is called on), with
@@ -221,7 +233,7 @@ class _BudgetState:
 
     def __init__(self, estimator, kernel, n_features, n_rows, dtype, *,
                  step_by_class=False, pairwise=None, capacity=None, rows=None,
-                 cache_rows=None):
+                 cache_rows=None, store_columns=False):
         B = int(estimator.budget)
         self.B, self.K = B, n_rows
         # Slots: the budget, or ``capacity`` when fewer vectors can be held
@@ -288,13 +300,16 @@ class _BudgetState:
         self.iwork = np.zeros(n_rows + M, dtype=np.int32)
         # The score cache of ``cache_rows`` training rows (see
         # ``cache_applies``; the CSR store and a Gram matrix go without).
-        self.cache_kc = None
+        self.cache_kc = self.cache_store = None
         if (cache_rows is not None and not self.sparse_store
                 and pairwise is None
                 and self.strategy in _CACHE_STRATEGIES):
             self.cache_kc = np.zeros((slots, cache_rows))
             self.cache_sc = np.zeros((n_rows, cache_rows))
             self.cache_work = np.zeros(cache_rows + n_rows)
+            if store_columns:
+                self.cache_store = np.empty((cache_rows, cache_rows))
+                self.cache_store_done = np.zeros(cache_rows, dtype=np.uint8)
         self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
 
     def _make_pool(self, size, slots, dtype):
@@ -475,7 +490,7 @@ class _BudgetState:
         if self.cache_kc is not None:
             # The cached scores are those of the iterate left: the walk
             # goes on without them.
-            self.cache_kc = None
+            self.cache_kc = self.cache_store = None
             regrown = True
         if regrown:
             self.walker = _kernel_budget_fast.BudgetWalker(self.params, self)
@@ -752,7 +767,8 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
     walk = _BudgetState(params, kernel, X.shape[1], n_rows, Z.dtype,
                         step_by_class=by_class, pairwise=pairwise,
                         rows=X if sp.issparse(X) else None,
-                        cache_rows=n if cache else None)
+                        cache_rows=n if cache else None,
+                        store_columns=cache and store_applies(params, X, n_rows))
     if state is not None:
         rows = matched if matched is not None else np.full(
             state.sv.shape[0], -1)

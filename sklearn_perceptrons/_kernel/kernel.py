@@ -180,9 +180,11 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         n_classes) values within ``cache_size``), ``fit`` keeps the kernel
         columns of the support vectors over the training rows and every
         row's scores: a visit then costs O(n_classes), a new support vector
-        O(n_samples * n_features) (its kernel column) and a removal
-        O(n_samples * (n_neighbours + n_classes)); the model is that of the
-        walk without them, up to rounding.  A budget of at least the number
+        O(n_samples * n_features) (its kernel column; O(n_samples), a copy,
+        for a row whose column was computed before, when the n_samples**2
+        values of every row's column also fit in ``cache_size``) and a
+        removal O(n_samples * (n_neighbours + n_classes)); the model is that
+        of the walk without them, up to rounding.  A budget of at least the number
         of training rows changes nothing.  "precomputed" and
         callable kernels are supported: a visit reads B entries of the Gram
         matrix; a callable is called on blocks of 1,024 rows (at least B)

@@ -54,7 +54,9 @@ class DeclaredParameters:
     False``).  Its ``__init__`` takes them as keyword-only arguments: the
     parameters the class adds first, in the order written, then its bases'
     in theirs; a parameter declared again keeps its place and takes the new
-    default.  A class that writes its own ``__init__`` keeps it.
+    default.  A class that writes its own ``__init__`` keeps it.  Only
+    declarations make parameters: a written ``__init__`` of another base is
+    not read, so a class declares all of its parameters or writes them all.
 
     The generated constructor is what scikit-learn asks of a hand-written
     one: an explicit keyword signature (``get_params``, ``set_params`` and

@@ -634,3 +634,41 @@ def test_long_rows_read_the_training_gram_matrix(monkeypatch):
     KernelPerceptron(**{**params, "budget": 14}).fit(X, y)  # n > 8 B
     assert _kernel_budget._PAIRWISE not in kinds
 
+
+
+def _epoch_the_rule_stops(totals, threshold, patience):
+    """The epoch (1-based) at which the ``tol`` rule stops a sequence of
+    per-epoch update counts: ``patience`` epochs in a row that do not fall
+    below the best so far minus ``threshold`` (or an epoch without update);
+    None if it never stops."""
+    best, stalled = np.inf, 0
+    for epoch, count in enumerate(totals, start=1):
+        if count == 0:
+            return epoch
+        stalled = stalled + 1 if count > best - threshold else 0
+        best = min(best, count)
+        if stalled >= patience:
+            return epoch
+    return None
+
+
+@pytest.mark.parametrize("bound", ["binds", "cannot bind"])
+def test_multiclass_rows_stop_together_against_the_sum_of_their_thresholds(
+        bound):
+    # K one-vs-all rows that stop together compare their total of updates
+    # with K * tol * n: each row's own threshold, summed.  A threshold of
+    # tol * n alone on the total would ask of 5 rows 5 times the per-row
+    # improvement; on this noisy problem the two rules stop at different
+    # epochs, so the replay below tells them apart.
+    X, y = make_classification(400, 6, n_informative=4, n_redundant=0,
+                               n_classes=5, n_clusters_per_class=1,
+                               flip_y=0.2, random_state=3)
+    n, K, tol, patience = X.shape[0], 5, 0.01, 3
+    budget = 60 if bound == "binds" else n + 1
+    clf = KernelPerceptron(budget=budget, tol=tol, n_iter_no_change=patience,
+                           max_iter=300, random_state=0).fit(X, y)
+    totals = clf.mistakes_per_epoch_
+    assert clf.n_iter_ == len(totals) < 300
+    assert _epoch_the_rule_stops(totals, K * tol * n, patience) == clf.n_iter_
+    # The rule on the total with one row's threshold would have gone on.
+    assert _epoch_the_rule_stops(totals, tol * n, patience) != clf.n_iter_

@@ -721,7 +721,8 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
     ``(state, matched)``: the previous iterate (``warm_start``) and the
     rows of X its support vectors are (None when they are not rows of X).
     Rows of a multiclass problem stop together, on the rule applied to
-    their total number of updates (a removal changes every row).  With
+    their total number of updates (a removal changes every row) against
+    the total of their thresholds, ``tol * n_samples`` per row.  With
     ``tol`` (the stopping rule on), the model returned is the one, among
     those at the quarters and the end of every epoch, that classifies best
     a fixed sample of training rows: a late iterate of a budgeted walk is
@@ -779,9 +780,11 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
         params.tol is not None) else None
     trainer = _BudgetTrainer(walk, Z, y_class, step,
                              one_vs_all_table(n_classes), check)
+    # The rows' total of updates against the total of their thresholds
+    # (tol * n each), as the unbudgeted walk's rows that stop together.
     stopper = StoppingRule(1, tol=params.tol,
                            n_iter_no_change=params.n_iter_no_change,
-                           n_samples=n, early_stopping=False)
+                           n_samples=n * n_rows, early_stopping=False)
     record = train(trainer, train_idx=np.arange(n_ext, n_ext + n,
                                                 dtype=np.int32), rng=rng,
                    shuffle=params.shuffle, max_iter=params.max_iter,

@@ -430,10 +430,14 @@ def fit(params, X, y_class, step, rows, kernel, rng, seed, start=None, *,
     # which would change a stopped row that can no longer correct itself,
     # so the rows share one rule on their total number of updates.
     # Crammer-Singer's rows move together by construction: one rule too.
+    # One-vs-all rows that stop together compare their total with the total
+    # of their own thresholds (tol * n each), so that a 26-class problem does
+    # not need 26 times the per-row improvement to go on.
     coupled = (params.budget is not None or rule != _RULE_TABLE) and n_rows > 1
+    summed = n_rows if coupled and rule == _RULE_TABLE else 1
     stopper = StoppingRule(
         1 if coupled else n_rows, tol=params.tol,
-        n_iter_no_change=params.n_iter_no_change, n_samples=n,
+        n_iter_no_change=params.n_iter_no_change, n_samples=n * summed,
         early_stopping=False,
     )
     record = train(

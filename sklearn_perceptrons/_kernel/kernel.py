@@ -335,7 +335,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
 
     Each one-vs-all row stops on its own rule, as in :class:`Perceptron`,
     except with a budget, where a removal changes every row: there they stop
-    together.
+    together, when the total of their updates has not fallen below its best
+    by ``tol * n_samples`` per row for ``n_iter_no_change`` epochs.
 
     During training the kernel values of "rbf" and "laplacian" are computed
     in single precision (relative error below 1.2e-7), as SVC's kernel cache

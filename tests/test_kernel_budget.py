@@ -428,10 +428,13 @@ def test_averaged_fit_returns_the_iterate_when_it_checks_better(monkeypatch):
     assert_array_equal(averaged.support_, plain.support_)
 
 
-def test_kept_early_model_reports_the_largest_support_of_the_fit(monkeypatch):
-    # A check that prefers the first model (a quarter into the first epoch,
-    # before the set fills): the fit returns that model, and still reports
-    # the largest support set it held, the budget.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_checks_start_when_the_support_set_fills_the_budget(monkeypatch):
+    # Before the set fills no vector has left it, so the walk is the
+    # unbudgeted one and its models are not checked: every check sees the
+    # full set.  A check that prefers the first model it sees returns that
+    # one, a quarter into the first epoch after the set filled, with the
+    # largest support set the fit held.
     calls = []
 
     def first_is_best(self, walk):
@@ -442,9 +445,42 @@ def test_kept_early_model_reports_the_largest_support_of_the_fit(monkeypatch):
     monkeypatch.setattr(_kernel_budget, "CHECK_ROWS", 40)
     X, y = binary_data(200)
     clf = KernelPerceptron(budget=30, random_state=0).fit(X, y)
-    assert calls[0] < 30 and max(calls) == 30
-    assert clf.support_vectors_.shape[0] == calls[0]
+    last = KernelPerceptron(budget=30, random_state=0, tol=None,
+                            max_iter=clf.n_iter_).fit(X, y)
+    assert len(calls) > 1 and set(calls) == {30}
+    assert clf.support_vectors_.shape[0] == 30
     assert clf._max_support_seen == 30
+    # The first model checked, not the last one.
+    assert not np.array_equal(clf.dual_coef_, last.dual_coef_)
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_budget_that_never_fills_fits_the_unbudgeted_model(average, seed,
+                                                             monkeypatch):
+    # The budget is above the largest support set the unbudgeted fit holds
+    # (but below the number of rows, so the budgeted walk runs): no check is
+    # made, and the fit returns the unbudgeted fit's last model (its support
+    # set and, up to the rounding of the kernel values, its coefficients).
+    checked = []
+    original = _kernel_budget._ModelCheck.accuracies
+
+    def spy(self, walk):
+        checked.append(walk.n_sv)
+        return original(self, walk)
+
+    monkeypatch.setattr(_kernel_budget._ModelCheck, "accuracies", spy)
+    X, y = make_moons(300, noise=0.2, random_state=seed)
+    free = KernelPerceptron(average=average, random_state=seed).fit(X, y)
+    budget = free.support_.shape[0] + 5
+    assert budget < X.shape[0]
+    clf = KernelPerceptron(budget=budget, average=average,
+                           random_state=seed).fit(X, y)
+    assert checked == []
+    assert clf.n_iter_ == free.n_iter_
+    assert_array_equal(clf.support_, free.support_)
+    assert_allclose(clf.dual_coef_, free.dual_coef_, rtol=1e-6, atol=1e-9)
+    assert_array_equal(clf.predict(X), free.predict(X))
 
 
 def test_unweighted_fit_reads_the_step_of_each_class():

@@ -677,7 +677,12 @@ class _BudgetTrainer:
         keep the earlier one).  With averaging the candidates are the average
         and the last iterate, the average first (it wins ties): the fit
         returns the iterate itself, as an average equal to it, when the
-        carried average classifies the check rows worse."""
+        carried average classifies the check rows worse.  Until the support
+        set first fills the budget no vector has left it: the walk is the
+        unbudgeted one, whose last model the fit returns as the unbudgeted
+        fit does, so there is nothing to check."""
+        if self.walk.counters[_C_MAX_SV] < self.walk.B:
+            return
         for average, score in self.check.accuracies(self.walk):
             if self.best is None or score > self.best[0]:
                 self.best = (score, self.walk.snapshot(), average)
@@ -724,9 +729,12 @@ def fit(params, X, n_classes, y_class, sample_weight, class_step, kernel,
     their total number of updates (a removal changes every row) against
     the total of their thresholds, ``tol * n_samples`` per row.  With
     ``tol`` (the stopping rule on), the model returned is the one, among
-    those at the quarters and the end of every epoch, that classifies best
-    a fixed sample of training rows: a late iterate of a budgeted walk is
-    not always better than an earlier one.  With averaging, the candidates
+    those at the quarters and the end of every epoch from the first check
+    after the support set has filled the budget, that classifies best a
+    fixed sample of training rows: a late iterate of a budgeted walk is
+    not always better than an earlier one.  A budget that never fills
+    changes nothing: the fit returns its last model, as the unbudgeted
+    walk does, without a check.  With averaging, the candidates
     at every check are the average and the iterate (which averaging does
     not change): a carried average can decay (see ``_BudgetTrainer``), and
     the averaged fit is then never worse on the check rows than the plain

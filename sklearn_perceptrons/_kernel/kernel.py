@@ -170,7 +170,9 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         every epoch and at up to three points within it, scored on at most
         2,000 training rows (never more rows per epoch than the epoch
         visits, so the checks cost at most an epoch; with ``average=True``
-        the average and the last iterate are both candidates).  On rows of
+        the average and the last iterate are both candidates), from the
+        first check after the support set has filled the budget; when it
+        never fills, ``fit`` returns the last model, as without a budget.  On rows of
         at least 128 values, with a budget of at least an eighth of the
         rows and a training Gram matrix that fits in ``cache_size``, ``fit``
         computes that matrix once (O(n_samples**2 * n_features)) and reads

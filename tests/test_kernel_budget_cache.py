@@ -5,7 +5,7 @@ kernel columns of the support vectors over the training rows and the
 scores of every training row, kept up to date by the walk, so that a visit
 reads its scores instead of computing B kernel values.
 
-The oracle is the walk without the cache (``CACHE_ROWS_PER_SLOT = 0``),
+The oracle is the walk without the cache (no rows per slot allowed),
 which computes every score afresh from the support vectors: the cached
 scores are sums kept up to date, equal to those up to rounding, so on data
 where no score falls within rounding of the threshold both walks make the
@@ -71,6 +71,7 @@ def fit_both(X, y, monkeypatch, sample_weight=None, **params):
             X, y, sample_weight=sample_weight)
         used = made[-1]
         m.setattr(_kernel_budget, "CACHE_ROWS_PER_SLOT", 0)
+        m.setattr(_kernel_budget, "SMALL_CACHE_ROWS_PER_SLOT", 0)
         plain = KernelPerceptron(**params).fit(
             X, y, sample_weight=sample_weight)
         assert not made[-1]
@@ -137,8 +138,10 @@ def test_cached_scores_are_the_scores_of_the_iterate(strategy, n_classes,
 
 def test_cache_rule(monkeypatch):
     """The cache serves a fresh fit with at most CACHE_ROWS_PER_SLOT rows
-    per slot, within cache_size, a built-in kernel and a strategy whose
-    removals change a few vectors; every other fit takes the plain walk."""
+    per slot, or SMALL_CACHE_ROWS_PER_SLOT when the columns take at most
+    SMALL_CACHE_BYTES, within cache_size, a built-in kernel and a strategy
+    whose removals change a few vectors; every other fit takes the plain
+    walk."""
     X, y = data(2, False, n=200)
 
     def uses(Z=X, **params):
@@ -148,8 +151,16 @@ def test_cache_rule(monkeypatch):
         return made[-1]
 
     assert _kernel_budget.CACHE_ROWS_PER_SLOT == 4
+    assert _kernel_budget.SMALL_CACHE_ROWS_PER_SLOT == 8
     assert uses(budget=50)
-    assert not uses(budget=49)  # 200 rows > 4 * 49 slots
+    # 200 rows > 4 * 49 slots, but <= 8 * 25 slots of small columns ...
+    assert uses(budget=49)
+    assert uses(budget=25)
+    assert not uses(budget=24)
+    # ... unless the columns are larger than SMALL_CACHE_BYTES.
+    monkeypatch.setattr(_kernel_budget, "SMALL_CACHE_BYTES", 8 * 200 * 49 - 1)
+    assert not uses(budget=49)
+    assert uses(budget=50)
     assert not uses(budget=50, budget_strategy="projection")
     assert not uses(budget=50, budget_strategy="forgetron")
     # (200 * (50 + 1)) float64 values do not fit in half their size.

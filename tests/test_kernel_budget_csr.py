@@ -39,9 +39,13 @@ def sparse_data(n=160, n_features=30, density=0.3, n_classes=2, seed=0):
 
 def fitted(X, y, store, monkeypatch, *, batches=None, **params):
     """A budgeted fit (or ``partial_fit`` over ``batches`` rows at a time)
-    with the support vectors in the dense store or the CSR store."""
+    with the support vectors in the dense store or the CSR store, neither
+    with the score cache (the CSR store has none), so that both are the
+    same walk."""
     monkeypatch.setattr(_kernel_budget, "DENSE_STORE_RATIO",
                         np.inf if store == "dense" else 0.0)
+    monkeypatch.setattr(_kernel_budget, "CACHE_ROWS_PER_SLOT", 0)
+    monkeypatch.setattr(_kernel_budget, "SMALL_CACHE_ROWS_PER_SLOT", 0)
     clf = KernelPerceptron(**params)
     if batches is None:
         return clf.fit(X, y)

@@ -115,6 +115,12 @@ DENSE_STORE_RATIO = 16
 # values of an epoch without the cache, and far less once the mistakes
 # thin out.
 CACHE_ROWS_PER_SLOT = 4
+# ... and at most SMALL_CACHE_ROWS_PER_SLOT rows per slot when the columns,
+# n * B float64 values, take at most SMALL_CACHE_BYTES: an update's O(n)
+# sums then stay within the processor's caches, and the walk without the
+# cache would compute B kernel values at every visit.
+SMALL_CACHE_ROWS_PER_SLOT = 8
+SMALL_CACHE_BYTES = 4 * 2**20
 # Strategies the score cache serves: their removals change the
 # coefficients of a few vectors (the removed one and its neighbours);
 # "projection" and "forgetron" change every vector's.
@@ -168,14 +174,17 @@ def cache_applies(estimator, kernel, X, n_rows):
     kernel columns of the B support vectors over the n training rows and
     the scores of every row (``n * (B + K)`` float64 values, within
     ``cache_size``), for a built-in kernel, a strategy of
-    ``_CACHE_STRATEGIES`` and ``n <= CACHE_ROWS_PER_SLOT * B``.  The walk
-    visits the same rows and makes the same updates either way; the cached
-    scores are sums kept up to date, equal to the scores computed afresh up
-    to rounding."""
+    ``_CACHE_STRATEGIES`` and ``n <= CACHE_ROWS_PER_SLOT * B``, or ``n <=
+    SMALL_CACHE_ROWS_PER_SLOT * B`` with columns of at most
+    ``SMALL_CACHE_BYTES``.  The walk visits the same rows and makes the
+    same updates either way; the cached scores are sums kept up to date,
+    equal to the scores computed afresh up to rounding."""
     n, B = X.shape[0], int(estimator.budget)
+    rows_per_slot = (SMALL_CACHE_ROWS_PER_SLOT if 8.0 * n * B
+                     <= SMALL_CACHE_BYTES else CACHE_ROWS_PER_SLOT)
     return (kernel.code < _PAIRWISE
             and STRATEGY_CODES[estimator.budget_strategy] in _CACHE_STRATEGIES
-            and n <= CACHE_ROWS_PER_SLOT * B
+            and n <= rows_per_slot * B
             and 8.0 * n * (B + n_rows)
             <= float(estimator.cache_size) * 2**20)
 

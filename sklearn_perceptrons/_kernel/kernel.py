@@ -177,7 +177,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         rows and a training Gram matrix that fits in ``cache_size``, ``fit``
         computes that matrix once (O(n_samples**2 * n_features)) and reads
         the kernel values from it, O(B) per visit.  With a budget of at
-        least a quarter of the rows (and strategy "local_projection",
+        least a quarter of the rows, or an eighth when the n_samples * B
+        kernel values take at most 4 MiB (and strategy "local_projection",
         "random" or "oldest", a built-in kernel, n_samples * (B +
         n_classes) values within ``cache_size``), ``fit`` keeps the kernel
         columns of the support vectors over the training rows and every
@@ -186,8 +187,8 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         for a row whose column was computed before, when the n_samples**2
         values of every row's column also fit in ``cache_size``) and a
         removal O(n_samples * (n_neighbours + n_classes)); the model is that
-        of the walk without them, up to rounding.  A budget of at least the number
-        of training rows changes nothing.  "precomputed" and
+        of the walk without them, up to rounding.  A budget of at least the
+        number of training rows changes nothing.  "precomputed" and
         callable kernels are supported: a visit reads B entries of the Gram
         matrix; a callable is called on blocks of 1,024 rows (at least B)
         and the support vectors, O(B) kernel values per visit.

@@ -671,7 +671,6 @@ def test_long_rows_read_the_training_gram_matrix(monkeypatch):
     assert _kernel_budget._PAIRWISE not in kinds
 
 
-
 def _epoch_the_rule_stops(totals, threshold, patience):
     """The epoch (1-based) at which the ``tol`` rule stops a sequence of
     per-epoch update counts: ``patience`` epochs in a row that do not fall

@@ -428,11 +428,9 @@ def fit(params, X, y_class, step, rows, kernel, rng, seed, start=None, *,
     # Each one-vs-all row stops on its own rule, as in Perceptron, except
     # with a budget: a removal takes a support vector away from every row,
     # which would change a stopped row that can no longer correct itself,
-    # so the rows share one rule on their total number of updates.
+    # so the rows share one rule on their total number of updates, held to
+    # the total of their own thresholds (tol * n each).
     # Crammer-Singer's rows move together by construction: one rule too.
-    # One-vs-all rows that stop together compare their total with the total
-    # of their own thresholds (tol * n each), so that a 26-class problem does
-    # not need 26 times the per-row improvement to go on.
     coupled = (params.budget is not None or rule != _RULE_TABLE) and n_rows > 1
     summed = n_rows if coupled and rule == _RULE_TABLE else 1
     stopper = StoppingRule(

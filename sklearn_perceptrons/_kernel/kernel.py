@@ -172,11 +172,11 @@ class KernelPerceptron(KernelMixin, BasePerceptron):
         visits, so the checks cost at most an epoch; with ``average=True``
         the average and the last iterate are both candidates), from the
         first check after the support set has filled the budget; when it
-        never fills, ``fit`` returns the last model, as without a budget.  On rows of
-        at least 128 values, with a budget of at least an eighth of the
-        rows and a training Gram matrix that fits in ``cache_size``, ``fit``
-        computes that matrix once (O(n_samples**2 * n_features)) and reads
-        the kernel values from it, O(B) per visit.  With a budget of at
+        never fills, ``fit`` returns the last model, as without a budget.
+        On rows of at least 128 values, with a budget of at least an eighth
+        of the rows and a training Gram matrix that fits in ``cache_size``,
+        ``fit`` computes that matrix once (O(n_samples**2 * n_features)) and
+        reads the kernel values from it, O(B) per visit.  With a budget of at
         least a quarter of the rows, or an eighth when the n_samples * B
         kernel values take at most 4 MiB (and strategy "local_projection",
         "random" or "oldest", a built-in kernel, n_samples * (B +
